@@ -1,0 +1,39 @@
+import path from 'node:path';
+import { AgentsRepository } from './agents-repository';
+import { ConnectionsRepository } from './connections-repository';
+import { openLedgerDb, type LedgerDb, type OpenLedgerOptions } from './ledger-db';
+import { NoticesRepository } from './notices-repository';
+import { ProjectsRepository } from './projects-repository';
+import { RunsRepository } from './runs-repository';
+import { TasksRepository } from './tasks-repository';
+
+export const ledgerFileName = 'ledger.sqlite';
+
+/** The run ledger: one SQLite file, one repository per table group. */
+export interface Ledger {
+  readonly file: string;
+  readonly db: LedgerDb;
+  readonly projects: ProjectsRepository;
+  readonly tasks: TasksRepository;
+  readonly agents: AgentsRepository;
+  readonly connections: ConnectionsRepository;
+  readonly runs: RunsRepository;
+  readonly notices: NoticesRepository;
+  close(): void;
+}
+
+export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Ledger {
+  const file = path.join(dataDir, ledgerFileName);
+  const db = openLedgerDb(file, options);
+  return {
+    file,
+    db,
+    projects: new ProjectsRepository(db),
+    tasks: new TasksRepository(db),
+    agents: new AgentsRepository(db),
+    connections: new ConnectionsRepository(db),
+    runs: new RunsRepository(db),
+    notices: new NoticesRepository(db),
+    close: () => db.close(),
+  };
+}

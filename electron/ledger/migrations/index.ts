@@ -1,0 +1,14 @@
+import { initialSchema } from './001-initial';
+import { noticeDedupe } from './002-notice-dedupe';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** In order; `version` is what `PRAGMA user_version` holds once the migration has run. Append only. */
+export const migrations: readonly Migration[] = [
+  { version: 1, name: 'initial', sql: initialSchema },
+  { version: 2, name: 'notice-dedupe', sql: noticeDedupe },
+];

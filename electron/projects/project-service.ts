@@ -1,0 +1,65 @@
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Project } from '../../shared/entities';
+import { OperatorError } from '../../shared/errors';
+import { newId } from '../ledger/ids';
+import type { Ledger } from '../ledger/ledger';
+import type { EventHub } from '../transport/event-hub';
+import { isGitRepo } from './directory-browser';
+
+/** Projects: local directories where tasks are done. */
+export class ProjectService {
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly events: EventHub,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  list(): Project[] {
+    return this.ledger.projects.list();
+  }
+
+  add(input: { path: string; name?: string | undefined }): Project {
+    const dir = resolveProjectDir(input.path);
+    const existing = this.ledger.projects.findByPath(dir);
+    if (existing) {
+      throw new OperatorError({
+        code: 'project_exists',
+        message: `${dir} is already a project (“${existing.name}”).`,
+        actionUrl: '#/settings/projects',
+      });
+    }
+    const project = this.ledger.projects.insert({
+      id: newId('prj'),
+      name: input.name ?? path.basename(dir),
+      path: dir,
+      isGitRepo: isGitRepo(dir),
+      createdAt: this.now(),
+    });
+    this.events.emit('projectsChanged', {});
+    return project;
+  }
+
+  remove(projectId: string): { projectId: string } {
+    if (!this.ledger.projects.remove(projectId)) {
+      throw new OperatorError({ code: 'not_found', message: 'That project is no longer in the console.' });
+    }
+    this.events.emit('projectsChanged', {});
+    return { projectId };
+  }
+}
+
+/** The canonical folder for a typed path: absolute, symlinks resolved, and an existing directory. */
+function resolveProjectDir(typed: string): string {
+  const absolute = path.resolve(typed);
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    throw new OperatorError({ code: 'path_not_found', message: `${absolute} does not exist. Check the path and try again.` });
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new OperatorError({ code: 'not_a_directory', message: `${real} is a file, not a folder. Choose a folder.` });
+  }
+  return real;
+}

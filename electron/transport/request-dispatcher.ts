@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import {
+  channels,
+  isChannelName,
+  maxRequestBytes,
+  type ChannelName,
+  type ChannelOutput,
+  type ChannelParsedInput,
+  type ResponseEnvelope,
+} from '../../shared/contract';
+import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import type { Logger } from '../log';
+
+/** What the core implements: one handler per channel, given input already validated by the contract. */
+export type CoreHandlers = {
+  [K in ChannelName]: (input: ChannelParsedInput<K>) => Promise<ChannelOutput<K>> | ChannelOutput<K>;
+};
+
+export interface RequestMeta {
+  transport: 'electron' | 'browser';
+  /** Size of the request as received, in bytes, when the transport knows it. */
+  sizeBytes?: number;
+}
+
+export type RequestDispatcher = (channel: unknown, input: unknown, meta: RequestMeta) => Promise<ResponseEnvelope>;
+
+function fail(error: OperatorErrorShape): ResponseEnvelope {
+  return { ok: false, error };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : 'input'}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * The one place where both transports hand requests to the core. It checks the channel and the
+ * payload against the contract, runs the handler, checks the answer against the output schema (which
+ * also strips anything undeclared), and turns every failure into an error value with a stable code.
+ * A bad request is logged once, here, and never reaches a handler or the ledger.
+ */
+export function createRequestDispatcher(handlers: CoreHandlers, log: Logger): RequestDispatcher {
+  return async (channel, rawInput, meta) => {
+    if (!isChannelName(channel)) {
+      const shape: OperatorErrorShape = {
+        code: 'unknown_channel',
+        message: `There is no request channel named ${JSON.stringify(String(channel)).slice(0, 120)}.`,
+      };
+      log.warn('request refused', { transport: meta.transport, code: shape.code, channel: String(channel).slice(0, 120) });
+      return fail(shape);
+    }
+    const size = meta.sizeBytes ?? Buffer.byteLength(JSON.stringify(rawInput ?? null) ?? '', 'utf8');
+    if (size > maxRequestBytes) {
+      const shape: OperatorErrorShape = {
+        code: 'payload_too_large',
+        message: `The request to ${channel} is ${size} bytes; the limit is ${maxRequestBytes} bytes.`,
+      };
+      log.warn('request refused', { transport: meta.transport, code: shape.code, channel, size });
+      return fail(shape);
+    }
+    const spec = channels[channel];
+    const parsed = spec.input.safeParse(rawInput);
+    if (!parsed.success) {
+      const shape: OperatorErrorShape = {
+        code: 'invalid_request',
+        message: `The request to ${channel} is not valid: ${describeIssues(parsed.error)}.`,
+      };
+      log.warn('request refused', { transport: meta.transport, code: shape.code, channel });
+      return fail(shape);
+    }
+    try {
+      const handler = handlers[channel] as (input: unknown) => unknown;
+      const value = await handler(parsed.data);
+      const checked = spec.output.safeParse(value);
+      if (!checked.success) {
+        log.error('handler answered outside the contract', { channel, issues: describeIssues(checked.error) });
+        return fail({ code: 'internal', message: 'The console could not complete this request. Details are in its log.' });
+      }
+      return { ok: true, value: checked.data };
+    } catch (error) {
+      if (error instanceof OperatorError) {
+        log.info('request answered with an error', { transport: meta.transport, channel, code: error.code });
+        return fail(error.toShape());
+      }
+      log.error('request failed unexpectedly', {
+        transport: meta.transport,
+        channel,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+      return fail({ code: 'internal', message: 'The console could not complete this request. Details are in its log.' });
+    }
+  };
+}

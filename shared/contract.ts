@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import {
+  agentSchema,
+  aiConnectionSchema,
+  directoryListingSchema,
+  environmentSchema,
+  noticeSchema,
+  noticeStatuses,
+  projectSchema,
+  runStatuses,
+  runSummarySchema,
+  taskSchema,
+} from './entities';
+
+/**
+ * The contract between the renderer and the core: every request channel and every pushed event, each
+ * with its schema. Both transports (Electron IPC and the browser host's WebSocket) validate incoming
+ * payloads against these before the core sees them, and the core's answers are parsed against the
+ * output schemas before they leave. Nothing else crosses the boundary.
+ */
+
+/** The largest request payload either transport accepts, in bytes of its JSON encoding. */
+export const maxRequestBytes = 1024 * 1024;
+
+const noInput = z.strictObject({}).optional();
+const entityId = z.string().min(1).max(200);
+
+function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
+  return { input, output };
+}
+
+export const channels = {
+  getSystemInfo: channel(
+    noInput,
+    z.object({
+      appVersion: z.string(),
+      transport: z.enum(['electron', 'browser']),
+      dataDir: z.string(),
+      ledgerPath: z.string(),
+      platform: z.string(),
+      homeDir: z.string(),
+    }),
+  ),
+
+  listProjects: channel(noInput, z.array(projectSchema)),
+  addProject: channel(
+    z.strictObject({ path: z.string().trim().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }),
+    projectSchema,
+  ),
+  removeProject: channel(z.strictObject({ projectId: entityId }), z.object({ projectId: z.string() })),
+  browseDirectory: channel(z.strictObject({ path: z.string().max(4096).optional() }).optional(), directoryListingSchema),
+
+  listTasks: channel(
+    z.strictObject({ projectId: entityId.optional(), includeArchived: z.boolean().optional() }).optional(),
+    z.array(taskSchema),
+  ),
+  listAgents: channel(noInput, z.array(agentSchema)),
+  listEnvironments: channel(noInput, z.array(environmentSchema)),
+  listConnections: channel(noInput, z.array(aiConnectionSchema)),
+
+  listRuns: channel(
+    z
+      .strictObject({
+        status: z.enum(runStatuses).optional(),
+        agentId: entityId.optional(),
+        projectId: entityId.optional(),
+        limit: z.number().int().min(1).max(500).optional(),
+        before: z.string().max(200).optional(),
+      })
+      .optional(),
+    z.object({ runs: z.array(runSummarySchema), nextCursor: z.string().nullable() }),
+  ),
+
+  listNotices: channel(
+    z.strictObject({ status: z.enum([...noticeStatuses, 'all']).optional() }).optional(),
+    z.array(noticeSchema),
+  ),
+  countOpenNotices: channel(noInput, z.object({ open: z.number().int().min(0) })),
+  dismissNotice: channel(z.strictObject({ noticeId: entityId }), noticeSchema),
+} as const;
+
+/**
+ * Pushed events. They carry just enough for the renderer to know what to refetch; the data itself
+ * comes through request channels (TanStack Query owns it).
+ */
+export const events = {
+  projectsChanged: z.object({}),
+  noticesChanged: z.object({ open: z.number().int().min(0) }),
+  runsChanged: z.object({ runIds: z.array(z.string()) }),
+} as const;
+
+export type Channels = typeof channels;
+export type ChannelName = keyof Channels;
+export type EventName = keyof typeof events;
+
+export type ChannelInput<K extends ChannelName> = z.input<Channels[K]['input']>;
+export type ChannelParsedInput<K extends ChannelName> = z.output<Channels[K]['input']>;
+export type ChannelOutput<K extends ChannelName> = z.output<Channels[K]['output']>;
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
+
+export const channelNames = Object.keys(channels) as ChannelName[];
+export const eventNames = Object.keys(events) as EventName[];
+
+export function isChannelName(value: unknown): value is ChannelName {
+  return typeof value === 'string' && Object.hasOwn(channels, value);
+}
+
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === 'string' && Object.hasOwn(events, value);
+}
+
+type RequestMethod<K extends ChannelName> = undefined extends ChannelInput<K>
+  ? (input?: ChannelInput<K>) => Promise<ChannelOutput<K>>
+  : (input: ChannelInput<K>) => Promise<ChannelOutput<K>>;
+
+export type EventHandler<E extends EventName> = (payload: EventPayload<E>) => void;
+
+/**
+ * What the renderer talks to: one method per channel, plus event subscription. The preload bridge
+ * implements it in Electron, the WebSocket client in the browser host; the renderer cannot tell which.
+ */
+export type OperatorApi = { [K in ChannelName]: RequestMethod<K> } & {
+  subscribe<E extends EventName>(event: E, handler: EventHandler<E>): () => void;
+};
+
+/** The answer to one request, on either transport. */
+export type ResponseEnvelope =
+  | { ok: true; value: unknown }
+  | { ok: false; error: import('./errors').OperatorErrorShape };
+
+export type TransportState = 'connecting' | 'connected' | 'reconnecting';
+
+/** The API plus the state of the transport under it, for the status bar. */
+export type OperatorClient = OperatorApi & {
+  transportState(): TransportState;
+  onTransportState(listener: (state: TransportState) => void): () => void;
+};

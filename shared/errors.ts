@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * Stable error codes. The UI, tests and operators' scripts match on these, so a code, once shipped,
+ * keeps its meaning. Add new codes; never repurpose one.
+ */
+export const errorCodes = [
+  // Transport and validation: the request never reached the domain.
+  'invalid_request',
+  'unknown_channel',
+  'payload_too_large',
+  'malformed_message',
+  'unauthorized',
+  'forbidden_origin',
+  'forbidden_sender',
+  'disconnected',
+  // Domain.
+  'not_found',
+  'conflict',
+  'path_not_found',
+  'not_a_directory',
+  'path_not_readable',
+  'project_exists',
+  // Run outcomes that surface as request errors (see DESIGN.md section 3, failure taxonomy).
+  'configuration_incomplete',
+  'sandbox_unavailable',
+  'spawn_failed',
+  // Anything unexpected. The message is generic; details go to the log, never to the UI.
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+/** The one error shape both transports answer with. */
+export const operatorErrorSchema = z.object({
+  code: z.enum(errorCodes),
+  message: z.string(),
+  reason: z.string().optional(),
+  actionUrl: z.string().optional(),
+});
+
+export type OperatorErrorShape = z.infer<typeof operatorErrorSchema>;
+
+/** An error as a value: thrown inside the core, sent as a shape, rethrown as this in the renderer. */
+export class OperatorError extends Error {
+  readonly code: ErrorCode;
+  readonly reason?: string;
+  readonly actionUrl?: string;
+
+  constructor(shape: OperatorErrorShape) {
+    super(shape.message);
+    this.name = 'OperatorError';
+    this.code = shape.code;
+    if (shape.reason !== undefined) this.reason = shape.reason;
+    if (shape.actionUrl !== undefined) this.actionUrl = shape.actionUrl;
+  }
+
+  toShape(): OperatorErrorShape {
+    const shape: OperatorErrorShape = { code: this.code, message: this.message };
+    if (this.reason !== undefined) shape.reason = this.reason;
+    if (this.actionUrl !== undefined) shape.actionUrl = this.actionUrl;
+    return shape;
+  }
+}
+
+export function isOperatorError(value: unknown): value is OperatorError {
+  return value instanceof OperatorError;
+}

@@ -1,0 +1,66 @@
+/**
+ * In-app routes. Action links in notices and errors are built here and nowhere else, so a link the core
+ * writes into the ledger today still opens the right place in the renderer tomorrow. Routes are hash
+ * routes: they work under file:// (Electron) and over http (browser host) alike.
+ */
+
+export type ActionTarget =
+  | { kind: 'runs' }
+  | { kind: 'run'; runId: string }
+  | { kind: 'tasks'; projectId?: string }
+  | { kind: 'agents' }
+  | { kind: 'agent'; agentId: string }
+  | { kind: 'agent-ai-connection'; agentId: string }
+  | { kind: 'agent-home-mode'; agentId: string }
+  | { kind: 'settings' }
+  | { kind: 'settings-projects' }
+  | { kind: 'settings-ai-connections' }
+  | { kind: 'notices' };
+
+/** Path patterns the renderer's router matches; kept beside the builder so the two cannot drift. */
+export const routePatterns = {
+  runs: '/runs',
+  run: '/runs/:runId',
+  tasks: '/tasks',
+  agents: '/agents',
+  agent: '/agents/:agentId',
+  agentSetting: '/agents/:agentId/:setting',
+  settings: '/settings',
+  settingsSection: '/settings/:section',
+  notices: '/notices',
+} as const;
+
+const enc = encodeURIComponent;
+
+/** The path part of an in-app route (what the hash router sees), e.g. `/agents/agt_1/ai-connection`. */
+export function actionPath(target: ActionTarget): string {
+  switch (target.kind) {
+    case 'runs':
+      return '/runs';
+    case 'run':
+      return `/runs/${enc(target.runId)}`;
+    case 'tasks':
+      return target.projectId ? `/tasks?project=${enc(target.projectId)}` : '/tasks';
+    case 'agents':
+      return '/agents';
+    case 'agent':
+      return `/agents/${enc(target.agentId)}`;
+    case 'agent-ai-connection':
+      return `/agents/${enc(target.agentId)}/ai-connection`;
+    case 'agent-home-mode':
+      return `/agents/${enc(target.agentId)}/home-mode`;
+    case 'settings':
+      return '/settings';
+    case 'settings-projects':
+      return '/settings/projects';
+    case 'settings-ai-connections':
+      return '/settings/ai-connections';
+    case 'notices':
+      return '/notices';
+  }
+}
+
+/** The full action URL stored on notices and errors: a hash route usable as an `href`. */
+export function actionRoute(target: ActionTarget): string {
+  return `#${actionPath(target)}`;
+}

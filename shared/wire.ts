@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { operatorErrorSchema } from './errors';
+
+/**
+ * The browser host's WebSocket framing. Text frames carry JSON messages; binary frames carry events
+ * whose payload holds raw bytes (live terminal output), so bytes never travel as JSON strings:
+ *
+ *   [u32 big-endian header length][header: UTF-8 JSON][bytes]
+ *
+ * The header is an event message whose payload lacks its `bytes` field; the decoder puts it back.
+ */
+
+export const clientRequestSchema = z.strictObject({
+  type: z.literal('request'),
+  id: z.number().int().nonnegative(),
+  channel: z.string().max(200),
+  input: z.unknown().optional(),
+});
+export type ClientRequest = z.infer<typeof clientRequestSchema>;
+
+export const serverMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('response'), id: z.number(), ok: z.literal(true), value: z.unknown() }),
+  z.object({ type: z.literal('response'), id: z.number(), ok: z.literal(false), error: operatorErrorSchema }),
+  z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() }),
+  // A message the host could not tie to a request (bad JSON, no id): answered, never ignored.
+  z.object({ type: z.literal('error'), error: operatorErrorSchema }),
+]);
+export type ServerMessage = z.infer<typeof serverMessageSchema>;
+
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
+
+export function encodeBinaryEvent(event: string, payload: Record<string, unknown> & { bytes: Uint8Array }): Uint8Array {
+  const { bytes, ...rest } = payload;
+  const header = textEncoder.encode(JSON.stringify({ type: 'event', event, payload: rest }));
+  const frame = new Uint8Array(4 + header.byteLength + bytes.byteLength);
+  new DataView(frame.buffer).setUint32(0, header.byteLength, false);
+  frame.set(header, 4);
+  frame.set(bytes, 4 + header.byteLength);
+  return frame;
+}
+
+export function decodeBinaryEvent(frame: Uint8Array): { event: string; payload: Record<string, unknown> } {
+  if (frame.byteLength < 4) throw new Error('binary frame shorter than its header length');
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  const headerLength = view.getUint32(0, false);
+  if (4 + headerLength > frame.byteLength) throw new Error('binary frame header overruns the frame');
+  const header = JSON.parse(textDecoder.decode(frame.subarray(4, 4 + headerLength))) as {
+    type?: unknown;
+    event?: unknown;
+    payload?: unknown;
+  };
+  if (header.type !== 'event' || typeof header.event !== 'string' || typeof header.payload !== 'object' || header.payload === null) {
+    throw new Error('binary frame header is not an event');
+  }
+  // A copy, so the bytes do not keep the whole frame alive (and are safe to hand to xterm.js).
+  const bytes = frame.slice(4 + headerLength);
+  return { event: header.event, payload: { ...(header.payload as Record<string, unknown>), bytes } };
+}
+
+/** True for payloads that go as binary frames: any event payload with a `bytes` Uint8Array. */
+export function hasBinaryBytes(payload: unknown): payload is Record<string, unknown> & { bytes: Uint8Array } {
+  return typeof payload === 'object' && payload !== null && (payload as { bytes?: unknown }).bytes instanceof Uint8Array;
+}

@@ -1,0 +1,79 @@
+import { builtinModules } from 'node:module';
+import react from '@vitejs/plugin-react';
+import { defineConfig, type UserConfig } from 'vite';
+import packageJson from './package.json' with { type: 'json' };
+
+/**
+ * One config, three builds (chosen with --mode):
+ *   renderer  the React app                         -> dist/renderer/
+ *   node      Electron main + the browser host      -> dist/electron/{main,serve}.js (ESM)
+ *   preload   the sandboxed preload, one CJS file   -> dist/electron/preload.cjs
+ * Sandboxed preloads cannot be ESM and cannot require anything but electron, so the preload bundles
+ * shared/ (zod included) into a single file.
+ */
+
+const nodeExternals = [
+  'electron',
+  ...Object.keys(packageJson.dependencies),
+  ...builtinModules,
+  ...builtinModules.map((name) => `node:${name}`),
+];
+const external = (id: string) => nodeExternals.some((name) => id === name || id.startsWith(`${name}/`));
+
+const testConfig = {
+  include: ['electron/**/*.test.ts', 'shared/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'scripts/**/*.test.ts'],
+  environment: 'node',
+  testTimeout: 20_000,
+  hookTimeout: 20_000,
+};
+
+export default defineConfig(({ mode }): UserConfig => {
+  const define = { __APP_VERSION__: JSON.stringify(packageJson.version) };
+  if (mode === 'node') {
+    return {
+      define,
+      build: {
+        outDir: 'dist/electron',
+        emptyOutDir: false,
+        target: 'node20',
+        sourcemap: true,
+        minify: false,
+        ssr: true,
+        rollupOptions: {
+          input: { main: 'electron/main.ts', serve: 'electron/host/serve.ts' },
+          external,
+          output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+        },
+      },
+    };
+  }
+  if (mode === 'preload') {
+    return {
+      define,
+      build: {
+        outDir: 'dist/electron',
+        emptyOutDir: false,
+        target: 'node20',
+        sourcemap: true,
+        minify: false,
+        ssr: true,
+        ssrEmitAssets: false,
+        rollupOptions: {
+          input: { preload: 'electron/preload.ts' },
+          external: ['electron'],
+          output: { format: 'cjs', entryFileNames: '[name].cjs', inlineDynamicImports: true },
+        },
+      },
+      ssr: { noExternal: true },
+    };
+  }
+  // The renderer (default mode, also what vitest loads).
+  return {
+    define,
+    root: 'renderer',
+    base: './',
+    plugins: [react()],
+    build: { outDir: '../dist/renderer', emptyOutDir: true, sourcemap: true, target: 'es2022' },
+    test: { ...testConfig, root: '.' },
+  } as UserConfig;
+});
