@@ -5,6 +5,7 @@ import { openLedger, type Ledger } from './ledger/ledger';
 import { NoticeService } from './notices/notice-service';
 import { browseDirectory } from './projects/directory-browser';
 import { ProjectService } from './projects/project-service';
+import { TaskService } from './tasks/task-service';
 import { EventHub } from './transport/event-hub';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
@@ -33,6 +34,7 @@ export function createCore(options: CoreOptions): Core {
   const events = new EventHub();
   const projects = new ProjectService(ledger, events);
   const notices = new NoticeService(ledger, events);
+  const tasks = new TaskService(ledger, events);
 
   const handlers: CoreHandlers = {
     getSystemInfo: () => ({
@@ -47,7 +49,12 @@ export function createCore(options: CoreOptions): Core {
     addProject: (input) => projects.add(input),
     removeProject: (input) => projects.remove(input.projectId),
     browseDirectory: (input) => browseDirectory(input?.path ?? homedir()),
-    listTasks: (input) => ledger.tasks.list(input ?? {}),
+    listTasks: (input) => tasks.list(input ?? {}),
+    getTask: (input) => tasks.get(input.taskId),
+    createTask: (input) => tasks.create(input),
+    updateTask: ({ taskId, ...changes }) => tasks.update(taskId, changes),
+    setTaskArchived: (input) => tasks.setArchived(input.taskId, input.archived),
+    importTasks: (input) => tasks.importArtifacts(input.projectId),
     listAgents: () => ledger.agents.list(),
     listEnvironments: () => ledger.agents.listEnvironments(),
     listConnections: () => ledger.connections.list(),

@@ -25,6 +25,16 @@ export const maxRequestBytes = 1024 * 1024;
 const noInput = z.strictObject({}).optional();
 const entityId = z.string().min(1).max(200);
 
+const taskTitle = z.string().trim().min(1, 'a task needs a title').max(200);
+const taskPrompt = z.string().trim().min(1, 'a task needs a prompt').max(100_000);
+/** Artifact paths are relative to the project root (as the agent is told them), never absolute or escaping. */
+const artifactPath = z
+  .string()
+  .trim()
+  .min(1)
+  .max(1000)
+  .refine((value) => !value.startsWith('/') && !value.split(/[\\/]/).includes('..'), 'must be a path inside the project');
+
 function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
   return { input, output };
 }
@@ -54,6 +64,37 @@ export const channels = {
     z.strictObject({ projectId: entityId.optional(), includeArchived: z.boolean().optional() }).optional(),
     z.array(taskSchema),
   ),
+  getTask: channel(z.strictObject({ taskId: entityId }), taskSchema),
+  createTask: channel(
+    z.strictObject({
+      projectId: entityId,
+      title: taskTitle,
+      prompt: taskPrompt,
+      planPath: artifactPath.optional(),
+      reviewPath: artifactPath.optional(),
+    }),
+    taskSchema,
+  ),
+  updateTask: channel(
+    z.strictObject({
+      taskId: entityId,
+      title: taskTitle.optional(),
+      prompt: taskPrompt.optional(),
+      planPath: artifactPath.nullable().optional(),
+      reviewPath: artifactPath.nullable().optional(),
+    }),
+    taskSchema,
+  ),
+  setTaskArchived: channel(z.strictObject({ taskId: entityId, archived: z.boolean() }), taskSchema),
+  importTasks: channel(
+    z.strictObject({ projectId: entityId }),
+    z.object({
+      imported: z.array(taskSchema),
+      alreadyImported: z.number().int().min(0),
+      unpaired: z.array(z.object({ path: z.string(), reason: z.string() })),
+    }),
+  ),
+
   listAgents: channel(noInput, z.array(agentSchema)),
   listEnvironments: channel(noInput, z.array(environmentSchema)),
   listConnections: channel(noInput, z.array(aiConnectionSchema)),
@@ -85,6 +126,7 @@ export const channels = {
  */
 export const events = {
   projectsChanged: z.object({}),
+  tasksChanged: z.object({}),
   noticesChanged: z.object({ open: z.number().int().min(0) }),
   runsChanged: z.object({ runIds: z.array(z.string()) }),
 } as const;
@@ -135,3 +177,24 @@ export type OperatorClient = OperatorApi & {
   transportState(): TransportState;
   onTransportState(listener: (state: TransportState) => void): () => void;
 };
+
+/**
+ * What the Electron preload exposes as `window.operator`. Its methods resolve to the envelope rather
+ * than throwing, because an Error crossing contextBridge keeps only its message: the code, reason and
+ * action link would be lost. renderer/api/preload-client.ts turns this into an OperatorClient.
+ * There is deliberately no generic invoke: only the contract's channels exist.
+ */
+export type PreloadBridge = { [K in ChannelName]: (input?: unknown) => Promise<ResponseEnvelope> } & {
+  subscribe<E extends EventName>(event: E, handler: EventHandler<E>): () => void;
+  transportState(): TransportState;
+  onTransportState(listener: (state: TransportState) => void): () => void;
+};
+
+/** The name of the preload bridge on `window`. */
+export const preloadBridgeKey = 'operator';
+
+/** The IPC channel a request channel travels on, and the one pushed events travel on. */
+export function ipcChannelFor(name: ChannelName): `operator:${ChannelName}` {
+  return `operator:${name}`;
+}
+export const ipcEventChannel = 'operator:event';

@@ -88,6 +88,9 @@ export const taskSchema = z.object({
   reviewPath: z.string().nullable(),
   archived: z.boolean(),
   createdAt: timestamp,
+  updatedAt: timestamp,
+  /** The task's most recent run, for the Tasks list. */
+  latestRun: z.object({ id: z.string(), status: z.lazy(() => z.enum(runStatuses)) }).nullable(),
 });
 export type Task = z.infer<typeof taskSchema>;
 

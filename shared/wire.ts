@@ -18,7 +18,9 @@ export const clientRequestSchema = z.strictObject({
 });
 export type ClientRequest = z.infer<typeof clientRequestSchema>;
 
-export const serverMessageSchema = z.discriminatedUnion('type', [
+// A plain union: zod 4's discriminatedUnion refuses two members with the same discriminator value,
+// and a response is two members (ok: true / ok: false) that share type: 'response'.
+export const serverMessageSchema = z.union([
   z.object({ type: z.literal('response'), id: z.number(), ok: z.literal(true), value: z.unknown() }),
   z.object({ type: z.literal('response'), id: z.number(), ok: z.literal(false), error: operatorErrorSchema }),
   z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() }),

@@ -1,0 +1,55 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryLogger } from '../log';
+import { makeTempDir } from '../testing/temp-dir';
+import { parseHostArguments, runHost, StartupError, UsageError } from './serve';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('npm run serve arguments', () => {
+  it('takes --port and --data-dir, and a free port by default', () => {
+    expect(parseHostArguments([])).toEqual({ port: 0, dataDir: undefined });
+    expect(parseHostArguments(['--port', '8123', '--data-dir', '/tmp/oc'])).toEqual({ port: 8123, dataDir: '/tmp/oc' });
+    expect(parseHostArguments(['--port=0'])).toEqual({ port: 0, dataDir: undefined });
+  });
+
+  it('refuses what it does not understand, in one line', () => {
+    for (const argv of [['--bogus'], ['--port', '70000'], ['--port', '-1'], ['--port', '12ab'], ['extra'], ['--data-dir', '']]) {
+      expect(() => parseHostArguments(argv), argv.join(' ')).toThrow(UsageError);
+    }
+    expect(() => parseHostArguments(['--port', 'x'])).toThrow(/--port must be a number from 0 to 65535/);
+  });
+});
+
+describe('runHost', () => {
+  it('serves the built renderer from the data dir it was given, and stops cleanly', async () => {
+    const renderer = makeTempDir('oc-serve-renderer-');
+    const data = makeTempDir('oc-serve-data-');
+    cleanups.push(renderer.remove, data.remove);
+    writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
+    const host = await runHost(['--data-dir', data.path], {
+      log: createMemoryLogger(),
+      env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path },
+    });
+    cleanups.push(() => host.stop());
+    expect(host.server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+$/);
+    expect(host.core.dataDir).toBe(data.path);
+    const page = await fetch(host.server.url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('built');
+    await host.stop();
+    await expect(fetch(host.server.url)).rejects.toThrow();
+  });
+
+  it('says to build first when the renderer is missing', async () => {
+    const empty = makeTempDir('oc-serve-empty-');
+    cleanups.push(empty.remove);
+    const started = runHost([], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: empty.path } });
+    await expect(started).rejects.toThrow(StartupError);
+    await expect(started).rejects.toThrow(/npm run build/);
+  });
+});

@@ -1,0 +1,152 @@
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createCore, type Core } from '../core';
+import { resolveDataDir } from '../data-dir';
+import { createLogger, type Logger } from '../log';
+import { startHostServer, type HostServer } from './host-server';
+
+/**
+ * `npm run serve -- [--port N] [--data-dir DIR]`: the console in any browser. Stdout carries exactly
+ * one line, the address to open (scripts and the e2e launcher read it); everything else goes to stderr.
+ */
+
+/** A mistake on the command line: reported in one line, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Something that stops the host from starting (no build, port taken, newer ledger): exit code 1. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+export interface HostArguments {
+  port: number;
+  dataDir: string | undefined;
+}
+
+export function parseHostArguments(argv: readonly string[]): HostArguments {
+  let values: { port?: string | undefined; 'data-dir'?: string | undefined };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { port: { type: 'string' }, 'data-dir': { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}. Usage: npm run serve -- [--port N] [--data-dir DIR]`);
+  }
+  let port = 0;
+  if (values.port !== undefined) {
+    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) {
+      throw new UsageError(`--port must be a number from 0 to 65535 (0 picks a free port), not ${JSON.stringify(values.port)}.`);
+    }
+    port = Number(values.port);
+  }
+  const dataDir = values['data-dir'];
+  if (dataDir !== undefined && dataDir.trim() === '') throw new UsageError('--data-dir needs a directory.');
+  return { port, dataDir };
+}
+
+/** dist/electron/serve.js serves dist/renderer; the env override is for running from elsewhere. */
+export function resolveRendererDir(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.OPERATOR_CONSOLE_RENDERER_DIR;
+  if (override) return path.resolve(override);
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'renderer');
+}
+
+export interface RunningHost {
+  server: HostServer;
+  core: Core;
+  /** Closes the server, then the core (and with it the ledger). Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+export async function runHost(argv: readonly string[], options: { log?: Logger; env?: NodeJS.ProcessEnv } = {}): Promise<RunningHost> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? createLogger();
+  const args = parseHostArguments(argv);
+
+  const staticDir = resolveRendererDir(env);
+  if (!existsSync(path.join(staticDir, 'index.html'))) {
+    throw new StartupError(`the renderer is not built (no index.html in ${staticDir}). Run \`npm run build\` first.`);
+  }
+
+  const dataDir = resolveDataDir({ flag: args.dataDir, env });
+  let core: Core;
+  try {
+    core = createCore({ dataDir, transport: 'browser', appVersion: __APP_VERSION__, log });
+  } catch (error) {
+    throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  let server: HostServer;
+  try {
+    server = await startHostServer({ core, staticDir, port: args.port, host: '127.0.0.1', log });
+  } catch (error) {
+    await core.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`port ${args.port} is already in use. Pick another with --port, or 0 for a free one.`);
+    throw new StartupError(`could not start the browser host: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await server.close();
+      await core.close();
+    })());
+  return { server, core, stop };
+}
+
+/** The command: start, print the address, and shut down cleanly on SIGINT/SIGTERM. */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  let host: RunningHost;
+  try {
+    host = await runHost(argv);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`Operator Console: ${message}\n`);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+    return;
+  }
+
+  const shutDown = (signal: NodeJS.Signals) => {
+    process.stderr.write(`Operator Console: ${signal} received, shutting down.\n`);
+    // Closing is bounded, but a wedged handle must not keep the process alive forever.
+    setTimeout(() => process.exit(1), 5_000).unref();
+    host.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`Operator Console: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', shutDown);
+  process.once('SIGTERM', shutDown);
+
+  process.stdout.write(`Operator Console: ${host.server.url}\n`);
+}
+
+/** True when this file is what node was asked to run (not when a test or scripts/serve.mjs imports it). */
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(path.resolve(entry)) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) void main();

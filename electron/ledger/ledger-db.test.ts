@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { makeTempDir } from '../testing/temp-dir';
+import { LedgerVersionError, openLedgerDb, schemaVersion } from './ledger-db';
+import { openLedger } from './ledger';
+import { migrations } from './migrations';
+
+const temps: Array<{ remove(): void }> = [];
+function tempDir() {
+  const dir = makeTempDir('oc-ledger-');
+  temps.push(dir);
+  return dir.path;
+}
+afterEach(() => temps.splice(0).forEach((t) => t.remove()));
+
+describe('the ledger file', () => {
+  it('is created with WAL, NORMAL sync, foreign keys, a busy timeout and the latest schema', () => {
+    const ledger = openLedger(tempDir());
+    expect(ledger.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(ledger.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(ledger.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(ledger.db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(schemaVersion(ledger.db)).toBe(migrations.at(-1)!.version);
+    expect(path.basename(ledger.file)).toBe('ledger.sqlite');
+    ledger.close();
+  });
+
+  it('has every table the run, confinement and connection issues build on', () => {
+    const ledger = openLedger(tempDir());
+    const tables = (ledger.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
+      (row) => row.name,
+    );
+    for (const table of [
+      'projects',
+      'agents',
+      'environments',
+      'ai_connections',
+      'tasks',
+      'runs',
+      'attempts',
+      'run_events',
+      'output_chunks',
+      'locators',
+      'notices',
+    ]) {
+      expect(tables).toContain(table);
+    }
+    expect(ledger.agents.listEnvironments().map((env) => env.kind)).toEqual(['local', 'sandboxed']);
+    ledger.close();
+  });
+
+  it('upgrades a database made by the first migration, keeping its data', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    const first = openLedgerDb(file, { migrations: migrations.slice(0, 1) });
+    expect(schemaVersion(first)).toBe(1);
+    first.prepare("INSERT INTO projects VALUES ('prj_old', 'old', '/srv/old', 1, 1000)").run();
+    first
+      .prepare(
+        `INSERT INTO notices (id, kind, severity, title, message, status, created_at)
+         VALUES ('ntc_old', 'stranded_run', 'warning', 'Run stranded', 'Resume it', 'open', 2000)`,
+      )
+      .run();
+    first.close();
+
+    const ledger = openLedger(dir);
+    expect(schemaVersion(ledger.db)).toBe(migrations.at(-1)!.version);
+    expect(ledger.projects.list().map((p) => p.path)).toEqual(['/srv/old']);
+    expect(ledger.notices.list('open').map((n) => n.id)).toEqual(['ntc_old']);
+    // The upgraded notice keeps its own dedupe key, so a new notice for another cause does not merge into it.
+    const raised = ledger.notices.raise({
+      id: 'ntc_new',
+      kind: 'stranded_run',
+      severity: 'warning',
+      title: 'Run stranded',
+      message: 'Resume it',
+      dedupeKey: 'stranded:run_x',
+      createdAt: 3000,
+    });
+    expect(raised.id).toBe('ntc_new');
+    expect(ledger.notices.countOpen()).toBe(2);
+    ledger.close();
+  });
+
+  it('runs each migration in a transaction: a failing one leaves the file at the previous version', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    const broken = [...migrations.slice(0, 1), { version: 2, name: 'broken', sql: 'CREATE TABLE half (x); SELECT * FROM nowhere;' }];
+    expect(() => openLedgerDb(file, { migrations: broken })).toThrow();
+    const db = new Database(file);
+    expect(schemaVersion(db)).toBe(1);
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it('refuses a ledger written by a newer console instead of guessing', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    const db = new Database(file);
+    db.pragma('user_version = 999');
+    db.close();
+    expect(() => openLedgerDb(file)).toThrow(LedgerVersionError);
+  });
+});
+
+describe('notices', () => {
+  it('keep one open notice per cause', () => {
+    const ledger = openLedger(tempDir());
+    const base = { kind: 'spawn_failed', severity: 'error' as const, title: 'Codex CLI not found', message: 'Install it', dedupeKey: 'spawn:codex' };
+    const first = ledger.notices.raise({ ...base, id: 'ntc_1', createdAt: 1 });
+    const again = ledger.notices.raise({ ...base, id: 'ntc_2', createdAt: 2 });
+    expect(again.id).toBe(first.id);
+    expect(ledger.notices.countOpen()).toBe(1);
+    ledger.notices.setStatus(first.id, 'resolved', 3);
+    const later = ledger.notices.raise({ ...base, id: 'ntc_3', createdAt: 4 });
+    expect(later.id).toBe('ntc_3');
+    ledger.close();
+  });
+});

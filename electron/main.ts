@@ -1,0 +1,165 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron';
+import { createCore, type Core } from './core';
+import { resolveDataDir } from './data-dir';
+import { createLogger } from './log';
+import { devServerAppLocation, fileAppLocation, type AppLocation } from './shell/app-location';
+import { parseShellArgs } from './shell/command-line';
+import { installContentSecurityPolicy } from './shell/content-security-policy';
+import { bindIpc } from './shell/ipc-binding';
+import { describeNativeModuleFailure, electronSqliteBinding } from './shell/native-binding';
+import { denyPermissions, guardNavigation } from './shell/navigation-guard';
+import { appWindowOptions, currentWindowBackground } from './shell/window-options';
+
+/**
+ * The desktop app's main process: a thin shell that opens one window and binds the plain-Node core to
+ * it over IPC. Everything with a decision in it lives in electron/shell/ where it is unit tested;
+ * this file only wires those pieces to Electron's lifecycle.
+ */
+
+const log = createLogger();
+
+// Built to dist/electron/main.js; the preload and the renderer are built beside it.
+const distElectronDir = path.dirname(fileURLToPath(import.meta.url));
+const preloadPath = path.join(distElectronDir, 'preload.cjs');
+const rendererDir = path.join(distElectronDir, '..', 'renderer');
+
+function appLocation(): AppLocation {
+  // A renderer dev server is for working on the UI from a checkout; a packaged app never honours it.
+  const devServerUrl = process.env.OPERATOR_CONSOLE_RENDERER_URL;
+  if (devServerUrl && !app.isPackaged) return devServerAppLocation(devServerUrl);
+  return fileAppLocation(rendererDir);
+}
+
+function startShell(): void {
+  const args = parseShellArgs(process.argv.slice(1));
+  const explicitDataDir = args.dataDir || process.env.OPERATOR_CONSOLE_DATA_DIR;
+  if (explicitDataDir) {
+    // Chromium's profile (and with it the single-instance lock) moves into the chosen data directory,
+    // so consoles on different data directories, as the e2e tests start them, can run side by side.
+    app.setPath('userData', path.join(path.resolve(explicitDataDir), 'electron-profile'));
+  }
+
+  if (!app.requestSingleInstanceLock()) {
+    // Another console owns this data directory; it focuses its window (second-instance below).
+    app.quit();
+    return;
+  }
+
+  const windows = new Set<BrowserWindow>();
+  const liveWindows = () => [...windows].filter((window) => !window.isDestroyed());
+
+  app.on('second-instance', () => {
+    const [window] = liveWindows();
+    if (!window) {
+      // macOS keeps the app running with no window; a second launch means "show me the console".
+      if (core) openWindow();
+      return;
+    }
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  });
+
+  let location: AppLocation;
+  try {
+    location = appLocation();
+  } catch (error) {
+    failStart(error);
+    return;
+  }
+  let core: Core | undefined;
+  let unbindIpc: (() => void) | undefined;
+
+  function openWindow(): BrowserWindow {
+    const window = new BrowserWindow(appWindowOptions({ preloadPath }));
+    windows.add(window);
+    guardNavigation(window.webContents, location, log);
+    window.once('ready-to-show', () => window.show());
+    window.on('closed', () => windows.delete(window));
+    const loading = location.rendererDir
+      ? window.loadFile(path.join(location.rendererDir, 'index.html'))
+      : window.loadURL(location.indexUrl);
+    loading.catch((error: unknown) => {
+      log.error('window failed to load', {
+        url: location.indexUrl,
+        error: error instanceof Error ? error.message : String(error),
+        advice: 'Run `npm run build` (or `npm start`, which builds when needed).',
+      });
+    });
+    return window;
+  }
+
+  app.whenReady().then(
+    () => {
+      try {
+        const appDir = app.getAppPath();
+        const dataDir = resolveDataDir({ flag: args.dataDir, electronUserData: app.getPath('userData') });
+        try {
+          core = createCore({
+            dataDir,
+            transport: 'electron',
+            appVersion: __APP_VERSION__,
+            log,
+            sqliteNativeBinding: electronSqliteBinding(appDir),
+          });
+        } catch (error) {
+          throw new Error(describeNativeModuleFailure(error, appDir) ?? (error instanceof Error ? error.message : String(error)), {
+            cause: error,
+          });
+        }
+        log.info('desktop app started', { dataDir, version: __APP_VERSION__, electron: process.versions.electron });
+
+        installContentSecurityPolicy(session.defaultSession, location);
+        denyPermissions(session.defaultSession, location);
+        unbindIpc = bindIpc({ core, location, log, appContents: () => liveWindows().map((window) => window.webContents) });
+
+        nativeTheme.on('updated', () => {
+          for (const window of liveWindows()) window.setBackgroundColor(currentWindowBackground());
+        });
+        app.on('activate', () => {
+          // macOS keeps the app running with no windows; clicking its dock icon opens one again.
+          if (liveWindows().length === 0) openWindow();
+        });
+        openWindow();
+      } catch (error) {
+        failStart(error);
+      }
+    },
+    (error: unknown) => failStart(error),
+  );
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+
+  // The core closes before the app exits, so the ledger is checkpointed and no run is left mid-write.
+  // before-quit fires again from the app.quit() below; by then the core is closed and quitting goes on.
+  let shutdown: 'running' | 'closing' | 'closed' = 'running';
+  app.on('before-quit', (event) => {
+    if (shutdown === 'closed' || !core) return;
+    event.preventDefault();
+    if (shutdown === 'closing') return;
+    shutdown = 'closing';
+    unbindIpc?.();
+    core
+      .close()
+      .catch((error: unknown) => log.error('core did not close cleanly', { error: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        shutdown = 'closed';
+        app.quit();
+      });
+  });
+
+  // Ctrl-C in the terminal that ran `npm start` (which forwards it here) quits the same clean way.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
+}
+
+function failStart(error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  log.error('desktop app failed to start', { error: error instanceof Error ? (error.stack ?? message) : message });
+  dialog.showErrorBox('Operator Console could not start', message);
+  app.exit(1);
+}
+
+startShell();

@@ -1,0 +1,148 @@
+/**
+ * Stand-ins for the parts of the `electron` module the shell uses, for unit tests on plain Node (the
+ * Electron binary is not available everywhere the tests run). Tests install them with
+ *   vi.mock('electron', async () => (await import('./electron-stand-ins')).electronStandIn);
+ * They behave like Electron where the shell depends on it (one handler per ipcMain channel, listeners
+ * called with Electron's arguments) and record what the shell did.
+ */
+
+type Listener = (...args: never[]) => unknown;
+
+class StandInEmitter {
+  readonly listeners = new Map<string, Listener[]>();
+
+  on(name: string, listener: Listener): this {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), listener]);
+    return this;
+  }
+
+  removeListener(name: string, listener: Listener): this {
+    this.listeners.set(
+      name,
+      (this.listeners.get(name) ?? []).filter((candidate) => candidate !== listener),
+    );
+    return this;
+  }
+
+  emit(name: string, ...args: unknown[]): void {
+    for (const listener of this.listeners.get(name) ?? []) (listener as (...values: unknown[]) => unknown)(...args);
+  }
+
+  listenerCount(name: string): number {
+    return this.listeners.get(name)?.length ?? 0;
+  }
+}
+
+export interface StandInFrame {
+  url: string;
+  parent: StandInFrame | null;
+}
+
+export class StandInWebContents extends StandInEmitter {
+  readonly mainFrame: StandInFrame;
+  readonly sent: unknown[][] = [];
+  destroyed = false;
+  windowOpenHandler: ((details: { url: string }) => unknown) | undefined;
+
+  constructor(url: string) {
+    super();
+    this.mainFrame = { url, parent: null };
+  }
+
+  subFrame(url: string): StandInFrame {
+    return { url, parent: this.mainFrame };
+  }
+
+  send(...args: unknown[]): void {
+    this.sent.push(args);
+  }
+
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+
+  setWindowOpenHandler(handler: (details: { url: string }) => unknown): void {
+    this.windowOpenHandler = handler;
+  }
+
+  getURL(): string {
+    return this.mainFrame.url;
+  }
+}
+
+/** A Chromium-style navigation event, as will-navigate and will-redirect receive it. */
+export function navigationEvent(url: string): { url: string; preventDefault(): void; defaultPrevented: boolean } {
+  const event = {
+    url,
+    defaultPrevented: false,
+    preventDefault() {
+      event.defaultPrevented = true;
+    },
+  };
+  return event;
+}
+
+type InvokeHandler = (event: unknown, ...args: unknown[]) => unknown;
+
+export const ipcMainStandIn = {
+  handlers: new Map<string, InvokeHandler>(),
+  handle(channel: string, handler: InvokeHandler): void {
+    // Electron throws on a second handler for a channel; so does the stand-in.
+    if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+    this.handlers.set(channel, handler);
+  },
+  removeHandler(channel: string): void {
+    this.handlers.delete(channel);
+  },
+};
+
+class StandInIpcRenderer extends StandInEmitter {
+  /** Tests replace this to route requests (for instance to ipcMainStandIn's handlers). */
+  invokeImplementation: (channel: string, ...args: unknown[]) => Promise<unknown> = () =>
+    Promise.reject(new Error('No handler registered'));
+  readonly invoked: Array<{ channel: string; args: unknown[] }> = [];
+
+  invoke(channel: string, ...args: unknown[]): Promise<unknown> {
+    this.invoked.push({ channel, args });
+    return this.invokeImplementation(channel, ...args);
+  }
+}
+
+export const ipcRendererStandIn = new StandInIpcRenderer();
+
+export const contextBridgeStandIn = {
+  exposed: new Map<string, unknown>(),
+  exposeInMainWorld(key: string, api: unknown): void {
+    if (this.exposed.has(key)) throw new Error(`Cannot bind an API on top of an existing property on the window object`);
+    this.exposed.set(key, api);
+  },
+};
+
+export const nativeThemeStandIn = Object.assign(new StandInEmitter(), { shouldUseDarkColors: false });
+
+export class StandInSession {
+  headersListener: ((details: { url: string; responseHeaders?: Record<string, string[]> }, callback: (response: unknown) => void) => void) | undefined;
+  permissionRequestHandler: ((...args: never[]) => void) | undefined;
+  permissionCheckHandler: ((...args: never[]) => boolean) | undefined;
+
+  readonly webRequest = {
+    onHeadersReceived: (listener: NonNullable<StandInSession['headersListener']>) => {
+      this.headersListener = listener;
+    },
+  };
+
+  setPermissionRequestHandler(handler: (...args: never[]) => void): void {
+    this.permissionRequestHandler = handler;
+  }
+
+  setPermissionCheckHandler(handler: (...args: never[]) => boolean): void {
+    this.permissionCheckHandler = handler;
+  }
+}
+
+export const electronStandIn = {
+  ipcMain: ipcMainStandIn,
+  ipcRenderer: ipcRendererStandIn,
+  contextBridge: contextBridgeStandIn,
+  nativeTheme: nativeThemeStandIn,
+};

@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { maxRequestBytes } from '../../shared/contract';
+import { createCore, type Core } from '../core';
+import { createMemoryLogger } from '../log';
+import { makeTempDir } from '../testing/temp-dir';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function startCore() {
+  const data = makeTempDir('oc-core-');
+  const log = createMemoryLogger();
+  const core = createCore({ dataDir: data.path, transport: 'browser', appVersion: 'test', log });
+  cleanups.push(data.remove, () => core.close());
+  return { core, log, dataDir: data.path };
+}
+
+function ledgerSnapshot(core: Core): string {
+  const tables = ['projects', 'tasks', 'agents', 'runs', 'notices', 'ai_connections'];
+  return JSON.stringify(tables.map((table) => core.ledger.db.prepare(`SELECT * FROM ${table}`).all()));
+}
+
+describe('requests through the dispatcher', () => {
+  it('adds, lists and removes a project, answering in the contract shape', async () => {
+    const { core } = startCore();
+    const folder = makeTempDir('oc-project-');
+    cleanups.push(folder.remove);
+    const added = await core.dispatch('addProject', { path: folder.path }, { transport: 'browser' });
+    expect(added.ok).toBe(true);
+    const listed = await core.dispatch('listProjects', undefined, { transport: 'browser' });
+    expect(listed).toMatchObject({ ok: true, value: [{ path: expect.stringContaining('oc-project-'), isGitRepo: false }] });
+    const id = (listed as { value: Array<{ id: string }> }).value[0]!.id;
+    expect(await core.dispatch('removeProject', { projectId: id }, { transport: 'browser' })).toEqual({ ok: true, value: { projectId: id } });
+    expect(await core.dispatch('listProjects', {}, { transport: 'browser' })).toEqual({ ok: true, value: [] });
+  });
+
+  it('pushes an event when projects change', async () => {
+    const { core } = startCore();
+    const folder = makeTempDir('oc-project-');
+    cleanups.push(folder.remove);
+    const seen: string[] = [];
+    core.events.listen((event) => seen.push(event));
+    await core.dispatch('addProject', { path: folder.path }, { transport: 'browser' });
+    expect(seen).toEqual(['projectsChanged']);
+  });
+
+  it.each([
+    ['an unknown channel', 'dropTables', {}, 'unknown_channel'],
+    ['a channel that is not a string', 42, {}, 'unknown_channel'],
+    ['wrong types', 'addProject', { path: 42 }, 'invalid_request'],
+    ['a missing field', 'addProject', {}, 'invalid_request'],
+    ['an unexpected field', 'addProject', { path: '/tmp', admin: true }, 'invalid_request'],
+    ['a non-object payload', 'removeProject', 'prj_1', 'invalid_request'],
+    ['an oversized payload', 'addProject', { path: 'x'.repeat(maxRequestBytes + 10) }, 'payload_too_large'],
+  ])('refuses %s with a stable code, logs it once and leaves the ledger untouched', async (_label, channel, input, code) => {
+    const { core, log } = startCore();
+    const before = ledgerSnapshot(core);
+    const answer = await core.dispatch(channel, input, { transport: 'browser' });
+    expect(answer).toMatchObject({ ok: false, error: { code } });
+    expect(ledgerSnapshot(core)).toBe(before);
+    expect(log.lines.filter((line) => line.code === code)).toHaveLength(1);
+    // And the core keeps serving.
+    expect(await core.dispatch('listProjects', undefined, { transport: 'browser' })).toEqual({ ok: true, value: [] });
+  });
+
+  it('answers domain failures with their own code and a message that says what to do', async () => {
+    const { core } = startCore();
+    const answer = await core.dispatch('addProject', { path: '/no/such/folder/here' }, { transport: 'browser' });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'path_not_found', message: expect.stringContaining('does not exist') } });
+    const folder = makeTempDir('oc-project-');
+    cleanups.push(folder.remove);
+    await core.dispatch('addProject', { path: folder.path }, { transport: 'browser' });
+    const twice = await core.dispatch('addProject', { path: `${folder.path}/` }, { transport: 'browser' });
+    expect(twice).toMatchObject({ ok: false, error: { code: 'project_exists' } });
+  });
+
+  it('hides unexpected failures behind a generic message, with the details only in the log', async () => {
+    const { core, log } = startCore();
+    core.ledger.close(); // The ledger is gone: every query now throws inside the handler.
+    const answer = await core.dispatch('listProjects', undefined, { transport: 'browser' });
+    expect(answer).toEqual({
+      ok: false,
+      error: { code: 'internal', message: 'The console could not complete this request. Details are in its log.' },
+    });
+    expect(JSON.stringify(answer)).not.toContain('at ');
+    expect(log.lines.some((line) => line.level === 'error' && String(line.error).includes('database'))).toBe(true);
+  });
+});

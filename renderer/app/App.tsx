@@ -1,0 +1,32 @@
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Router } from 'wouter';
+import type { OperatorClient } from '../../shared/contract';
+import { AppLayout } from './app-layout';
+import { AppRoutes } from './app-routes';
+import { hashHref, useHashRouteLocation, useHashRouteSearch } from './hash-location';
+import { OperatorClientProvider } from './operator-context';
+import { createQueryClient } from './query-client';
+import { useCoreSync } from './use-core-sync';
+import './app.css';
+
+function CoreSync() {
+  useCoreSync();
+  return null;
+}
+
+export function App({ client, queryClient }: { client: OperatorClient; queryClient?: QueryClient }) {
+  const [queries] = useState(() => queryClient ?? createQueryClient());
+  return (
+    <OperatorClientProvider client={client}>
+      <QueryClientProvider client={queries}>
+        <CoreSync />
+        <Router hook={useHashRouteLocation} searchHook={useHashRouteSearch} hrefs={hashHref}>
+          <AppLayout>
+            <AppRoutes />
+          </AppLayout>
+        </Router>
+      </QueryClientProvider>
+    </OperatorClientProvider>
+  );
+}

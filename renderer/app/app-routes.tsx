@@ -1,0 +1,34 @@
+import { Redirect, Route, Switch } from 'wouter';
+import { routePatterns } from '../../shared/routes';
+import { AgentPage } from '../features/agents/agent-page';
+import { AgentsPage } from '../features/agents/agents-page';
+import { NoticesPage } from '../features/notices/notices-page';
+import { RunDetailPage } from '../features/runs/run-detail-page';
+import { RunsPage } from '../features/runs/runs-page';
+import { SettingsPage } from '../features/settings/settings-page';
+import { TasksPage } from '../features/tasks/tasks-page';
+import { NotFoundPage } from './not-found-page';
+
+export function AppRoutes() {
+  return (
+    <Switch>
+      <Route path="/">
+        <Redirect to={routePatterns.runs} replace />
+      </Route>
+      <Route path={routePatterns.runs} component={RunsPage} />
+      <Route path={routePatterns.run}>{(params) => <RunDetailPage runId={params.runId} />}</Route>
+      <Route path={routePatterns.tasks} component={TasksPage} />
+      <Route path={routePatterns.agents} component={AgentsPage} />
+      <Route path={routePatterns.agent}>{(params) => <AgentPage agentId={params.agentId} />}</Route>
+      <Route path={routePatterns.agentSetting}>
+        {(params) => <AgentPage agentId={params.agentId} setting={params.setting} />}
+      </Route>
+      <Route path={routePatterns.settings}>
+        <Redirect to="/settings/projects" replace />
+      </Route>
+      <Route path={routePatterns.settingsSection}>{(params) => <SettingsPage section={params.section} />}</Route>
+      <Route path={routePatterns.notices} component={NoticesPage} />
+      <Route component={NotFoundPage} />
+    </Switch>
+  );
+}

@@ -1,0 +1,31 @@
+import type { RunStatus } from '../../shared/entities';
+
+export type NoticeListStatus = 'open' | 'resolved' | 'dismissed' | 'all';
+
+export interface RunFilter {
+  status?: RunStatus | undefined;
+  agentId?: string | undefined;
+  projectId?: string | undefined;
+}
+
+/**
+ * One key family per channel. Pushed events invalidate by family (the first element), so every
+ * filtered variant of a list refreshes together.
+ */
+export const queryKeys = {
+  systemInfo: ['system-info'] as const,
+  projects: ['projects'] as const,
+  directory: (path: string | undefined) => ['directory', path ?? '~'] as const,
+  tasksAll: ['tasks'] as const,
+  tasks: (projectId: string | undefined) => ['tasks', projectId ?? 'all'] as const,
+  agents: ['agents'] as const,
+  environments: ['environments'] as const,
+  connections: ['connections'] as const,
+  runsAll: ['runs'] as const,
+  runs: (filter: RunFilter) =>
+    ['runs', 'list', { status: filter.status ?? null, agentId: filter.agentId ?? null, projectId: filter.projectId ?? null }] as const,
+  runLookup: (runId: string) => ['runs', 'lookup', runId] as const,
+  noticesAll: ['notices'] as const,
+  notices: (status: NoticeListStatus) => ['notices', 'list', status] as const,
+  noticesCount: ['notices', 'count'] as const,
+};

@@ -1,0 +1,49 @@
+import { Link } from 'wouter';
+import { NotFoundPage } from '../../app/not-found-page';
+import { Page } from '../../ui/page';
+import { AboutSection } from './about-section';
+import { AiConnectionsSection } from './ai-connections-section';
+import { ProjectsSection } from './projects-section';
+
+export const settingsSections = [
+  { id: 'projects', label: 'Projects' },
+  { id: 'ai-connections', label: 'AI connections' },
+  { id: 'about', label: 'About' },
+] as const;
+
+export type SettingsSectionId = (typeof settingsSections)[number]['id'];
+
+export function isSettingsSection(value: string | undefined): value is SettingsSectionId {
+  return settingsSections.some((section) => section.id === value);
+}
+
+export function SettingsPage({ section }: { section: string | undefined }) {
+  if (!isSettingsSection(section)) return <NotFoundPage />;
+  const current = settingsSections.find((candidate) => candidate.id === section)!;
+  return (
+    <Page title="Settings" documentTitle={`${current.label} · Settings`} className="settings-page">
+      <div className="settings-layout">
+        <nav className="sub-nav" aria-label="Settings sections">
+          <ul>
+            {settingsSections.map((candidate) => (
+              <li key={candidate.id}>
+                <Link
+                  href={`/settings/${candidate.id}`}
+                  className="sub-nav__link"
+                  aria-current={candidate.id === section ? 'page' : undefined}
+                >
+                  {candidate.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="settings-layout__content">
+          {section === 'projects' ? <ProjectsSection /> : null}
+          {section === 'ai-connections' ? <AiConnectionsSection /> : null}
+          {section === 'about' ? <AboutSection /> : null}
+        </div>
+      </div>
+    </Page>
+  );
+}

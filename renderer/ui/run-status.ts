@@ -1,0 +1,33 @@
+import type { RunStatus } from '../../shared/entities';
+
+/** How a status reads and which colour family shows it. The words always carry the meaning. */
+export type StatusTone = 'neutral' | 'progress' | 'success' | 'danger' | 'warning' | 'muted' | 'stranded';
+
+const statusInfo: Record<RunStatus, { label: string; tone: StatusTone; description: string }> = {
+  queued: { label: 'Queued', tone: 'neutral', description: 'Waiting for admission' },
+  admitted: { label: 'Admitted', tone: 'neutral', description: 'Admitted, waiting for capacity' },
+  preparing: { label: 'Preparing', tone: 'progress', description: 'Preparing the task root' },
+  running: { label: 'Running', tone: 'progress', description: 'The agent is working' },
+  succeeded: { label: 'Succeeded', tone: 'success', description: 'Finished successfully' },
+  failed: { label: 'Failed', tone: 'danger', description: 'Finished with a failure' },
+  cancelled: { label: 'Cancelled', tone: 'muted', description: 'Cancelled before it finished' },
+  refused: { label: 'Refused', tone: 'warning', description: 'Refused at admission: nothing was started' },
+  stranded: { label: 'Stranded', tone: 'stranded', description: 'The console stopped while it ran' },
+};
+
+export function runStatusLabel(status: RunStatus): string {
+  return statusInfo[status].label;
+}
+
+export function runStatusTone(status: RunStatus): StatusTone {
+  return statusInfo[status].tone;
+}
+
+export function runStatusDescription(status: RunStatus): string {
+  return statusInfo[status].description;
+}
+
+/** A run that has not reached an outcome yet: its duration still grows. */
+export function isActiveRunStatus(status: RunStatus): boolean {
+  return status === 'queued' || status === 'admitted' || status === 'preparing' || status === 'running';
+}

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { actionPath, actionRoute } from './routes';
+
+describe('action routes', () => {
+  it('point at the exact setting that fixes a problem', () => {
+    expect(actionRoute({ kind: 'agent-ai-connection', agentId: 'agt_1' })).toBe('#/agents/agt_1/ai-connection');
+    expect(actionRoute({ kind: 'agent-home-mode', agentId: 'agt_1' })).toBe('#/agents/agt_1/home-mode');
+    expect(actionRoute({ kind: 'settings-ai-connections' })).toBe('#/settings/ai-connections');
+  });
+
+  it('encode ids so a route cannot be bent by what an id contains', () => {
+    expect(actionPath({ kind: 'run', runId: 'a/b?c#d' })).toBe('/runs/a%2Fb%3Fc%23d');
+  });
+});
