@@ -7,6 +7,7 @@ import path from 'node:path';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { maxRequestBytes } from '../../shared/contract';
 import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
+import { createClientChannel } from '../transport/client-channel';
 import { clientRequestSchema, encodeBinaryEvent, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
 import type { Logger } from '../log';
@@ -297,12 +298,22 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
 class HostSocket {
   private alive = true;
   private droppingEvents = false;
+  /**
+   * This socket as a client of the core: streams it opens (live output) are pushed here only, and
+   * always sent, since the output fanout already bounds what is in flight per viewer.
+   */
+  private readonly client = createClientChannel((event, payload) => {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (hasBinaryBytes(payload)) this.ws.send(encodeBinaryEvent(event, payload), { binary: true });
+    else this.ws.send(JSON.stringify({ type: 'event', event, payload } satisfies ServerMessage));
+  });
 
   constructor(
     private readonly ws: WebSocket,
     private readonly core: Pick<Core, 'dispatch'>,
     private readonly log: Logger,
   ) {
+    ws.on('close', () => this.client.close());
     ws.on('pong', () => {
       this.alive = true;
     });
@@ -336,7 +347,11 @@ class HostSocket {
     }
     const request = parsed.data;
     // The dispatcher validates the channel and input, and logs its own refusals.
-    const envelope = await this.core.dispatch(request.channel, request.input, { transport: 'browser', sizeBytes: bytes.length });
+    const envelope = await this.core.dispatch(request.channel, request.input, {
+      transport: 'browser',
+      sizeBytes: bytes.length,
+      client: this.client,
+    });
     this.send(
       envelope.ok
         ? { type: 'response', id: request.id, ok: true, value: envelope.value }

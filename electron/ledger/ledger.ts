@@ -3,6 +3,7 @@ import { AgentsRepository } from './agents-repository';
 import { ConnectionsRepository } from './connections-repository';
 import { openLedgerDb, type LedgerDb, type OpenLedgerOptions } from './ledger-db';
 import { NoticesRepository } from './notices-repository';
+import { OutputRepository } from './output-repository';
 import { ProjectsRepository } from './projects-repository';
 import { RunsRepository } from './runs-repository';
 import { TasksRepository } from './tasks-repository';
@@ -19,6 +20,8 @@ export interface Ledger {
   readonly connections: ConnectionsRepository;
   readonly runs: RunsRepository;
   readonly notices: NoticesRepository;
+  /** Runs' raw PTY output. */
+  readonly output: OutputRepository;
   close(): void;
 }
 
@@ -34,6 +37,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     connections: new ConnectionsRepository(db),
     runs: new RunsRepository(db),
     notices: new NoticesRepository(db),
+    output: new OutputRepository(db),
     close: () => db.close(),
   };
 }

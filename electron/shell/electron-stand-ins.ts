@@ -16,6 +16,14 @@ class StandInEmitter {
     return this;
   }
 
+  once(name: string, listener: Listener): this {
+    const wrapped = ((...args: never[]) => {
+      this.removeListener(name, wrapped);
+      return listener(...args);
+    }) as Listener;
+    return this.on(name, wrapped);
+  }
+
   removeListener(name: string, listener: Listener): this {
     this.listeners.set(
       name,

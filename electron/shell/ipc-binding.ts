@@ -1,4 +1,5 @@
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { createClientChannel } from '../transport/client-channel';
 import { channelNames, ipcChannelFor, ipcEventChannel, type ResponseEnvelope } from '../../shared/contract';
 import type { Core } from '../core';
 import type { Logger } from '../log';
@@ -39,9 +40,27 @@ export function bindIpc(options: IpcBindingOptions): () => void {
           },
         };
       }
-      return core.dispatch(name, input, { transport: 'electron' });
+      return core.dispatch(name, input, { transport: 'electron', client: clientFor(event.sender) });
     });
   }
+
+  // One client per window: streams it opens (live output) go to it alone and end when it is destroyed.
+  const clients = new Map<WebContents, ReturnType<typeof createClientChannel>>();
+  const clientFor = (contents: WebContents) => {
+    let client = clients.get(contents);
+    if (!client) {
+      const created = createClientChannel((event, payload) => {
+        if (!contents.isDestroyed()) contents.send(ipcEventChannel, event, payload);
+      });
+      clients.set(contents, created);
+      contents.once('destroyed', () => {
+        clients.delete(contents);
+        created.close();
+      });
+      client = created;
+    }
+    return client;
+  };
 
   const stopEvents = core.events.listen((name, payload) => {
     for (const contents of options.appContents()) {
@@ -56,6 +75,8 @@ export function bindIpc(options: IpcBindingOptions): () => void {
 
   return () => {
     stopEvents();
+    for (const client of clients.values()) client.close();
+    clients.clear();
     for (const name of channelNames) ipcMain.removeHandler(ipcChannelFor(name));
   };
 }

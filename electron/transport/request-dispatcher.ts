@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   channels,
+  type EventName,
+  type EventPayload,
   isChannelName,
   maxRequestBytes,
   type ChannelName,
@@ -11,15 +13,32 @@ import {
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import type { Logger } from '../log';
 
+/**
+ * One connected renderer (a WebSocket, an Electron window). Most events go to every client; a live
+ * output stream goes only to the client that opened it, and ends when that client goes away.
+ */
+export interface ClientChannel {
+  readonly id: string;
+  push<E extends EventName>(event: E, payload: EventPayload<E>): void;
+  /** Called once when the client is gone (socket closed, window destroyed). */
+  onClose(listener: () => void): void;
+}
+
+export interface HandlerContext {
+  client: ClientChannel | undefined;
+}
+
 /** What the core implements: one handler per channel, given input already validated by the contract. */
 export type CoreHandlers = {
-  [K in ChannelName]: (input: ChannelParsedInput<K>) => Promise<ChannelOutput<K>> | ChannelOutput<K>;
+  [K in ChannelName]: (input: ChannelParsedInput<K>, context: HandlerContext) => Promise<ChannelOutput<K>> | ChannelOutput<K>;
 };
 
 export interface RequestMeta {
   transport: 'electron' | 'browser';
   /** Size of the request as received, in bytes, when the transport knows it. */
   sizeBytes?: number;
+  /** The client the request came from, for requests that open a stream to it. */
+  client?: ClientChannel;
 }
 
 export type RequestDispatcher = (channel: unknown, input: unknown, meta: RequestMeta) => Promise<ResponseEnvelope>;
@@ -71,8 +90,8 @@ export function createRequestDispatcher(handlers: CoreHandlers, log: Logger): Re
       return fail(shape);
     }
     try {
-      const handler = handlers[channel] as (input: unknown) => unknown;
-      const value = await handler(parsed.data);
+      const handler = handlers[channel] as (input: unknown, context: HandlerContext) => unknown;
+      const value = await handler(parsed.data, { client: meta.client });
       const checked = spec.output.safeParse(value);
       if (!checked.success) {
         log.error('handler answered outside the contract', { channel, issues: describeIssues(checked.error) });

@@ -1,0 +1,131 @@
+import type { OutputChunk } from '../ledger/output-repository';
+
+/** The part of the output repository the queue writes through. */
+export interface OutputAppender {
+  appendChunks(chunks: readonly OutputChunk[]): void;
+}
+
+export interface LedgerWriteQueueOptions {
+  appender: OutputAppender;
+  /** The run's output offset of the first chunk this queue will see (what the ledger already holds). */
+  startOffset: number;
+  /** Bytes per transaction at most, so one write never holds the event loop for long. */
+  maxTransactionBytes?: number;
+  /** Wait this long before each transaction. Only tests and benchmarks set it, to play a slow disk. */
+  writeDelayMs?: number;
+  /** After each committed transaction. */
+  onWritten: () => void;
+  /** A transaction failed; the chunks stay queued and are retried. */
+  onWriteError: (error: unknown) => void;
+}
+
+const defaultMaxTransactionBytes = 4 * 1024 * 1024;
+const firstRetryDelayMs = 50;
+const maxRetryDelayMs = 2000;
+
+/**
+ * Output chunks on their way to the ledger, written in transactions off the PTY's read path. Until a
+ * chunk is committed it stays readable here, so a viewer can read any offset without a gap. The queue
+ * itself does not refuse chunks: its owner keeps it bounded by pausing the PTY (see queuedBytes).
+ */
+export class LedgerWriteQueue {
+  private readonly chunks: OutputChunk[] = [];
+  private queued = 0;
+  private written: number;
+  private scheduled = false;
+  private retryDelayMs = 0;
+  private readonly maxTransactionBytes: number;
+  private readonly writeDelayMs: number;
+
+  constructor(private readonly options: LedgerWriteQueueOptions) {
+    this.written = options.startOffset;
+    this.maxTransactionBytes = options.maxTransactionBytes ?? defaultMaxTransactionBytes;
+    this.writeDelayMs = options.writeDelayMs ?? 0;
+  }
+
+  /** Bytes waiting to be written. */
+  get queuedBytes(): number {
+    return this.queued;
+  }
+
+  /** The offset just past the last byte committed to the ledger. */
+  get writtenOffset(): number {
+    return this.written;
+  }
+
+  get isEmpty(): boolean {
+    return this.chunks.length === 0;
+  }
+
+  /** Chunks must come in offset order without gaps, starting at the offset the queue is at. */
+  enqueue(chunk: OutputChunk): void {
+    this.chunks.push(chunk);
+    this.queued += chunk.bytes.length;
+    this.schedule();
+  }
+
+  /** Contiguous queued bytes from `fromOffset` (which must be at or past writtenOffset), up to maxBytes. */
+  readQueued(fromOffset: number, maxBytes: number): Uint8Array {
+    const parts: Uint8Array[] = [];
+    let next = fromOffset;
+    let wanted = maxBytes;
+    for (let index = this.findChunk(fromOffset); index < this.chunks.length && wanted > 0; index += 1) {
+      const chunk = this.chunks[index]!;
+      const begin = next - chunk.byteOffset;
+      const end = Math.min(chunk.bytes.length, begin + wanted);
+      parts.push(chunk.bytes.subarray(begin, end));
+      next += end - begin;
+      wanted -= end - begin;
+    }
+    if (parts.length === 1) return parts[0]!;
+    return Buffer.concat(parts);
+  }
+
+  /** The index of the queued chunk holding `offset` (chunks are few: binary search keeps it cheap anyway). */
+  private findChunk(offset: number): number {
+    let low = 0;
+    let high = this.chunks.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const chunk = this.chunks[middle]!;
+      if (chunk.byteOffset + chunk.bytes.length <= offset) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.chunks.length === 0) return;
+    this.scheduled = true;
+    const delay = this.retryDelayMs || this.writeDelayMs;
+    // setImmediate lets the PTY's pending reads run between transactions.
+    if (delay > 0) setTimeout(() => this.writeNext(), delay);
+    else setImmediate(() => this.writeNext());
+  }
+
+  private writeNext(): void {
+    this.scheduled = false;
+    let count = 0;
+    let bytes = 0;
+    while (count < this.chunks.length && (count === 0 || bytes + this.chunks[count]!.bytes.length <= this.maxTransactionBytes)) {
+      bytes += this.chunks[count]!.bytes.length;
+      count += 1;
+    }
+    try {
+      this.options.appender.appendChunks(this.chunks.slice(0, count));
+    } catch (error) {
+      // Keep the chunks (the ledger is the record) and retry with backoff; meanwhile the queue grows
+      // and its owner pauses the PTY, so a broken disk stalls the agent instead of losing output.
+      this.retryDelayMs = Math.min(maxRetryDelayMs, this.retryDelayMs ? this.retryDelayMs * 2 : firstRetryDelayMs);
+      this.options.onWriteError(error);
+      this.schedule();
+      return;
+    }
+    this.retryDelayMs = 0;
+    this.chunks.splice(0, count);
+    this.queued -= bytes;
+    this.written += bytes;
+    this.schedule();
+    this.options.onWritten();
+  }
+}

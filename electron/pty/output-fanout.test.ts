@@ -1,0 +1,314 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { OutputFanout, type OutputMessage, type OutputSubscription, type SubscribeOutputOptions } from './output-fanout';
+import { OutputPipeline, type PtyOutputSource } from './output-pipeline';
+import type { PtyExit, PtySession } from './pty-session';
+import { openTestRunLedger, recordSessionOutput, startFixtureAgent, waitFor, type TestRunLedger } from '../testing/output-test-kit';
+
+const kib = 1024;
+const mib = 1024 * kib;
+const ledgers: TestRunLedger[] = [];
+const sessions: PtySession[] = [];
+const subscriptions: OutputSubscription[] = [];
+afterEach(async () => {
+  subscriptions.splice(0).forEach((subscription) => subscription.close());
+  await Promise.all(sessions.splice(0).map((session) => session.stop({ graceMs: 200 })));
+  ledgers.splice(0).forEach((ledger) => ledger.close());
+});
+
+function setup() {
+  const test = openTestRunLedger();
+  ledgers.push(test);
+  const fanout = new OutputFanout({ output: test.ledger.output });
+  return { test, output: test.ledger.output, fanout, ...test.createRun() };
+}
+
+function ledgerBytes(test: TestRunLedger, runId: string, from = 0): Buffer {
+  return Buffer.from(test.ledger.output.read(runId, from, test.ledger.output.totalBytes(runId)).bytes);
+}
+
+/**
+ * A viewer as a terminal would be: it checks that every message continues exactly where the previous
+ * one ended (no gap, no duplicate) and keeps the bytes it was sent.
+ */
+function viewer(fanout: OutputFanout, options: Omit<SubscribeOutputOptions, 'send'>, ack: 'never' | 'inline' | 'later' = 'never') {
+  const messages: OutputMessage[] = [];
+  const parts: Buffer[] = [];
+  let expectedOffset: number | undefined;
+  let sent = 0;
+  let unacked = 0;
+  let maxUnacked = 0;
+  let subscription: OutputSubscription | undefined;
+  const errors: string[] = [];
+  subscription = fanout.subscribe({
+    ...options,
+    send: (message) => {
+      messages.push(message);
+      if (message.type === 'skipped') {
+        if (expectedOffset !== undefined && message.fromOffset !== expectedOffset) errors.push(`skip from ${message.fromOffset}, expected ${expectedOffset}`);
+        if (message.skippedBytes !== message.toOffset - message.fromOffset) errors.push('skippedBytes disagrees with the offsets');
+        expectedOffset = message.toOffset;
+        return;
+      }
+      if (expectedOffset !== undefined && message.offset !== expectedOffset) errors.push(`output at ${message.offset}, expected ${expectedOffset}`);
+      expectedOffset = message.offset + message.bytes.length;
+      parts.push(Buffer.from(message.bytes));
+      sent += message.bytes.length;
+      unacked += message.bytes.length;
+      maxUnacked = Math.max(maxUnacked, unacked);
+      const n = message.bytes.length;
+      if (ack === 'inline') {
+        unacked -= n;
+        subscription!.ack(n);
+      }
+      if (ack === 'later') {
+        setImmediate(() => {
+          unacked -= n;
+          subscription!.ack(n);
+        });
+      }
+    },
+  });
+  subscriptions.push(subscription);
+  return {
+    messages,
+    errors,
+    bytes: () => Buffer.concat(parts),
+    firstOffset: () => messages.find((m) => m.type === 'output')?.offset,
+    endOffset: () => expectedOffset,
+    sent: () => sent,
+    maxUnacked: () => maxUnacked,
+    skips: () => messages.filter((m) => m.type === 'skipped'),
+    ackAll: () => {
+      const n = unacked;
+      unacked = 0;
+      subscription!.ack(n);
+    },
+    subscription: () => subscription!,
+  };
+}
+
+/** A PTY stand-in whose bytes the test emits by hand, for exact control over timing. */
+function scriptedPty() {
+  const dataListeners = new Set<(bytes: Buffer) => void>();
+  const exitListeners = new Set<(exit: PtyExit) => void>();
+  let pauses = 0;
+  const session: PtyOutputSource = {
+    onData: (listener) => (dataListeners.add(listener), () => dataListeners.delete(listener)),
+    onExit: (listener) => (exitListeners.add(listener), () => exitListeners.delete(listener)),
+    pause: () => void (pauses += 1),
+    resume: () => {},
+  };
+  let counter = 0;
+  return {
+    session,
+    pauses: () => pauses,
+    /** Emits `size` bytes whose values follow the offset, so any misplaced byte shows. */
+    emit(size: number) {
+      const bytes = Buffer.alloc(size);
+      for (let k = 0; k < size; k += 1) bytes[k] = (counter + k) % 251;
+      counter += size;
+      for (const listener of dataListeners) listener(bytes);
+    },
+    exit: () => exitListeners.forEach((listener) => listener({ exitCode: 0, signal: null })),
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('output viewers, with a scripted PTY', () => {
+  it('replay reads the ledger and the unwritten queue, then follows live: no gap, no duplicate', async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const pty = scriptedPty();
+    // batchMaxBytes 1: every emit is cut into a batch at once, so the test decides what is where.
+    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
+    fanout.attachLive(pipeline.feed);
+    pty.emit(1000);
+    await settle();
+    expect(output.totalBytes(runId)).toBe(1000); // in the ledger
+    pty.emit(700); // queued, not yet written
+
+    // The window holds the live bytes that arrive during the replay, so nothing needs skipping.
+    const late = viewer(fanout, { runId, fromOffset: 300, windowBytes: 1024 }, 'later');
+    pty.emit(500); // arrives before the viewer's replay has even started
+    await settle();
+    pty.emit(64);
+    pty.exit();
+    await pipeline.whenFinished();
+    await waitFor(() => late.endOffset() === 2264, 'the viewer to catch up');
+
+    expect(late.errors).toEqual([]);
+    expect(late.firstOffset()).toBe(300);
+    expect(late.skips()).toEqual([]);
+    expect(late.bytes().equals(ledgerBytes(test, runId, 300))).toBe(true);
+    expect(late.maxUnacked()).toBeLessThanOrEqual(1024);
+    expect(late.messages.length).toBeGreaterThan(2);
+    expect(pty.pauses()).toBe(0);
+  });
+
+  it('stops sending to a viewer whose window is full, then sends one skip and the tail', async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const pty = scriptedPty();
+    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
+    fanout.attachLive(pipeline.feed);
+    const stalled = viewer(fanout, { runId, fromOffset: 0, windowBytes: 1000 });
+    await settle();
+    for (let k = 0; k < 30; k += 1) pty.emit(300);
+    await settle();
+
+    expect(stalled.sent()).toBe(1000); // exactly its window, the last batch cut to fit
+    stalled.ackAll();
+    // Tail: the last half window of what exists now; the skip covers everything in between.
+    expect(stalled.skips()).toEqual([{ type: 'skipped', runId, fromOffset: 1000, toOffset: 9000 - 500, skippedBytes: 7500 }]);
+    expect(stalled.endOffset()).toBe(9000);
+    pty.emit(100); // then it follows live again
+    expect(stalled.endOffset()).toBe(9100);
+    expect(stalled.errors).toEqual([]);
+    pty.exit();
+    await pipeline.whenFinished();
+    const stored = ledgerBytes(test, runId);
+    expect(stalled.bytes().equals(Buffer.concat([stored.subarray(0, 1000), stored.subarray(8500)]))).toBe(true);
+  });
+
+  it('does not skip what a viewer asked to replay, however slowly it reads', async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const pty = scriptedPty();
+    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
+    fanout.attachLive(pipeline.feed);
+    for (let k = 0; k < 10; k += 1) pty.emit(1000);
+    pty.exit();
+    await pipeline.whenFinished();
+
+    const reader = viewer(fanout, { runId, fromOffset: 0, windowBytes: 1500 });
+    await settle();
+    expect(reader.sent()).toBe(1500);
+    for (let k = 0; k < 10 && reader.sent() < 10_000; k += 1) reader.ackAll();
+    expect(reader.skips()).toEqual([]);
+    expect(reader.bytes().equals(ledgerBytes(test, runId))).toBe(true);
+  });
+
+  it("starts a 'tail' viewer at the last tailBytes", async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const pty = scriptedPty();
+    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output });
+    fanout.attachLive(pipeline.feed);
+    pty.emit(5000);
+    pty.exit();
+    await pipeline.whenFinished();
+    const tail = viewer(fanout, { runId, fromOffset: 'tail', tailBytes: 1200 }, 'inline');
+    await settle();
+    expect(tail.firstOffset()).toBe(3800);
+    expect(tail.bytes().equals(ledgerBytes(test, runId, 3800))).toBe(true);
+    // An offset past the end is clamped; the viewer just waits for more.
+    const past = viewer(fanout, { runId, fromOffset: 99_999 });
+    await settle();
+    expect(past.messages).toEqual([]);
+  });
+
+  it('follows a run that starts after the viewer subscribed, and survives a viewer that throws', async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const early = viewer(fanout, { runId, fromOffset: 0 }, 'inline');
+    const broken = fanout.subscribe({
+      runId,
+      fromOffset: 0,
+      send: () => {
+        throw new Error('transport gone');
+      },
+    });
+    await settle();
+    const pty = scriptedPty();
+    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output });
+    fanout.attachLive(pipeline.feed);
+    pty.emit(3000);
+    pty.emit(70_000);
+    pty.exit();
+    await pipeline.whenFinished();
+    await settle();
+    expect(early.errors).toEqual([]);
+    expect(early.bytes().equals(ledgerBytes(test, runId))).toBe(true);
+    expect(output.totalBytes(runId)).toBe(73_000);
+    broken.ack(10); // harmless after it was closed
+  });
+});
+
+describe('output viewers of a real agent', () => {
+  it('a viewer that opens mid-run replays from the ledger, then follows live, byte-exact', async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const session = startFixtureAgent(['--lines', '400', '--delay-ms', '1']);
+    sessions.push(session);
+    const pipeline = new OutputPipeline({ runId, attemptId, session, output });
+    fanout.attachLive(pipeline.feed);
+
+    await waitFor(() => pipeline.liveOffset > 3000, 'some output');
+    // A small window: the replay takes many acks while new lines keep arriving.
+    const late = viewer(fanout, { runId, fromOffset: 0, windowBytes: 2 * kib }, 'later');
+    const result = await pipeline.whenFinished();
+    await waitFor(() => late.endOffset() === result.endOffset, 'the viewer to catch up');
+
+    expect(late.errors).toEqual([]);
+    expect(late.skips()).toEqual([]);
+    expect(late.firstOffset()).toBe(0);
+    expect(late.bytes().equals(ledgerBytes(test, runId))).toBe(true);
+    expect(late.bytes().toString()).toContain('line 400 of 400\r\n');
+  });
+
+  it('a viewer that opens a finished run replays all of it, or just its tail', async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const session = startFixtureAgent(['--flood-bytes', String(1 * mib)]);
+    sessions.push(session);
+    const pipeline = new OutputPipeline({ runId, attemptId, session, output });
+    fanout.attachLive(pipeline.feed);
+    const { endOffset } = await pipeline.whenFinished();
+
+    const whole = viewer(fanout, { runId, fromOffset: 0, windowBytes: 256 * kib }, 'later');
+    const tail = viewer(fanout, { runId, fromOffset: 'tail' }, 'later');
+    await waitFor(() => whole.endOffset() === endOffset && tail.endOffset() === endOffset, 'both viewers to finish');
+    expect(whole.errors).toEqual([]);
+    expect(whole.bytes().equals(ledgerBytes(test, runId))).toBe(true);
+    expect(tail.firstOffset()).toBe(endOffset - 256 * kib);
+    expect(tail.bytes().equals(ledgerBytes(test, runId, endOffset - 256 * kib))).toBe(true);
+  });
+
+  it('a stalled viewer never slows or pauses the run, and resumes with one skip and the tail', async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const session = startFixtureAgent(['--flood-bytes', String(3 * mib)]);
+    sessions.push(session);
+    const recorded = recordSessionOutput(session);
+    let pauses = 0;
+    const pause = session.pause.bind(session);
+    session.pause = () => {
+      pauses += 1;
+      pause();
+    };
+    const pipeline = new OutputPipeline({ runId, attemptId, session, output });
+    fanout.attachLive(pipeline.feed);
+    const windowBytes = 256 * kib;
+    const stalled = viewer(fanout, { runId, fromOffset: 0, windowBytes });
+    const keeping = viewer(fanout, { runId, fromOffset: 0 }, 'later');
+
+    const result = await pipeline.whenFinished();
+
+    // Every pause the PTY got came from the ledger queue (none at all, with a healthy disk): the
+    // fanout only ever sees a read-only feed.
+    expect(pauses).toBe(pipeline.stats().pauses);
+    expect(pipeline.stats().pauses).toBe(0);
+    const stored = ledgerBytes(test, runId);
+    expect(stored.length).toBe(result.endOffset);
+    expect(stored.equals(recorded.bytes())).toBe(true);
+    expect(stalled.sent()).toBeLessThanOrEqual(windowBytes);
+    expect(stalled.sent()).toBe(windowBytes);
+    expect(stalled.skips()).toEqual([]);
+
+    stalled.ackAll();
+    const tailStart = result.endOffset - windowBytes / 2;
+    expect(stalled.skips()).toEqual([
+      { type: 'skipped', runId, fromOffset: windowBytes, toOffset: tailStart, skippedBytes: tailStart - windowBytes },
+    ]);
+    await waitFor(() => stalled.endOffset() === result.endOffset, 'the tail');
+    expect(stalled.errors).toEqual([]);
+    expect(stalled.bytes().equals(Buffer.concat([stored.subarray(0, windowBytes), stored.subarray(tailStart)]))).toBe(true);
+
+    await waitFor(() => keeping.endOffset() === result.endOffset, 'the acking viewer');
+    expect(keeping.errors).toEqual([]);
+    expect(keeping.bytes().equals(stored) || keeping.skips().length > 0).toBe(true);
+  });
+});

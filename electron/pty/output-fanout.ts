@@ -1,0 +1,242 @@
+import type { OutputRepository, OutputSlice } from '../ledger/output-repository';
+import type { Logger } from '../log';
+import type { OutputBatch, OutputFeed } from './output-feed';
+
+/** What a viewer of a run's output receives, in order. */
+export type OutputMessage =
+  /** The run's bytes from `offset`; the next output message starts where this one ends. */
+  | { type: 'output'; runId: string; offset: number; bytes: Uint8Array }
+  /**
+   * The viewer fell behind and the bytes from `fromOffset` to `toOffset` were not sent (they are in
+   * the ledger). The next output message starts at `toOffset`.
+   */
+  | { type: 'skipped'; runId: string; fromOffset: number; toOffset: number; skippedBytes: number };
+
+export interface SubscribeOutputOptions {
+  runId: string;
+  /**
+   * Where to start: an offset into the run's output (clamped to what exists), or 'tail' for the last
+   * `tailBytes` of it. Everything from there up to the live end is replayed, then the viewer follows live.
+   */
+  fromOffset: number | 'tail';
+  /** How many sent bytes may be unacknowledged before the viewer stops being sent anything. */
+  windowBytes?: number;
+  /** With fromOffset 'tail': how much of the end to start with. */
+  tailBytes?: number;
+  /** Called synchronously; the transport serialises it. Throwing closes the subscription. */
+  send: (message: OutputMessage) => void;
+}
+
+export interface OutputSubscription {
+  /** The viewer has parsed this many more bytes (xterm.js's write callback); frees window. */
+  ack(bytesParsed: number): void;
+  close(): void;
+}
+
+export interface OutputFanoutOptions {
+  output: Pick<OutputRepository, 'read' | 'totalBytes'>;
+  log?: Logger;
+  /** The largest output message when replaying; live batches are sent as they were cut. */
+  maxMessageBytes?: number;
+}
+
+const kib = 1024;
+const defaultWindowBytes = 2 * 1024 * kib;
+const defaultTailBytes = 256 * kib;
+
+interface Viewer {
+  readonly runId: string;
+  readonly windowBytes: number;
+  /** After falling behind, the viewer resumes with this much of the end of the output. */
+  readonly catchUpBytes: number;
+  readonly send: (message: OutputMessage) => void;
+  /** The next offset to send. */
+  cursor: number;
+  /** The live end when the viewer subscribed: everything before it was asked for and is never skipped. */
+  readonly replayEnd: number;
+  unacked: number;
+  /** The window ran out while following live output: the next send starts with a skip forward. */
+  behind: boolean;
+  started: boolean;
+  sending: boolean;
+  closed: boolean;
+}
+
+interface RunViewers {
+  feed: OutputFeed | undefined;
+  detachFeed: (() => void) | undefined;
+  viewers: Set<Viewer>;
+}
+
+/**
+ * Sends runs' output to viewers (DESIGN.md section 5). Each viewer replays from the ledger, then
+ * follows live, within its own window of unacknowledged bytes. A viewer that uses up its window is
+ * simply not sent anything more: nothing is buffered for it and nothing waits for it, so the run goes
+ * on at full speed. When it has room again it is told how much it missed and gets the recent tail.
+ */
+export class OutputFanout {
+  private readonly runs = new Map<string, RunViewers>();
+  private readonly maxMessageBytes: number;
+
+  constructor(private readonly options: OutputFanoutOptions) {
+    this.maxMessageBytes = options.maxMessageBytes ?? 256 * kib;
+  }
+
+  /**
+   * Follows a live run's output until it ends. Viewers of the run (already subscribed or later) read
+   * through the feed while the run is live, and from the ledger once it has ended.
+   */
+  attachLive(feed: OutputFeed): () => void {
+    const run = this.run(feed.runId);
+    run.detachFeed?.();
+    let stopBatches = () => {};
+    let stopEnd = () => {};
+    const detach = () => {
+      stopBatches();
+      stopEnd();
+      if (run.feed !== feed) return;
+      run.feed = undefined;
+      run.detachFeed = undefined;
+      this.forgetIfUnused(feed.runId, run);
+    };
+    run.feed = feed;
+    run.detachFeed = detach;
+    stopBatches = feed.onBatch((batch) => this.publish(run, batch));
+    // Once the run has ended every byte is in the ledger, which is where viewers read from then.
+    stopEnd = feed.onEnd(detach);
+    return detach;
+  }
+
+  subscribe(options: SubscribeOutputOptions): OutputSubscription {
+    const run = this.run(options.runId);
+    const liveEnd = this.liveEnd(options.runId, run);
+    const windowBytes = Math.max(1, options.windowBytes ?? defaultWindowBytes);
+    const requested = options.fromOffset === 'tail' ? liveEnd - (options.tailBytes ?? defaultTailBytes) : options.fromOffset;
+    const viewer: Viewer = {
+      runId: options.runId,
+      windowBytes,
+      catchUpBytes: Math.max(1, Math.floor(windowBytes / 2)),
+      send: options.send,
+      cursor: Number.isFinite(requested) ? Math.min(Math.max(0, Math.floor(requested)), liveEnd) : liveEnd,
+      replayEnd: liveEnd,
+      unacked: 0,
+      behind: false,
+      started: false,
+      sending: false,
+      closed: false,
+    };
+    run.viewers.add(viewer);
+    // Start on a microtask so that `send` may already use the subscription this call returns.
+    queueMicrotask(() => {
+      viewer.started = true;
+      this.pump(viewer);
+    });
+    return {
+      ack: (bytesParsed) => {
+        if (viewer.closed || !(bytesParsed > 0)) return;
+        viewer.unacked = Math.max(0, viewer.unacked - bytesParsed);
+        this.pump(viewer);
+      },
+      close: () => this.close(viewer),
+    };
+  }
+
+  private run(runId: string): RunViewers {
+    let run = this.runs.get(runId);
+    if (!run) {
+      run = { feed: undefined, detachFeed: undefined, viewers: new Set() };
+      this.runs.set(runId, run);
+    }
+    return run;
+  }
+
+  private liveEnd(runId: string, run: RunViewers | undefined): number {
+    return run?.feed ? run.feed.liveOffset() : this.options.output.totalBytes(runId);
+  }
+
+  private read(viewer: Viewer, maxBytes: number): OutputSlice {
+    const feed = this.runs.get(viewer.runId)?.feed;
+    return feed ? feed.read(viewer.cursor, maxBytes) : this.options.output.read(viewer.runId, viewer.cursor, maxBytes);
+  }
+
+  private publish(run: RunViewers, batch: OutputBatch): void {
+    for (const viewer of run.viewers) {
+      const fits = viewer.unacked + batch.bytes.length <= viewer.windowBytes;
+      if (viewer.started && !viewer.sending && !viewer.behind && viewer.cursor === batch.offset && fits) {
+        // Following live with room: send the batch as it is, without reading it back.
+        viewer.cursor += batch.bytes.length;
+        viewer.unacked += batch.bytes.length;
+        this.deliver(viewer, { type: 'output', runId: viewer.runId, offset: batch.offset, bytes: batch.bytes });
+      } else {
+        this.pump(viewer);
+      }
+    }
+  }
+
+  /** Sends the viewer what it is owed from its cursor, as far as its window allows. */
+  private pump(viewer: Viewer): void {
+    // An ack from inside `send` lands here; the outer loop sees the room it made.
+    if (!viewer.started || viewer.sending || viewer.closed) return;
+    viewer.sending = true;
+    try {
+      while (!viewer.closed) {
+        const end = this.liveEnd(viewer.runId, this.runs.get(viewer.runId));
+        if (viewer.cursor >= end) break;
+        const room = viewer.windowBytes - viewer.unacked;
+        if (viewer.behind) {
+          // Wait until the whole catch-up tail fits, rather than trickling it out an ack at a time.
+          if (room < viewer.catchUpBytes) break;
+          viewer.behind = false;
+          const resumeAt = Math.max(viewer.cursor, end - viewer.catchUpBytes);
+          if (resumeAt > viewer.cursor) {
+            const fromOffset = viewer.cursor;
+            viewer.cursor = resumeAt;
+            this.deliver(viewer, { type: 'skipped', runId: viewer.runId, fromOffset, toOffset: resumeAt, skippedBytes: resumeAt - fromOffset });
+          }
+          continue;
+        }
+        if (room <= 0) {
+          // Replay was asked for and is finite, so it just waits for acks; falling behind live output
+          // is what gets skipped.
+          if (viewer.cursor >= viewer.replayEnd) viewer.behind = true;
+          break;
+        }
+        const slice = this.read(viewer, Math.min(room, this.maxMessageBytes));
+        if (slice.bytes.length === 0) break;
+        viewer.cursor = slice.nextOffset;
+        viewer.unacked += slice.bytes.length;
+        this.deliver(viewer, { type: 'output', runId: viewer.runId, offset: slice.fromOffset, bytes: slice.bytes });
+      }
+    } finally {
+      viewer.sending = false;
+    }
+  }
+
+  private deliver(viewer: Viewer, message: OutputMessage): void {
+    const wasSending = viewer.sending;
+    viewer.sending = true;
+    try {
+      viewer.send(message);
+    } catch (error) {
+      this.options.log?.warn('An output viewer failed; closing it', { runId: viewer.runId, error: String(error) });
+      this.close(viewer);
+    } finally {
+      viewer.sending = wasSending;
+    }
+    // Acks that arrived inside `send` on the live path may have made room for more.
+    if (!wasSending && !viewer.closed && viewer.unacked < viewer.windowBytes) this.pump(viewer);
+  }
+
+  private close(viewer: Viewer): void {
+    if (viewer.closed) return;
+    viewer.closed = true;
+    const run = this.runs.get(viewer.runId);
+    if (!run) return;
+    run.viewers.delete(viewer);
+    this.forgetIfUnused(viewer.runId, run);
+  }
+
+  private forgetIfUnused(runId: string, run: RunViewers): void {
+    if (!run.feed && run.viewers.size === 0 && this.runs.get(runId) === run) this.runs.delete(runId);
+  }
+}
