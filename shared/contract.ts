@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import {
   agentSchema,
+  catalogProviderSchema,
+  homeModes,
+  runDetailSchema,
+  runEventSchema,
   aiConnectionSchema,
   directoryListingSchema,
   environmentSchema,
@@ -34,6 +38,21 @@ const artifactPath = z
   .min(1)
   .max(1000)
   .refine((value) => !value.startsWith('/') && !value.split(/[\\/]/).includes('..'), 'must be a path inside the project');
+
+const agentFields = {
+  name: z.string().trim().min(1, 'an agent needs a name').max(100),
+  providerId: z.string().min(1).max(100),
+  model: z.string().trim().min(1).max(200),
+  profileId: z.string().min(1).max(100),
+  capacity: z.number().int().min(1).max(32).optional(),
+  homeMode: z.enum(homeModes).optional(),
+  environmentId: entityId.optional(),
+  executablePath: z.string().trim().min(1).max(4096).nullable().optional(),
+  commandArgs: z.array(z.string().max(10_000)).max(200).nullable().optional(),
+};
+const partialAgentFields = Object.fromEntries(
+  Object.entries(agentFields).map(([key, schema]) => [key, schema.optional()]),
+) as { [K in keyof typeof agentFields]: z.ZodOptional<(typeof agentFields)[K]> };
 
 function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
   return { input, output };
@@ -95,7 +114,13 @@ export const channels = {
     }),
   ),
 
+  getCatalog: channel(noInput, z.object({ providers: z.array(catalogProviderSchema) })),
+
   listAgents: channel(noInput, z.array(agentSchema)),
+  getAgent: channel(z.strictObject({ agentId: entityId }), agentSchema),
+  createAgent: channel(z.strictObject(agentFields), agentSchema),
+  updateAgent: channel(z.strictObject({ agentId: entityId, ...partialAgentFields }), agentSchema),
+  deleteAgent: channel(z.strictObject({ agentId: entityId }), z.object({ agentId: z.string() })),
   listEnvironments: channel(noInput, z.array(environmentSchema)),
   listConnections: channel(noInput, z.array(aiConnectionSchema)),
 
@@ -111,6 +136,32 @@ export const channels = {
       .optional(),
     z.object({ runs: z.array(runSummarySchema), nextCursor: z.string().nullable() }),
   ),
+
+  startRun: channel(z.strictObject({ taskId: entityId, agentId: entityId }), runSummarySchema),
+  getRun: channel(z.strictObject({ runId: entityId }), runDetailSchema),
+  listRunEvents: channel(
+    z.strictObject({ runId: entityId, afterId: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }),
+    z.object({ events: z.array(runEventSchema), lastId: z.number().int() }),
+  ),
+  stopRun: channel(z.strictObject({ runId: entityId }), runSummarySchema),
+  /** Relaunches the CLI in the run's task root with its native resume arguments (a follow-up turn with a prompt). */
+  resumeRun: channel(z.strictObject({ runId: entityId, prompt: z.string().trim().min(1).max(100_000).optional() }), runSummarySchema),
+  sendRunInput: channel(z.strictObject({ runId: entityId, data: z.string().min(1).max(64 * 1024) }), z.object({ accepted: z.boolean() })),
+  resizeRun: channel(
+    z.strictObject({ runId: entityId, cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) }),
+    z.object({ accepted: z.boolean() }),
+  ),
+  /**
+   * Opens a live output stream to the calling client: a replay from the ledger (from the start, from
+   * an offset, or the tail), then live output, as `runOutput` / `runOutputSkipped` events. The client
+   * acknowledges bytes once its terminal has parsed them.
+   */
+  openRunOutput: channel(
+    z.strictObject({ runId: entityId, from: z.union([z.literal('start'), z.literal('tail'), z.number().int().min(0)]) }),
+    z.object({ subscriptionId: z.string(), fromOffset: z.number().int().min(0), totalBytes: z.number().int().min(0) }),
+  ),
+  ackRunOutput: channel(z.strictObject({ subscriptionId: z.string().max(100), bytes: z.number().int().min(0) }), z.object({ ok: z.boolean() })),
+  closeRunOutput: channel(z.strictObject({ subscriptionId: z.string().max(100) }), z.object({ ok: z.boolean() })),
 
   listNotices: channel(
     z.strictObject({ status: z.enum([...noticeStatuses, 'all']).optional() }).optional(),
@@ -128,7 +179,20 @@ export const events = {
   projectsChanged: z.object({}),
   tasksChanged: z.object({}),
   noticesChanged: z.object({ open: z.number().int().min(0) }),
+  agentsChanged: z.object({}),
   runsChanged: z.object({ runIds: z.array(z.string()) }),
+  /** New timeline entries for a run: refetch them with listRunEvents. */
+  runTimeline: z.object({ runId: z.string() }),
+  /** Live output for one subscription (binary on the wire). */
+  runOutput: z.object({ subscriptionId: z.string(), runId: z.string(), offset: z.number(), bytes: z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'bytes') }),
+  /** The viewer fell behind: these bytes were skipped (they are in the ledger); the tail follows. */
+  runOutputSkipped: z.object({
+    subscriptionId: z.string(),
+    runId: z.string(),
+    fromOffset: z.number(),
+    toOffset: z.number(),
+    skippedBytes: z.number(),
+  }),
 } as const;
 
 export type Channels = typeof channels;

@@ -56,9 +56,36 @@ export const agentSchema = z.object({
   homeMode: z.enum(homeModes),
   environmentId: z.string(),
   connectionId: z.string().nullable(),
+  /** Where the CLI is, when it is not on PATH (or, for the command provider, the program to run). */
+  executablePath: z.string().nullable(),
+  /** The command provider's argv template (`{prompt}`, `{cwd}`, …); null uses the profile's. */
+  commandArgs: z.array(z.string()).nullable(),
+  /** The launch profile's revision with this agent's overrides: changes when the launch would. */
+  profileRevision: z.string(),
   createdAt: timestamp,
 });
 export type Agent = z.infer<typeof agentSchema>;
+
+export const catalogProfileSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  revision: z.string(),
+  maxAttempts: z.number().int().min(1),
+  argsTemplate: z.array(z.string()).nullable(),
+});
+
+export const catalogProviderSchema = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  executable: z.string().nullable(),
+  testedVersion: z.string().nullable(),
+  homeVariable: z.string().nullable(),
+  supportsResume: z.boolean(),
+  connectionProviders: z.array(z.string()),
+  models: z.array(z.object({ id: z.string(), label: z.string() })),
+  profiles: z.array(catalogProfileSchema),
+});
+export type CatalogProvider = z.infer<typeof catalogProviderSchema>;
 
 export const connectionProviders = ['openai', 'anthropic', 'google', 'openrouter', 'custom'] as const;
 export const connectionMethods = ['api_key', 'subscription_token'] as const;
@@ -140,3 +167,68 @@ export const noticeSchema = z.object({
   resolvedAt: timestamp.nullable(),
 });
 export type Notice = z.infer<typeof noticeSchema>;
+
+export const failureSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  reason: z.string().optional(),
+  actionUrl: z.string().optional(),
+});
+
+export const attemptSchema = z.object({
+  number: z.number().int().min(1),
+  status: z.enum(['running', 'succeeded', 'failed', 'cancelled', 'stranded']),
+  failureCode: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** When a failed attempt will be retried (after backoff or a quota reset). */
+  retryAt: timestamp.nullable(),
+  startedAt: timestamp.nullable(),
+  endedAt: timestamp.nullable(),
+});
+export type Attempt = z.infer<typeof attemptSchema>;
+
+export const locatorSchema = z.object({
+  kind: z.enum(['process', 'session']),
+  data: z.record(z.string(), z.unknown()),
+  revision: z.string(),
+  updatedAt: timestamp,
+});
+
+export const submissionSchema = z.object({
+  readyForReview: z.boolean(),
+  /** A stable digest of the task's id and artifact paths, shared by every run of the task. */
+  artifactIdentity: z.string(),
+});
+
+export const runDetailSchema = runSummarySchema.extend({
+  providerId: z.string(),
+  model: z.string(),
+  profileId: z.string(),
+  profileRevision: z.string().nullable(),
+  configFingerprint: z.string().nullable(),
+  environmentId: z.string(),
+  homeMode: z.enum(homeModes),
+  cwd: z.string().nullable(),
+  taskRoot: z.string().nullable(),
+  baseRevision: z.string().nullable(),
+  failure: failureSchema.nullable(),
+  attempts: z.array(attemptSchema),
+  locators: z.array(locatorSchema),
+  submission: submissionSchema.nullable(),
+  outputBytes: z.number().int().min(0),
+  canStop: z.boolean(),
+  canResume: z.boolean(),
+  canSendInput: z.boolean(),
+});
+export type RunDetail = z.infer<typeof runDetailSchema>;
+
+/** One entry of a run's timeline: a parsed CLI event, or the console's own note (retry, resume, …). */
+export const runEventSchema = z.object({
+  id: z.number().int(),
+  attempt: z.number().int().nullable(),
+  kind: z.string(),
+  at: timestamp,
+  data: z.record(z.string(), z.unknown()),
+});
+export type RunEvent = z.infer<typeof runEventSchema>;

@@ -21,10 +21,18 @@ export const errorCodes = [
   'not_a_directory',
   'path_not_readable',
   'project_exists',
-  // Run outcomes that surface as request errors (see DESIGN.md section 3, failure taxonomy).
-  'configuration_incomplete',
-  'sandbox_unavailable',
+  // The failure taxonomy (DESIGN.md section 3): every failed attempt and refused run gets one.
+  'process_exit',
   'spawn_failed',
+  'auth_required',
+  'auth_expired',
+  'quota_exhausted',
+  'rate_limited',
+  'ai_connection_busy',
+  'sandbox_unavailable',
+  'configuration_incomplete',
+  'cancelled',
+  'stranded',
   // Anything unexpected. The message is generic; details go to the log, never to the UI.
   'internal',
 ] as const;

@@ -2,6 +2,9 @@ import type { Agent, Environment } from '../../shared/entities';
 import type { LedgerDb } from './ledger-db';
 import { isoNow } from './ids';
 
+/** An agent as stored; the profile revision is derived from the catalog by the agent service. */
+export type StoredAgent = Omit<Agent, 'profileRevision'>;
+
 interface AgentRow {
   id: string;
   name: string;
@@ -12,6 +15,8 @@ interface AgentRow {
   home_mode: Agent['homeMode'];
   environment_id: string;
   connection_id: string | null;
+  executable_path: string | null;
+  command_args_json: string | null;
   created_at: number;
 }
 
@@ -23,22 +28,69 @@ interface EnvironmentRow {
   requires_connection: number;
 }
 
+function toAgent(row: AgentRow): StoredAgent {
+  return {
+    id: row.id,
+    name: row.name,
+    providerId: row.provider_id,
+    model: row.model,
+    profileId: row.profile_id,
+    capacity: row.capacity,
+    homeMode: row.home_mode,
+    environmentId: row.environment_id,
+    connectionId: row.connection_id,
+    executablePath: row.executable_path,
+    commandArgs: row.command_args_json === null ? null : (JSON.parse(row.command_args_json) as string[]),
+    createdAt: isoNow(row.created_at),
+  };
+}
+
+export type AgentWrite = Omit<StoredAgent, 'id' | 'createdAt' | 'connectionId'>;
+
 export class AgentsRepository {
   constructor(private readonly db: LedgerDb) {}
 
-  list(): Agent[] {
-    return (this.db.prepare('SELECT * FROM agents ORDER BY name COLLATE NOCASE').all() as AgentRow[]).map((row) => ({
-      id: row.id,
-      name: row.name,
-      providerId: row.provider_id,
-      model: row.model,
-      profileId: row.profile_id,
-      capacity: row.capacity,
-      homeMode: row.home_mode,
-      environmentId: row.environment_id,
-      connectionId: row.connection_id,
-      createdAt: isoNow(row.created_at),
-    }));
+  list(): StoredAgent[] {
+    return (this.db.prepare('SELECT * FROM agents WHERE deleted_at IS NULL ORDER BY name COLLATE NOCASE').all() as AgentRow[]).map(toAgent);
+  }
+
+  /** Deleted agents too: a run's history still names the agent that made it. */
+  get(id: string): (StoredAgent & { deleted: boolean }) | undefined {
+    const row = this.db.prepare('SELECT * FROM agents WHERE id = ?').get(id) as (AgentRow & { deleted_at: number | null }) | undefined;
+    return row && { ...toAgent(row), deleted: row.deleted_at !== null };
+  }
+
+  findByName(name: string): StoredAgent | undefined {
+    const row = this.db.prepare('SELECT * FROM agents WHERE name = ? COLLATE NOCASE AND deleted_at IS NULL').get(name) as AgentRow | undefined;
+    return row && toAgent(row);
+  }
+
+  insert(id: string, agent: AgentWrite, at: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id,
+           executable_path, command_args_json, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, ...agentValues(agent), at, at);
+  }
+
+  update(id: string, agent: AgentWrite, at: number): void {
+    this.db
+      .prepare(
+        `UPDATE agents SET name = ?, provider_id = ?, model = ?, profile_id = ?, capacity = ?, home_mode = ?,
+           environment_id = ?, executable_path = ?, command_args_json = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(...agentValues(agent), at, id);
+  }
+
+  /** Marks the agent deleted and frees its name; its runs keep pointing at it. */
+  markDeleted(id: string, at: number): boolean {
+    return (
+      this.db
+        .prepare("UPDATE agents SET deleted_at = ?, name = name || ' (deleted ' || id || ')', updated_at = ? WHERE id = ? AND deleted_at IS NULL")
+        .run(at, at, id).changes === 1
+    );
   }
 
   listEnvironments(): Environment[] {
@@ -50,4 +102,22 @@ export class AgentsRepository {
       requiresConnection: row.requires_connection === 1,
     }));
   }
+
+  getEnvironment(id: string): Environment | undefined {
+    return this.listEnvironments().find((env) => env.id === id);
+  }
+}
+
+function agentValues(agent: AgentWrite) {
+  return [
+    agent.name,
+    agent.providerId,
+    agent.model,
+    agent.profileId,
+    agent.capacity,
+    agent.homeMode,
+    agent.environmentId,
+    agent.executablePath,
+    agent.commandArgs === null ? null : JSON.stringify(agent.commandArgs),
+  ] as const;
 }

@@ -1,4 +1,5 @@
-import type { RunStatus, RunSummary } from '../../shared/entities';
+import type { Attempt, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
+import type { OperatorErrorShape } from '../../shared/errors';
 import type { LedgerDb } from './ledger-db';
 import { isoNow, toIso } from './ids';
 
@@ -14,6 +15,52 @@ interface RunSummaryRow {
   created_at: number;
   started_at: number | null;
   ended_at: number | null;
+}
+
+/** The run row itself, for the run service (which owns what the JSON columns hold). */
+export interface RunRow {
+  id: string;
+  task_id: string;
+  agent_id: string;
+  status: RunStatus;
+  admission_json: string | null;
+  config_fingerprint: string | null;
+  base_revision: string | null;
+  task_root: string | null;
+  cwd: string | null;
+  failure_json: string | null;
+  submission_json: string | null;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+}
+
+interface AttemptRow {
+  id: string;
+  run_id: string;
+  number: number;
+  status: Attempt['status'];
+  failure_code: string | null;
+  exit_code: number | null;
+  signal: string | null;
+  retry_at: number | null;
+  started_at: number | null;
+  ended_at: number | null;
+}
+
+interface LocatorRow {
+  kind: 'process' | 'session';
+  payload_json: string;
+  revision: string;
+  updated_at: number;
+}
+
+interface EventRow {
+  id: number;
+  attempt_number: number | null;
+  kind: string;
+  payload_json: string;
+  created_at: number;
 }
 
 export interface RunListFilter {
@@ -32,6 +79,41 @@ function encodeCursor(row: RunSummaryRow): string {
 function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
   const match = /^(\d+):(.+)$/.exec(cursor);
   return match ? { createdAt: Number(match[1]), id: match[2]! } : undefined;
+}
+
+const summarySelect = `
+  SELECT r.id, r.task_id, t.title AS task_title, r.agent_id, a.name AS agent_name, t.project_id, r.status,
+         (SELECT count(*) FROM attempts WHERE run_id = r.id) AS attempt,
+         r.created_at, r.started_at, r.ended_at
+  FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id`;
+
+function toSummary(row: RunSummaryRow): RunSummary {
+  return {
+    id: row.id,
+    taskId: row.task_id,
+    taskTitle: row.task_title,
+    agentId: row.agent_id,
+    agentName: row.agent_name,
+    projectId: row.project_id,
+    status: row.status,
+    attempt: row.attempt,
+    createdAt: isoNow(row.created_at),
+    startedAt: toIso(row.started_at),
+    endedAt: toIso(row.ended_at),
+  };
+}
+
+function toAttempt(row: AttemptRow): Attempt {
+  return {
+    number: row.number,
+    status: row.status,
+    failureCode: row.failure_code,
+    exitCode: row.exit_code,
+    signal: row.signal,
+    retryAt: toIso(row.retry_at),
+    startedAt: toIso(row.started_at),
+    endedAt: toIso(row.ended_at),
+  };
 }
 
 export class RunsRepository {
@@ -60,32 +142,166 @@ export class RunsRepository {
       params.push(cursor.createdAt, cursor.createdAt, cursor.id);
     }
     const rows = this.db
-      .prepare(
-        `SELECT r.id, r.task_id, t.title AS task_title, r.agent_id, a.name AS agent_name, t.project_id, r.status,
-                (SELECT count(*) FROM attempts WHERE run_id = r.id) AS attempt,
-                r.created_at, r.started_at, r.ended_at
-         FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id
-         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY r.created_at DESC, r.id DESC
-         LIMIT ?`,
-      )
+      .prepare(`${summarySelect} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`)
       .all(...params, limit + 1) as RunSummaryRow[];
     const page = rows.slice(0, limit);
-    return {
-      runs: page.map((row) => ({
-        id: row.id,
-        taskId: row.task_id,
-        taskTitle: row.task_title,
-        agentId: row.agent_id,
-        agentName: row.agent_name,
-        projectId: row.project_id,
-        status: row.status,
-        attempt: row.attempt,
-        createdAt: isoNow(row.created_at),
-        startedAt: toIso(row.started_at),
-        endedAt: toIso(row.ended_at),
-      })),
-      nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!) : null,
-    };
+    return { runs: page.map(toSummary), nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!) : null };
+  }
+
+  summary(runId: string): RunSummary | undefined {
+    const row = this.db.prepare(`${summarySelect} WHERE r.id = ?`).get(runId) as RunSummaryRow | undefined;
+    return row && toSummary(row);
+  }
+
+  row(runId: string): RunRow | undefined {
+    return this.db.prepare('SELECT * FROM runs WHERE id = ?').get(runId) as RunRow | undefined;
+  }
+
+  /** Runs in these states, oldest first (the queue's order). */
+  withStatus(statuses: readonly RunStatus[]): RunRow[] {
+    return this.db
+      .prepare(`SELECT * FROM runs WHERE status IN (${statuses.map(() => '?').join(', ')}) ORDER BY created_at, id`)
+      .all(...statuses) as RunRow[];
+  }
+
+  insert(run: { id: string; taskId: string; agentId: string; status: RunStatus; createdAt: number; failure?: OperatorErrorShape | null }): void {
+    this.db
+      .prepare(
+        `INSERT INTO runs (id, task_id, agent_id, status, failure_json, created_at, ended_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        run.id,
+        run.taskId,
+        run.agentId,
+        run.status,
+        run.failure ? JSON.stringify(run.failure) : null,
+        run.createdAt,
+        run.status === 'refused' ? run.createdAt : null,
+      );
+  }
+
+  update(
+    runId: string,
+    changes: {
+      status?: RunStatus;
+      admissionJson?: string;
+      configFingerprint?: string;
+      taskRoot?: string | null;
+      cwd?: string | null;
+      baseRevision?: string | null;
+      failure?: OperatorErrorShape | null;
+      submissionJson?: string | null;
+      startedAt?: number | null;
+      endedAt?: number | null;
+    },
+  ): void {
+    const columns: Record<string, unknown> = {};
+    if (changes.status !== undefined) columns.status = changes.status;
+    if (changes.admissionJson !== undefined) columns.admission_json = changes.admissionJson;
+    if (changes.configFingerprint !== undefined) columns.config_fingerprint = changes.configFingerprint;
+    if (changes.taskRoot !== undefined) columns.task_root = changes.taskRoot;
+    if (changes.cwd !== undefined) columns.cwd = changes.cwd;
+    if (changes.baseRevision !== undefined) columns.base_revision = changes.baseRevision;
+    if (changes.failure !== undefined) columns.failure_json = changes.failure ? JSON.stringify(changes.failure) : null;
+    if (changes.submissionJson !== undefined) columns.submission_json = changes.submissionJson;
+    if (changes.startedAt !== undefined) columns.started_at = changes.startedAt;
+    if (changes.endedAt !== undefined) columns.ended_at = changes.endedAt;
+    const names = Object.keys(columns);
+    if (names.length === 0) return;
+    this.db.prepare(`UPDATE runs SET ${names.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`).run(...Object.values(columns), runId);
+  }
+
+  activeCountByAgent(agentId: string): number {
+    return (
+      this.db
+        .prepare("SELECT count(*) AS n FROM runs WHERE agent_id = ? AND status IN ('admitted', 'preparing', 'running')")
+        .get(agentId) as { n: number }
+    ).n;
+  }
+
+  hasOpenRuns(agentId: string): boolean {
+    return (
+      this.db
+        .prepare("SELECT count(*) AS n FROM runs WHERE agent_id = ? AND status IN ('queued', 'admitted', 'preparing', 'running')")
+        .get(agentId) as { n: number }
+    ).n > 0;
+  }
+
+  // Attempts ---------------------------------------------------------------------------------------
+
+  insertAttempt(attempt: { id: string; runId: string; number: number; startedAt: number }): void {
+    this.db
+      .prepare("INSERT INTO attempts (id, run_id, number, status, started_at) VALUES (?, ?, ?, 'running', ?)")
+      .run(attempt.id, attempt.runId, attempt.number, attempt.startedAt);
+  }
+
+  finishAttempt(
+    attemptId: string,
+    outcome: { status: Attempt['status']; failureCode: string | null; exitCode: number | null; signal: string | null; retryAt: number | null; endedAt: number },
+  ): void {
+    this.db
+      .prepare('UPDATE attempts SET status = ?, failure_code = ?, exit_code = ?, signal = ?, retry_at = ?, ended_at = ? WHERE id = ?')
+      .run(outcome.status, outcome.failureCode, outcome.exitCode, outcome.signal, outcome.retryAt, outcome.endedAt, attemptId);
+  }
+
+  clearRetry(runId: string): void {
+    this.db.prepare('UPDATE attempts SET retry_at = NULL WHERE run_id = ?').run(runId);
+  }
+
+  attempts(runId: string): Attempt[] {
+    return (this.db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY number').all(runId) as AttemptRow[]).map(toAttempt);
+  }
+
+  lastAttempt(runId: string): (Attempt & { id: string }) | undefined {
+    const row = this.db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY number DESC LIMIT 1').get(runId) as AttemptRow | undefined;
+    return row && { ...toAttempt(row), id: row.id };
+  }
+
+  // Locators ---------------------------------------------------------------------------------------
+
+  saveLocator(runId: string, kind: 'process' | 'session', payload: Record<string, unknown>, revision: string, at: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO locators (run_id, kind, payload_json, revision, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (run_id, kind) DO UPDATE SET payload_json = excluded.payload_json, revision = excluded.revision,
+           updated_at = excluded.updated_at`,
+      )
+      .run(runId, kind, JSON.stringify(payload), revision, at, at);
+  }
+
+  locators(runId: string): Array<{ kind: 'process' | 'session'; data: Record<string, unknown>; revision: string; updatedAt: string }> {
+    return (this.db.prepare('SELECT * FROM locators WHERE run_id = ? ORDER BY kind').all(runId) as LocatorRow[]).map((row) => ({
+      kind: row.kind,
+      data: JSON.parse(row.payload_json) as Record<string, unknown>,
+      revision: row.revision,
+      updatedAt: isoNow(row.updated_at),
+    }));
+  }
+
+  // Timeline ---------------------------------------------------------------------------------------
+
+  appendEvents(runId: string, attemptId: string | null, events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>, at: number): void {
+    const insert = this.db.prepare('INSERT INTO run_events (run_id, attempt_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const event of events) insert.run(runId, attemptId, event.kind, JSON.stringify(event.data), at);
+    })();
+  }
+
+  events(runId: string, afterId: number, limit: number): RunEvent[] {
+    const rows = this.db
+      .prepare(
+        `SELECT e.id, a.number AS attempt_number, e.kind, e.payload_json, e.created_at
+         FROM run_events e LEFT JOIN attempts a ON a.id = e.attempt_id
+         WHERE e.run_id = ? AND e.id > ? ORDER BY e.id LIMIT ?`,
+      )
+      .all(runId, afterId, limit) as EventRow[];
+    return rows.map((row) => ({
+      id: row.id,
+      attempt: row.attempt_number,
+      kind: row.kind,
+      at: isoNow(row.created_at),
+      data: JSON.parse(row.payload_json) as Record<string, unknown>,
+    }));
   }
 }

@@ -28,6 +28,10 @@ export interface SubscribeOutputOptions {
 }
 
 export interface OutputSubscription {
+  /** Where the replay starts (the tail's start, or the clamped offset asked for). */
+  readonly fromOffset: number;
+  /** The run's output size when the viewer subscribed. */
+  readonly liveEnd: number;
   /** The viewer has parsed this many more bytes (xterm.js's write callback); frees window. */
   ack(bytesParsed: number): void;
   close(): void;
@@ -132,6 +136,8 @@ export class OutputFanout {
       this.pump(viewer);
     });
     return {
+      fromOffset: viewer.cursor,
+      liveEnd,
       ack: (bytesParsed) => {
         if (viewer.closed || !(bytesParsed > 0)) return;
         viewer.unacked = Math.max(0, viewer.unacked - bytesParsed);

@@ -1,5 +1,6 @@
 import { initialSchema } from './001-initial';
 import { noticeDedupe } from './002-notice-dedupe';
+import { launchDetails } from './003-launch-details';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,5 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initialSchema },
   { version: 2, name: 'notice-dedupe', sql: noticeDedupe },
+  { version: 3, name: 'launch-details', sql: launchDetails },
 ];

@@ -1,0 +1,128 @@
+import type { Agent } from '../../shared/entities';
+import { OperatorError } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import { newId } from '../ledger/ids';
+import type { Ledger } from '../ledger/ledger';
+import type { AgentWrite } from '../ledger/agents-repository';
+import { defaultModel, type ProviderCatalog } from '../providers/catalog';
+import type { EventHub } from '../transport/event-hub';
+import { withProfileRevision } from './agent-launch';
+
+export interface AgentFields {
+  name?: string | undefined;
+  providerId?: string | undefined;
+  model?: string | undefined;
+  profileId?: string | undefined;
+  capacity?: number | undefined;
+  homeMode?: Agent['homeMode'] | undefined;
+  environmentId?: string | undefined;
+  executablePath?: string | null | undefined;
+  commandArgs?: string[] | null | undefined;
+}
+
+/** Agents: a named execution target (provider, model, profile, capacity) in an environment. */
+export class AgentService {
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly catalog: ProviderCatalog,
+    private readonly events: EventHub,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  list(): Agent[] {
+    return this.ledger.agents.list().map((agent) => withProfileRevision(this.catalog, agent));
+  }
+
+  get(agentId: string): Agent {
+    const agent = this.ledger.agents.get(agentId);
+    if (!agent || agent.deleted) {
+      throw new OperatorError({ code: 'not_found', message: 'That agent is no longer in the console.', actionUrl: actionRoute({ kind: 'agents' }) });
+    }
+    return withProfileRevision(this.catalog, agent);
+  }
+
+  create(fields: AgentFields & { name: string; providerId: string; model: string; profileId: string }): Agent {
+    const write = this.validate({
+      name: fields.name,
+      providerId: fields.providerId,
+      model: fields.model,
+      profileId: fields.profileId,
+      capacity: fields.capacity ?? 1,
+      // New agents run locally with the operator's own login until they choose otherwise.
+      homeMode: fields.homeMode ?? 'preconfigured',
+      environmentId: fields.environmentId ?? 'env_local',
+      executablePath: fields.executablePath ?? null,
+      commandArgs: fields.commandArgs ?? null,
+    });
+    this.requireUniqueName(write.name);
+    const id = newId('agt');
+    this.ledger.agents.insert(id, write, this.now());
+    this.events.emit('agentsChanged', {});
+    return this.get(id);
+  }
+
+  update(agentId: string, changes: AgentFields): Agent {
+    const current = this.get(agentId);
+    const merged: AgentWrite = {
+      name: changes.name ?? current.name,
+      providerId: changes.providerId ?? current.providerId,
+      model: changes.model ?? current.model,
+      profileId: changes.profileId ?? current.profileId,
+      capacity: changes.capacity ?? current.capacity,
+      homeMode: changes.homeMode ?? current.homeMode,
+      environmentId: changes.environmentId ?? current.environmentId,
+      executablePath: changes.executablePath === undefined ? current.executablePath : changes.executablePath,
+      commandArgs: changes.commandArgs === undefined ? current.commandArgs : changes.commandArgs,
+    };
+    const write = this.validate(merged);
+    if (write.name.toLowerCase() !== current.name.toLowerCase()) this.requireUniqueName(write.name);
+    this.ledger.agents.update(agentId, write, this.now());
+    this.events.emit('agentsChanged', {});
+    return this.get(agentId);
+  }
+
+  delete(agentId: string, hasActiveRuns: (agentId: string) => boolean): { agentId: string } {
+    this.get(agentId);
+    if (hasActiveRuns(agentId)) {
+      throw new OperatorError({
+        code: 'conflict',
+        message: 'This agent has runs queued or running. Stop them first, then delete the agent.',
+        actionUrl: actionRoute({ kind: 'runs' }),
+      });
+    }
+    this.ledger.agents.markDeleted(agentId, this.now());
+    this.events.emit('agentsChanged', {});
+    return { agentId };
+  }
+
+  private requireUniqueName(name: string): void {
+    if (this.ledger.agents.findByName(name)) {
+      throw new OperatorError({ code: 'conflict', message: `There is already an agent named “${name}”. Choose another name.` });
+    }
+  }
+
+  /** Checks the fields against the catalog and the environments, so a saved agent can always launch. */
+  private validate(agent: AgentWrite): AgentWrite {
+    const provider = this.catalog.getProvider(agent.providerId);
+    const profile = this.catalog.getProfile(agent.providerId, agent.profileId);
+    if (provider.models.length > 0 && !provider.models.some((model) => model.id === agent.model)) {
+      throw new OperatorError({
+        code: 'invalid_request',
+        message: `${provider.displayName} has no model “${agent.model}”. Choose one of: ${provider.models.map((m) => m.id).join(', ')}.`,
+      });
+    }
+    if (!this.ledger.agents.getEnvironment(agent.environmentId)) {
+      throw new OperatorError({ code: 'invalid_request', message: 'That environment does not exist. Choose Local or Sandboxed.' });
+    }
+    if (provider.adapter === 'command' && !agent.executablePath && !profile.executable) {
+      throw new OperatorError({
+        code: 'invalid_request',
+        message: 'A command agent needs the program to run: set its executable path.',
+      });
+    }
+    if (provider.adapter !== 'command' && agent.commandArgs) {
+      throw new OperatorError({ code: 'invalid_request', message: `Arguments are set by ${provider.displayName}'s launch profile, not per agent.` });
+    }
+    return { ...agent, model: agent.model || defaultModel(provider) || 'default' };
+  }
+}

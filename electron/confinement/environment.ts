@@ -1,0 +1,152 @@
+import path from 'node:path';
+import type { TaskRoot } from './task-root';
+
+/**
+ * The environment a confined run starts with. It is built up from nothing: a short allow-list of the
+ * operator's variables that programs need to behave (PATH, locale, terminal, user name), then the
+ * confinement's own variables. The operator's whole environment is never passed on: it holds API
+ * keys, tokens and agent sockets that an unattended agent must not see.
+ */
+
+/** Operator variables a run may inherit, by exact name. `LC_*` is matched by prefix. */
+export const operatorVariableAllowList = ['PATH', 'LANG', 'TERM', 'COLORTERM', 'USER', 'LOGNAME', 'SHELL', 'TZ'] as const;
+
+/** Where each CLI keeps its state, and the folder for it inside the task's `cache`. */
+export const providerHomeVariables = {
+  codex: { name: 'CODEX_HOME', folder: 'codex-home' },
+  claude: { name: 'CLAUDE_CONFIG_DIR', folder: 'claude-config' },
+  pi: { name: 'PI_CODING_AGENT_DIR', folder: 'pi-agent' },
+  gemini: { name: 'GEMINI_CLI_HOME', folder: 'gemini-home' },
+} as const;
+
+export type KnownProviderId = keyof typeof providerHomeVariables;
+
+export interface EnvironmentVariable {
+  name: string;
+  value: string;
+}
+
+// The provider catalog (resources/providers/catalog.json) names two CLIs by their product names.
+const providerIdAliases: Record<string, KnownProviderId> = { 'claude-code': 'claude', 'gemini-cli': 'gemini' };
+
+/** The home layout a provider id (or its catalog alias) uses, or null for a generic command. */
+export function knownProvider(providerId: string): KnownProviderId | null {
+  if (Object.hasOwn(providerHomeVariables, providerId)) return providerId as KnownProviderId;
+  return Object.hasOwn(providerIdAliases, providerId) ? (providerIdAliases[providerId] ?? null) : null;
+}
+
+/** The provider's home variable pointing inside the task's cache, or null for a generic command. */
+export function providerHomeVariable(providerId: string, cache: string): EnvironmentVariable | null {
+  const known = knownProvider(providerId);
+  if (!known) return null;
+  const entry = providerHomeVariables[known];
+  return { name: entry.name, value: path.join(cache, entry.folder) };
+}
+
+export const taskRootVariable = 'OPERATOR_CONSOLE_TASK_ROOT';
+
+// Substrings that mark a name as a credential. Matching is deliberately broad (a false positive
+// costs the operator one renamed variable; a false negative leaks a key to an unattended agent).
+const credentialNameParts = ['KEY', 'TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'AUTH', 'CREDENTIAL'];
+// Names that contain a credential word but are plainly not secrets, and that agents need to commit.
+const notCredentials = new Set(['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_AUTHOR_DATE']);
+
+export function looksLikeCredential(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (notCredentials.has(upper)) return false;
+  return credentialNameParts.some((part) => upper.includes(part));
+}
+
+/** Never passed, whoever asks: it lets a process sign as the operator with their SSH keys. */
+const forbiddenNames = new Set(['SSH_AUTH_SOCK']);
+
+export type WithheldReason = 'credential' | 'reserved' | 'ssh-agent';
+
+export interface WithheldVariable {
+  name: string;
+  source: 'operator' | 'profile' | 'extra' | 'delivered';
+  reason: WithheldReason;
+}
+
+export interface ConfinedEnvironmentInput {
+  operatorEnv: Record<string, string | undefined>;
+  taskRoot: Pick<TaskRoot, 'root' | 'view' | 'tmp' | 'cache' | 'home'>;
+  /** From `prepareProviderHome`; must point inside the task's cache. */
+  providerHomeVar?: EnvironmentVariable | null;
+  /** The launch profile's own entries. */
+  profileEnv: Record<string, string>;
+  /**
+   * Secrets the console delivers for this run (a managed AI connection's key). The only way a
+   * credential-like name reaches a run; the caller redacts these values from the run's output.
+   */
+  deliveredSecrets?: Record<string, string>;
+  /** Console-owned variables, e.g. the egress proxy's HTTPS_PROXY/HTTP_PROXY/NO_PROXY. */
+  extra?: Record<string, string>;
+}
+
+export interface ConfinedEnvironment {
+  env: Record<string, string>;
+  /** Names that were asked for but not passed, so the run detail can say why a variable is missing. */
+  withheld: WithheldVariable[];
+}
+
+export function buildConfinedEnvironment(input: ConfinedEnvironmentInput): ConfinedEnvironment {
+  const { taskRoot } = input;
+  if (input.providerHomeVar && !isInside(input.providerHomeVar.value, taskRoot.cache)) {
+    throw new Error(`${input.providerHomeVar.name} must point inside the task's cache (${taskRoot.cache}).`);
+  }
+
+  // The variables confinement depends on. They are applied last so nothing (profile, extra,
+  // delivered) can point a run back at the operator's real home or temporary folder.
+  const confinement: Record<string, string> = {
+    HOME: taskRoot.home,
+    TMPDIR: taskRoot.tmp,
+    TMP: taskRoot.tmp,
+    TEMP: taskRoot.tmp,
+    PWD: taskRoot.view,
+    [taskRootVariable]: taskRoot.root,
+  };
+  if (input.providerHomeVar) confinement[input.providerHomeVar.name] = input.providerHomeVar.value;
+  const reserved = new Set([...Object.keys(confinement), ...Object.values(providerHomeVariables).map((entry) => entry.name)]);
+
+  const env: Record<string, string> = {};
+  const withheld: WithheldVariable[] = [];
+
+  for (const [name, value] of Object.entries(input.operatorEnv)) {
+    if (value === undefined || !isAllowListed(name)) continue;
+    if (forbiddenNames.has(name)) continue;
+    if (looksLikeCredential(name)) {
+      withheld.push({ name, source: 'operator', reason: 'credential' });
+      continue;
+    }
+    env[name] = value;
+  }
+
+  const layer = (entries: Record<string, string> | undefined, source: WithheldVariable['source']) => {
+    for (const [name, value] of Object.entries(entries ?? {})) {
+      if (forbiddenNames.has(name)) withheld.push({ name, source, reason: 'ssh-agent' });
+      else if (reserved.has(name)) withheld.push({ name, source, reason: 'reserved' });
+      else if (source !== 'delivered' && looksLikeCredential(name)) withheld.push({ name, source, reason: 'credential' });
+      else env[name] = value;
+    }
+  };
+  layer(input.profileEnv, 'profile');
+  layer(input.extra, 'extra');
+  layer(input.deliveredSecrets, 'delivered');
+
+  Object.assign(env, confinement);
+  // CLIs draw plain text without these; every console terminal is a capable xterm.js.
+  env.TERM ??= 'xterm-256color';
+  env.COLORTERM ??= 'truecolor';
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  return { env, withheld };
+}
+
+function isAllowListed(name: string): boolean {
+  return (operatorVariableAllowList as readonly string[]).includes(name) || name.startsWith('LC_');
+}
+
+function isInside(candidate: string, folder: string): boolean {
+  const relative = path.relative(folder, candidate);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}

@@ -1,0 +1,188 @@
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deliverCredentialFiles, prepareProviderHome, removeDeliveredFiles } from './provider-home';
+
+let base: string;
+let operatorHome: string;
+let cache: string;
+
+function plant(file: string, content = `${path.basename(file)}\n`): string {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, content, { mode: 0o600 });
+  return file;
+}
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'oc-provider-home-')));
+  operatorHome = path.join(base, 'home');
+  cache = path.join(base, 'task', 'cache');
+  mkdirSync(operatorHome, { recursive: true });
+  mkdirSync(cache, { recursive: true });
+});
+
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+describe('prepareProviderHome, preconfigured', () => {
+  it("links Codex's auth.json and config.toml from ~/.codex, and preparing twice still works", async () => {
+    const auth = plant(path.join(operatorHome, '.codex', 'auth.json'));
+    const config = plant(path.join(operatorHome, '.codex', 'config.toml'));
+    plant(path.join(operatorHome, '.codex', 'history.jsonl'));
+    const input = { providerId: 'codex', mode: 'preconfigured' as const, cache, operatorHome, operatorEnv: {} };
+
+    const first = await prepareProviderHome(input);
+    const codexHome = path.join(cache, 'codex-home');
+    expect(first.homeVar).toEqual({ name: 'CODEX_HOME', value: codexHome });
+    expect(first.links).toEqual([
+      { path: path.join(codexHome, 'auth.json'), target: auth },
+      { path: path.join(codexHome, 'config.toml'), target: config },
+    ]);
+    expect(readlinkSync(path.join(codexHome, 'auth.json'))).toBe(auth);
+    expect(readlinkSync(path.join(codexHome, 'config.toml'))).toBe(config);
+    // Runtime state is the task's own: nothing else of ~/.codex is linked.
+    expect(readdirSync(codexHome).sort()).toEqual(['auth.json', 'config.toml']);
+
+    const second = await prepareProviderHome(input);
+    expect(second).toEqual(first);
+    expect(readlinkSync(path.join(codexHome, 'auth.json'))).toBe(auth);
+  });
+
+  it("honours the operator's CODEX_HOME and replaces stale links", async () => {
+    const custom = path.join(base, 'custom-codex');
+    const auth = plant(path.join(custom, 'auth.json'));
+    const codexHome = path.join(cache, 'codex-home');
+    mkdirSync(codexHome, { recursive: true });
+    symlinkSync(path.join(base, 'somewhere-else.json'), path.join(codexHome, 'auth.json'));
+    symlinkSync(path.join(base, 'old-config.toml'), path.join(codexHome, 'config.toml'));
+
+    const result = await prepareProviderHome({ providerId: 'codex', mode: 'preconfigured', cache, operatorHome, operatorEnv: { CODEX_HOME: custom } });
+    expect(result.links).toEqual([{ path: path.join(codexHome, 'auth.json'), target: auth }]);
+    expect(readlinkSync(path.join(codexHome, 'auth.json'))).toBe(auth);
+    // The operator has no config.toml there: the stale link is gone rather than left dangling.
+    expect(() => lstatSync(path.join(codexHome, 'config.toml'))).toThrow();
+  });
+
+  it('links Claude Code files from ~/.claude and ~/.claude.json, or from CLAUDE_CONFIG_DIR', async () => {
+    const credentials = plant(path.join(operatorHome, '.claude', '.credentials.json'));
+    const state = plant(path.join(operatorHome, '.claude.json'));
+    const settings = plant(path.join(operatorHome, '.claude', 'settings.json'));
+    const claudeHome = path.join(cache, 'claude-config');
+    const byDefault = await prepareProviderHome({ providerId: 'claude-code', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
+    expect(byDefault.homeVar).toEqual({ name: 'CLAUDE_CONFIG_DIR', value: claudeHome });
+    expect(byDefault.links.map((link) => [path.relative(claudeHome, link.path), link.target])).toEqual([
+      ['.credentials.json', credentials],
+      ['.claude.json', state],
+      ['settings.json', settings],
+    ]);
+
+    const custom = path.join(base, 'claude-custom');
+    const customCredentials = plant(path.join(custom, '.credentials.json'));
+    const customState = plant(path.join(custom, '.claude.json'));
+    const withOverride = await prepareProviderHome({
+      providerId: 'claude',
+      mode: 'preconfigured',
+      cache,
+      operatorHome,
+      operatorEnv: { CLAUDE_CONFIG_DIR: custom },
+    });
+    expect(withOverride.links.map((link) => link.target)).toEqual([customCredentials, customState]);
+    expect(() => lstatSync(path.join(claudeHome, 'settings.json'))).toThrow();
+  });
+
+  it('links Pi files from ~/.pi/agent or PI_CODING_AGENT_DIR (with ~ expanded)', async () => {
+    const auth = plant(path.join(operatorHome, '.pi', 'agent', 'auth.json'));
+    const models = plant(path.join(operatorHome, '.pi', 'agent', 'models.json'));
+    const result = await prepareProviderHome({ providerId: 'pi', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
+    expect(result.homeVar).toEqual({ name: 'PI_CODING_AGENT_DIR', value: path.join(cache, 'pi-agent') });
+    expect(result.links.map((link) => link.target)).toEqual([auth, models]);
+
+    const settings = plant(path.join(operatorHome, 'pi-elsewhere', 'settings.json'));
+    const overridden = await prepareProviderHome({
+      providerId: 'pi',
+      mode: 'preconfigured',
+      cache,
+      operatorHome,
+      operatorEnv: { PI_CODING_AGENT_DIR: '~/pi-elsewhere' },
+    });
+    expect(overridden.links).toEqual([{ path: path.join(cache, 'pi-agent', 'settings.json'), target: settings }]);
+  });
+
+  it('links Gemini CLI files under .gemini, from the home or GEMINI_CLI_HOME', async () => {
+    const settings = plant(path.join(operatorHome, '.gemini', 'settings.json'));
+    const oauth = plant(path.join(operatorHome, '.gemini', 'oauth_creds.json'));
+    const accounts = plant(path.join(operatorHome, '.gemini', 'google_accounts.json'));
+    const geminiHome = path.join(cache, 'gemini-home');
+    const result = await prepareProviderHome({ providerId: 'gemini', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
+    expect(result.homeVar).toEqual({ name: 'GEMINI_CLI_HOME', value: geminiHome });
+    expect(result.links).toEqual([
+      { path: path.join(geminiHome, '.gemini', 'settings.json'), target: settings },
+      { path: path.join(geminiHome, '.gemini', 'oauth_creds.json'), target: oauth },
+      { path: path.join(geminiHome, '.gemini', 'google_accounts.json'), target: accounts },
+    ]);
+
+    const elsewhere = path.join(base, 'gemini-elsewhere');
+    const otherSettings = plant(path.join(elsewhere, '.gemini', 'settings.json'));
+    const overridden = await prepareProviderHome({
+      providerId: 'gemini',
+      mode: 'preconfigured',
+      cache,
+      operatorHome,
+      operatorEnv: { GEMINI_CLI_HOME: elsewhere },
+    });
+    expect(overridden.links.map((link) => link.target)).toEqual([otherSettings]);
+  });
+
+  it('has no home for a generic command', async () => {
+    expect(await prepareProviderHome({ providerId: 'my-script', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} })).toEqual({
+      homeVar: null,
+      dir: null,
+      links: [],
+    });
+  });
+});
+
+describe('prepareProviderHome, isolated', () => {
+  it("is an empty home with nothing of the operator's, even after a preconfigured one", async () => {
+    plant(path.join(operatorHome, '.codex', 'auth.json'));
+    plant(path.join(operatorHome, '.codex', 'config.toml'));
+    await prepareProviderHome({ providerId: 'codex', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
+
+    const isolated = await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} });
+    expect(isolated.links).toEqual([]);
+    expect(isolated.homeVar).toEqual({ name: 'CODEX_HOME', value: path.join(cache, 'codex-home') });
+    expect(readdirSync(path.join(cache, 'codex-home'))).toEqual([]);
+    expect(await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} })).toEqual(isolated);
+  });
+
+  it('delivers credential files readable by the owner only, and removes them', async () => {
+    const home = (await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} })).dir!;
+    const written = await deliverCredentialFiles({
+      providerHome: home,
+      files: [
+        { relativePath: 'auth.json', content: '{"OPENAI_API_KEY":"sk-managed"}' },
+        { relativePath: 'nested/config.toml', content: 'cli_auth_credentials_store = "file"\n' },
+      ],
+    });
+    expect(written).toEqual([path.join(home, 'auth.json'), path.join(home, 'nested', 'config.toml')]);
+    for (const file of written) expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path.join(home, 'auth.json'), 'utf8')).toBe('{"OPENAI_API_KEY":"sk-managed"}');
+
+    await removeDeliveredFiles(written);
+    for (const file of written) expect(() => statSync(file)).toThrow();
+  });
+
+  it("never writes through a link into the operator's file, and refuses paths outside the home", async () => {
+    const operatorAuth = plant(path.join(operatorHome, '.codex', 'auth.json'), 'operator login\n');
+    const home = path.join(cache, 'codex-home');
+    mkdirSync(home, { recursive: true });
+    symlinkSync(operatorAuth, path.join(home, 'auth.json'));
+    await deliverCredentialFiles({ providerHome: home, files: [{ relativePath: 'auth.json', content: 'managed' }] });
+    expect(readFileSync(operatorAuth, 'utf8')).toBe('operator login\n');
+    expect(lstatSync(path.join(home, 'auth.json')).isSymbolicLink()).toBe(false);
+
+    await expect(deliverCredentialFiles({ providerHome: home, files: [{ relativePath: '../escape.json', content: 'x' }] })).rejects.toThrow(
+      /inside the provider home/,
+    );
+  });
+});

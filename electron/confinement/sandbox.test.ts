@@ -1,0 +1,480 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildBwrapArgs, probeSandbox, readOnlyRebindsFor, type NetworkMode } from './bwrap';
+import {
+  chooseRelayPort,
+  egressProxyEnvironment,
+  egressRelayCommand,
+  egressSocketPath,
+  findEgressRelayScript,
+  loopbackForwards,
+  startEgressProxy,
+  type EgressDecision,
+} from './egress-proxy';
+import { buildConfinedEnvironment, providerHomeVariable } from './environment';
+import { prepareProviderHome } from './provider-home';
+import { diffTaskView, gitProtectionFor, prepareTaskRoot, taskWritableRoots, type GitProtection, type TaskRoot } from './task-root';
+import {
+  git,
+  makeOperatorFixture,
+  otherProjectSecret,
+  pidsWithMarker,
+  plantedAwsSecret,
+  plantedSshKey,
+  runCommand,
+  waitFor,
+  type OperatorFixture,
+} from './test-fixtures';
+
+/**
+ * The guarantees of DESIGN.md section 4, tried from inside a real bubblewrap sandbox built the way a
+ * sandboxed run is: the operator's home (with planted secrets) holds the project, another project
+ * and the console's data directory, as on a Linux desktop.
+ */
+
+const node = process.execPath;
+const runId = 'run_sandbox';
+
+describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
+  let fixture: OperatorFixture;
+  let taskRoot: TaskRoot;
+  let protection: GitProtection;
+  const cleanups: Array<() => void | Promise<void>> = [];
+
+  beforeAll(async () => {
+    const probe = await probeSandbox();
+    // Not a skip: on Linux the sandbox is part of the product, and a broken probe must fail loudly.
+    expect(probe, probe.reason).toEqual({ available: true, level: 'bubblewrap' });
+    fixture = makeOperatorFixture('oc-sandbox-');
+    taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId, project: { path: fixture.project, isGitRepo: true } });
+    protection = (await gitProtectionFor(taskRoot))!;
+  });
+
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  afterAll(() => fixture?.cleanup());
+
+  function operatorEnv(): Record<string, string> {
+    return {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      USER: 'operator',
+      HOME: fixture.home,
+      OPENAI_API_KEY: 'sk-planted',
+      GITHUB_TOKEN: 'ghp_planted',
+      AWS_SECRET_ACCESS_KEY: plantedAwsSecret,
+      SSH_AUTH_SOCK: '/tmp/ssh-planted/agent.1',
+      // A secret whose name does not look like one: only the allow-list keeps it out.
+      DATABASE_URL: 'postgres://operator:db-planted@127.0.0.1/prod',
+      EDITOR: 'vim',
+    };
+  }
+
+  function confinedEnv(extra?: Record<string, string>): Record<string, string> {
+    return buildConfinedEnvironment({
+      operatorEnv: operatorEnv(),
+      taskRoot,
+      providerHomeVar: providerHomeVariable('codex', taskRoot.cache),
+      profileEnv: { FIXTURE: 'present' },
+      ...(extra ? { extra } : {}),
+    }).env;
+  }
+
+  interface SandboxOptions {
+    operatorHome?: string;
+    networkMode?: NetworkMode;
+    proxySocket?: string;
+    readOnlyRebinds?: string[];
+    extraEnv?: Record<string, string>;
+  }
+
+  function sandboxArgs(command: string[], options: SandboxOptions = {}): string[] {
+    return buildBwrapArgs({
+      taskRoot,
+      writableRoots: taskWritableRoots(taskRoot),
+      networkMode: options.networkMode ?? 'none',
+      operatorHome: options.operatorHome ?? fixture.home,
+      readOnlyRebinds: options.readOnlyRebinds ?? [],
+      hiddenPaths: [taskRoot.projectPath],
+      gitProtection: protection,
+      ...(options.proxySocket ? { proxySocket: options.proxySocket } : {}),
+      command,
+    });
+  }
+
+  function sandbox(command: string[], options: SandboxOptions = {}) {
+    return runCommand('bwrap', sandboxArgs(command, options), confinedEnv(options.extraEnv));
+  }
+
+  function sh(script: string, options: SandboxOptions = {}) {
+    return sandbox(['/bin/sh', '-c', script], options);
+  }
+
+  async function hostListener(): Promise<number> {
+    const server = net.createServer((socket) => socket.end('host-listener\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return (server.address() as net.AddressInfo).port;
+  }
+
+  async function hostHttpServer(body: string): Promise<number> {
+    const server = http.createServer((_request, response) => response.end(body));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return (server.address() as net.AddressInfo).port;
+  }
+
+  // A tiny TCP client run by Node inside the sandbox: prints CONNECTED <data> or FAILED <code>.
+  const connectScript = (port: number) =>
+    `const s=require('net').connect(${port},'127.0.0.1');let d='';` +
+    `s.on('data',c=>d+=c);s.on('end',()=>{console.log('CONNECTED '+d.trim())});` +
+    `s.on('error',e=>console.log('FAILED '+e.code));s.setTimeout(3000,()=>{console.log('FAILED timeout');s.destroy()});`;
+
+  it("hides the operator's home: planted secrets and another project cannot be read", async () => {
+    const targets = [
+      path.join(fixture.home, '.ssh', 'id_rsa'),
+      path.join(fixture.home, '.aws', 'credentials'),
+      path.join(fixture.otherProject, 'secret.txt'),
+      path.join(fixture.project, 'README.md'),
+    ];
+    const result = await sh(
+      `for f in ${targets.map((t) => `'${t}'`).join(' ')}; do if cat "$f" 2>/dev/null; then echo "READABLE $f"; else echo "HIDDEN $f"; fi; done; ` +
+        `cat README.md >/dev/null && echo VIEW-READABLE; ls -A '${fixture.home}'`,
+    );
+    expect(result.stderr).toBe('');
+    for (const target of targets) expect(result.stdout).toContain(`HIDDEN ${target}`);
+    expect(result.stdout).not.toContain('READABLE /');
+    expect(result.stdout).not.toContain(plantedSshKey);
+    expect(result.stdout).not.toContain(plantedAwsSecret);
+    expect(result.stdout).not.toContain(otherProjectSecret);
+    expect(result.stdout).toContain('VIEW-READABLE');
+    // Only the folders leading to the bound task root and git directory exist in the hidden home.
+    const homeListing = result.stdout.split('\n').filter((line) => line && !/^(HIDDEN|VIEW-)/.test(line));
+    expect(homeListing.sort()).toEqual(['.local', 'src']);
+  });
+
+  it('hides a home that is reached through a symbolic link', async () => {
+    const linkedHome = path.join(fixture.base, 'home-link');
+    symlinkSync(fixture.home, linkedHome);
+    const result = await sh(`cat '${linkedHome}/.ssh/id_rsa' 2>/dev/null || echo HIDDEN; cat README.md >/dev/null && echo VIEW-READABLE`, {
+      operatorHome: linkedHome,
+    });
+    expect(result.stdout.trim().split('\n')).toEqual(['HIDDEN', 'VIEW-READABLE']);
+  });
+
+  it('does not let root inside the sandbox unmount the tmpfs over the home', async () => {
+    const result = await sh(`umount '${fixture.home}' 2>/dev/null; umount -l '${fixture.home}' 2>/dev/null; cat '${fixture.home}/.ssh/id_rsa' 2>&1; echo done`);
+    expect(result.stdout).toContain('done');
+    expect(result.stdout).not.toContain(plantedSshKey);
+  });
+
+  it("refuses writes to the operator's home, /etc, the project's folder, .git/hooks, .git/config and the worktree links", async () => {
+    const configBefore = readFileSync(protection.configFile, 'utf8');
+    const mainBefore = git(fixture.project, 'rev-parse', 'main');
+    // Unique, and removed afterwards should the guarantee ever break and the write land on the host.
+    const etcTarget = `/etc/operator-console-planted-${randomInt(1e9)}`;
+    cleanups.push(() => rmSync(etcTarget, { force: true }));
+    const targets = [
+      path.join(fixture.home, 'planted-by-agent'),
+      etcTarget,
+      path.join(fixture.project, 'planted-by-agent'),
+      path.join(protection.hooksDir, 'pre-commit'),
+      protection.configFile,
+      ...protection.lockedFiles,
+    ];
+    const result = await sh(
+      `for f in ${targets.map((t) => `'${t}'`).join(' ')}; do if (echo '# planted' >> "$f") 2>/dev/null; then echo "WROTE $f"; else echo "REFUSED $f"; fi; done; ` +
+        `git update-ref refs/heads/main HEAD~0 2>/dev/null && echo MOVED-MAIN; ` +
+        `git config core.hooksPath /tmp 2>/dev/null && echo SET-HOOKS-PATH; ` +
+        `echo agent > sandbox-write-check.txt && echo VIEW-WRITABLE`,
+    );
+    for (const target of targets) expect(result.stdout).toContain(`REFUSED ${target}`);
+    expect(result.stdout).not.toContain('WROTE');
+    expect(result.stdout).not.toContain('MOVED-MAIN');
+    expect(result.stdout).not.toContain('SET-HOOKS-PATH');
+    expect(result.stdout).toContain('VIEW-WRITABLE');
+    // And on the host, nothing changed.
+    expect(existsSync(path.join(fixture.home, 'planted-by-agent'))).toBe(false);
+    expect(existsSync(etcTarget)).toBe(false);
+    expect(existsSync(path.join(fixture.project, 'planted-by-agent'))).toBe(false);
+    expect(existsSync(path.join(protection.hooksDir, 'pre-commit'))).toBe(false);
+    expect(readFileSync(protection.configFile, 'utf8')).toBe(configBefore);
+    expect(git(fixture.project, 'rev-parse', 'main')).toBe(mainBefore);
+    expect(readFileSync(path.join(taskRoot.view, 'sandbox-write-check.txt'), 'utf8')).toBe('agent\n');
+  });
+
+  it('lets the agent write in view and commit on its branch, and the diff shows it', async () => {
+    const result = await sh(
+      'echo "written in the sandbox" > agent-file.txt && git add agent-file.txt && ' +
+        'git -c user.name=Agent -c user.email=agent@example.invalid commit --quiet -m "agent commit" && echo COMMITTED; ' +
+        'echo "never added" > untracked-by-agent.txt',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('COMMITTED');
+    expect(git(fixture.project, 'log', '-1', '--format=%s', `operator-console/${runId}`)).toBe('agent commit');
+    const diff = await diffTaskView(taskRoot);
+    expect(diff.files).toEqual(
+      expect.arrayContaining([
+        { path: 'agent-file.txt', status: 'added' },
+        { path: 'untracked-by-agent.txt', status: 'added' },
+      ]),
+    );
+    expect(diff.unifiedDiff).toContain('+written in the sandbox');
+  });
+
+  it("cannot reach the host's loopback with the network off, and can with it open", async () => {
+    const port = await hostListener();
+    const off = await sandbox([node, '-e', connectScript(port)], { networkMode: 'none' });
+    expect(off.stdout.trim()).toMatch(/^FAILED /);
+    const open = await sandbox([node, '-e', connectScript(port)], { networkMode: 'open' });
+    expect(open.stdout.trim()).toBe('CONNECTED host-listener');
+  });
+
+  it('in provider-only mode reaches only allowed endpoints, through the relay and the egress proxy', async () => {
+    const allowedPort = await hostHttpServer('allowed-ok');
+    const deniedPort = await hostHttpServer('must-not-be-reached');
+    const rawPort = await hostListener();
+    const decisions: EgressDecision[] = [];
+    const allow = [{ host: '127.0.0.1', port: allowedPort }];
+    const socketPath = egressSocketPath(taskRoot);
+    const proxy = await startEgressProxy({ socketPath, allow, onDecision: (decision) => decisions.push(decision) });
+    cleanups.push(() => proxy.close());
+    const forwards = loopbackForwards(allow);
+    const relayPort = chooseRelayPort(forwards);
+
+    // Inside: a request through the proxy (as a CLI honouring HTTP_PROXY sends it), a CONNECT to a
+    // refused port, a plain request to the allowed port (NO_PROXY: via the relay's forward), and
+    // raw connects that try to bypass the proxy.
+    const probe = `
+      const http = require('http'), net = require('net');
+      const proxy = new URL(process.env.HTTP_PROXY);
+      const viaProxy = (port) => new Promise((resolve) => {
+        http.get({ host: proxy.hostname, port: proxy.port, path: 'http://127.0.0.1:' + port + '/' }, (res) => {
+          let body = ''; res.on('data', (c) => body += c); res.on('end', () => resolve(res.statusCode + ' ' + body.trim()));
+        }).on('error', (e) => resolve('ERROR ' + e.code));
+      });
+      const connectVerb = (port) => new Promise((resolve) => {
+        http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: '127.0.0.1:' + port })
+          .on('connect', (res, socket) => { socket.destroy(); resolve('CONNECT ' + res.statusCode); })
+          .on('error', (e) => resolve('ERROR ' + e.code)).end();
+      });
+      const direct = (port) => new Promise((resolve) => {
+        http.get('http://127.0.0.1:' + port + '/', (res) => {
+          let body = ''; res.on('data', (c) => body += c); res.on('end', () => resolve(res.statusCode + ' ' + body.trim()));
+        }).on('error', (e) => resolve('ERROR ' + e.code));
+      });
+      const raw = (port) => new Promise((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve('RAW-CONNECTED'); });
+        s.on('error', (e) => resolve('RAW-FAILED ' + e.code));
+      });
+      (async () => {
+        console.log(JSON.stringify({
+          allowed: await viaProxy(${allowedPort}),
+          denied: await viaProxy(${deniedPort}),
+          connectDenied: await connectVerb(${deniedPort}),
+          connectAllowed: await connectVerb(${allowedPort}),
+          directAllowed: await direct(${allowedPort}),
+          rawDenied: await raw(${deniedPort}),
+          rawOther: await raw(${rawPort}),
+        }));
+      })();
+    `;
+    const command = egressRelayCommand({
+      nodePath: node,
+      relayScript: findEgressRelayScript(),
+      socketPath,
+      relayPort,
+      forwards,
+      command: [node, '-e', probe],
+    });
+    const result = await sandbox(command, { networkMode: 'provider-only', proxySocket: socketPath, extraEnv: egressProxyEnvironment(relayPort) });
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({
+      allowed: '200 allowed-ok',
+      denied: `403 Operator Console egress proxy: 127.0.0.1:${deniedPort} is not allowed for this run.`,
+      connectDenied: 'CONNECT 403',
+      connectAllowed: 'CONNECT 200',
+      directAllowed: '200 allowed-ok',
+      rawDenied: 'RAW-FAILED ECONNREFUSED',
+      rawOther: 'RAW-FAILED ECONNREFUSED',
+    });
+    const summary = decisions.map((decision) => `${decision.method} ${decision.host}:${decision.port} ${decision.allowed}`);
+    expect(summary).toEqual([
+      `GET 127.0.0.1:${allowedPort} true`,
+      `GET 127.0.0.1:${deniedPort} false`,
+      `CONNECT 127.0.0.1:${deniedPort} false`,
+      `CONNECT 127.0.0.1:${allowedPort} true`,
+      `CONNECT 127.0.0.1:${allowedPort} true`,
+    ]);
+    for (const decision of decisions) expect(Date.parse(decision.at)).not.toBeNaN();
+  });
+
+  it("passes the agent's exit code through the relay, and SIGTERM to the agent", async () => {
+    const socketPath = egressSocketPath(taskRoot);
+    const proxy = await startEgressProxy({ socketPath, allow: [] });
+    cleanups.push(() => proxy.close());
+    const relay = (command: string[]) =>
+      egressRelayCommand({ nodePath: node, relayScript: findEgressRelayScript(), socketPath, relayPort: 3128, forwards: [], command });
+    const options = { networkMode: 'provider-only' as const, proxySocket: socketPath };
+
+    const exit = await sandbox(relay(['/bin/sh', '-c', 'exit 7']), options);
+    expect(exit.code).toBe(7);
+
+    const marker = `relay-term-${randomInt(1e9)}`;
+    const running = runCommand(
+      'bwrap',
+      sandboxArgs(relay(['/bin/sh', '-c', `trap 'echo agent-got-term; exit 3' TERM; echo ${marker}; while :; do sleep 0.1; done`]), options),
+      confinedEnv(),
+      8_000,
+    );
+    // Once the agent's shell exists the relay has started it and set up its signal handlers.
+    await waitFor(() => agentShellRunning(marker), 5_000, 'the agent to start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.kill(relayPid(marker)!, 'SIGTERM');
+    const result = await running;
+    expect(result.stdout).toContain('agent-got-term');
+    expect(result.code).toBe(3);
+  });
+
+  function agentShellRunning(marker: string): boolean {
+    return pidsWithMarker(marker).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('/bin/sh'));
+  }
+
+  /** The relay's host pid: the node process whose argv names the relay script and the marker. */
+  function relayPid(marker: string): number | null {
+    for (const pid of pidsWithMarker(marker)) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv[0] === node && argv[1]?.endsWith('egress-relay.mjs')) return pid;
+    }
+    return null;
+  }
+
+  it('gives the child exactly the confined environment: no planted credential, no ssh-agent socket', async () => {
+    const result = await sandbox([node, '-e', 'process.stdout.write(JSON.stringify(process.env))']);
+    const childEnv = JSON.parse(result.stdout) as Record<string, string>;
+    expect(childEnv).toEqual({
+      PATH: operatorEnv().PATH,
+      LANG: 'C.UTF-8',
+      USER: 'operator',
+      TERM: 'xterm-256color',
+      COLORTERM: 'truecolor',
+      HOME: taskRoot.home,
+      TMPDIR: taskRoot.tmp,
+      TMP: taskRoot.tmp,
+      TEMP: taskRoot.tmp,
+      PWD: taskRoot.view,
+      OPERATOR_CONSOLE_TASK_ROOT: taskRoot.root,
+      CODEX_HOME: path.join(taskRoot.cache, 'codex-home'),
+      FIXTURE: 'present',
+    });
+    const everything = JSON.stringify(childEnv);
+    for (const planted of ['sk-planted', 'ghp_planted', plantedAwsSecret, 'ssh-planted', 'db-planted']) expect(everything).not.toContain(planted);
+  });
+
+  it("shows ps only the sandbox's own processes", async () => {
+    const marker = `4${randomInt(100, 999)}.${randomInt(1e6)}`;
+    const hostProcess = spawn('sleep', [marker], { stdio: 'ignore' });
+    cleanups.push(() => void hostProcess.kill('SIGKILL'));
+    await waitFor(() => pidsWithMarker(marker).length > 0, 5_000, 'the host marker process');
+
+    const result = await sh('ps -e -o pid=,args=');
+    const lines = result.stdout.trim().split('\n').map((line) => line.trim());
+    expect(result.stdout).not.toContain(marker);
+    expect(lines.some((line) => line.endsWith('ps -e -o pid=,args='))).toBe(true);
+    // bubblewrap's init, the shell and ps: nothing of the host.
+    expect(lines.length).toBeLessThanOrEqual(4);
+    for (const line of lines) expect(Number(line.split(/\s+/)[0])).toBeLessThan(10);
+  });
+
+  it('dies with its parent: SIGKILL to the process that started bwrap leaves nothing of the run alive', async () => {
+    const marker = `5${randomInt(100, 999)}.${randomInt(1e6)}`;
+    const starter = `
+      const { spawn } = require('child_process');
+      spawn('bwrap', JSON.parse(process.argv[1]), { stdio: 'ignore' });
+      setInterval(() => {}, 1000);
+    `;
+    const parent: ChildProcess = spawn(node, ['-e', starter, JSON.stringify(sandboxArgs(['sleep', marker]))], {
+      env: confinedEnv(),
+      stdio: 'ignore',
+    });
+    cleanups.push(() => {
+      parent.kill('SIGKILL');
+      for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');
+    });
+    // bwrap, its init and the sleep all carry the marker in their argv.
+    await waitFor(() => pidsWithMarker(marker).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep')), 5_000, 'the sandboxed sleep');
+
+    parent.kill('SIGKILL');
+    await waitFor(() => pidsWithMarker(marker).length === 0, 5_000, 'every process of the run to end');
+  });
+
+  it('shows a preconfigured home only its linked files and the CLI installation, read-only', async () => {
+    const codexDir = path.join(fixture.home, '.codex');
+    mkdirSync(codexDir, { recursive: true });
+    writeFileSync(path.join(codexDir, 'auth.json'), '{"token":"operator-login"}\n', { mode: 0o600 });
+    writeFileSync(path.join(codexDir, 'history.jsonl'), 'private history\n');
+    const binDir = path.join(fixture.home, '.local', 'bin');
+    mkdirSync(binDir, { recursive: true });
+    const cli = path.join(binDir, 'fake-cli');
+    writeFileSync(cli, '#!/bin/sh\necho cli-ran\ncat "$CODEX_HOME/auth.json"\n');
+    chmodSync(cli, 0o755);
+    writeFileSync(path.join(fixture.home, '.local', 'private.txt'), 'not for the agent\n');
+
+    const operatorHomeInput = { providerId: 'codex', cache: taskRoot.cache, operatorHome: fixture.home, operatorEnv: {} };
+    await prepareProviderHome({ ...operatorHomeInput, mode: 'preconfigured' });
+    const home = await prepareProviderHome({ ...operatorHomeInput, mode: 'preconfigured' });
+    const readOnlyRebinds = readOnlyRebindsFor({ linkTargets: home.links.map((link) => link.target), installationDirs: [binDir] });
+
+    const result = await sh(
+      `'${cli}'; cat '${codexDir}/history.jsonl' 2>/dev/null || echo HISTORY-HIDDEN; ` +
+        `cat '${fixture.home}/.local/private.txt' 2>/dev/null || echo PRIVATE-HIDDEN; ` +
+        `(echo tampered >> "$CODEX_HOME/auth.json") 2>/dev/null && echo WROTE-LOGIN; ` +
+        `cat '${fixture.home}/.ssh/id_rsa' 2>/dev/null || echo SSH-HIDDEN`,
+      { readOnlyRebinds },
+    );
+    expect(result.stdout.trim().split('\n')).toEqual(['cli-ran', '{"token":"operator-login"}', 'HISTORY-HIDDEN', 'PRIVATE-HIDDEN', 'SSH-HIDDEN']);
+    expect(readFileSync(path.join(codexDir, 'auth.json'), 'utf8')).toBe('{"token":"operator-login"}\n');
+  });
+
+  it("shows an isolated home nothing of the operator's home", async () => {
+    const codexDir = path.join(fixture.home, '.codex');
+    mkdirSync(codexDir, { recursive: true });
+    writeFileSync(path.join(codexDir, 'auth.json'), '{"token":"operator-login"}\n');
+    const home = await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache: taskRoot.cache, operatorHome: fixture.home, operatorEnv: {} });
+    expect(home.links).toEqual([]);
+
+    const result = await sh(`ls -A "$CODEX_HOME"; echo ---; find '${fixture.home}' -type f 2>/dev/null; find '${fixture.home}' -type l 2>/dev/null`);
+    const [codexListing, files] = result.stdout.split('---\n');
+    expect(codexListing?.trim()).toBe('');
+    for (const forbidden of ['.ssh', '.aws', '.codex', '/other/', 'operator-login']) expect(files).not.toContain(forbidden);
+    // What is visible under the home is only the task root and the project's git directory.
+    for (const file of (files ?? '').trim().split('\n').filter(Boolean)) {
+      expect(file.startsWith(taskRoot.root) || file.startsWith(protection.commonDir)).toBe(true);
+    }
+  });
+});
+
+describe('probeSandbox', () => {
+  it('says what to install when bubblewrap is missing', async () => {
+    const probe = await probeSandbox({ platform: 'linux', bwrapPath: '/nonexistent/bwrap' });
+    expect(probe).toEqual({
+      available: false,
+      level: 'none',
+      reason: '/nonexistent/bwrap was not found.',
+      hint: expect.stringContaining('Install bubblewrap'),
+    });
+  });
+
+  it('reports an unsupported platform with a hint', async () => {
+    const probe = await probeSandbox({ platform: 'win32' });
+    expect(probe.available).toBe(false);
+    expect(probe.hint).toBeTruthy();
+  });
+});

@@ -1,0 +1,55 @@
+import path from 'node:path';
+import type { ProviderEntry } from '../catalog';
+import { providerHomePath } from '../catalog';
+import type { LaunchRequest, LaunchSpec, ProviderAdapter } from './adapter';
+import { executableFor, hasFlag, newSessionId, providerEnv, requireSessionId } from './adapter';
+
+/**
+ * Claude Code (checked against 2.1.197):
+ *   new:    claude -p --output-format stream-json --verbose --session-id <uuid> --model <m> --permission-mode acceptEdits [profile] -- <prompt>
+ *   resume: claude -p --output-format stream-json --verbose --resume <uuid> --model <m> --permission-mode acceptEdits [profile] -- <prompt>
+ * stream-json needs --verbose in print mode. Without a permission mode a headless run cannot write
+ * files; a profile may choose another (e.g. bypassPermissions in the sandbox). `--` ends the options,
+ * which matters because some Claude options (--add-dir, --allowedTools) take several values and would
+ * otherwise swallow the prompt. Sessions live in <CLAUDE_CONFIG_DIR>/projects/<encoded cwd>/<uuid>.jsonl.
+ */
+const permissionFlags = ['--permission-mode', '--dangerously-skip-permissions'];
+
+export function createClaudeCodeAdapter(provider: ProviderEntry): ProviderAdapter {
+  return {
+    provider,
+    eventFormat: provider.eventFormat,
+    supportsResume: true,
+    buildLaunch(request: LaunchRequest): LaunchSpec {
+      const { profile, model } = request.agent;
+      const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+
+      const configDir = providerHomePath(provider, request.taskRoot.cache);
+      const projectsDir = configDir === null ? null : path.join(configDir, 'projects');
+      const session = request.session ?? { mode: 'new' };
+      let sessionId: string;
+      let sessionDir: string | null;
+      if (session.mode === 'resume') {
+        sessionId = requireSessionId(provider, session.sessionId);
+        sessionDir = session.sessionDir ?? projectsDir;
+        args.push('--resume', sessionId);
+      } else {
+        sessionId = newSessionId(request);
+        sessionDir = projectsDir;
+        args.push('--session-id', sessionId);
+      }
+
+      args.push('--model', model);
+      if (!hasFlag(profile.args, permissionFlags)) args.push('--permission-mode', 'acceptEdits');
+      args.push(...profile.args, '--', request.prompt);
+
+      return {
+        executable: executableFor(provider, profile),
+        args,
+        env: providerEnv(provider, request),
+        cwd: request.taskRoot.view,
+        session: { id: sessionId, dir: sessionDir, source: 'argv' },
+      };
+    },
+  };
+}

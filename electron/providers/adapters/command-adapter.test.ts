@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { createCommandAdapter } from './command-adapter';
+import { catalog, launchRequest } from './launch-request.fixture';
+
+const adapter = createCommandAdapter(catalog.getProvider('command'));
+const shell = catalog.getProfile('command', 'shell');
+
+describe('command adapter', () => {
+  it('runs the profile executable with its template filled in', () => {
+    const launch = adapter.buildLaunch(launchRequest(shell, '', { prompt: 'npm test && echo "done"' }));
+    expect(launch).toEqual({
+      executable: '/bin/sh',
+      args: ['-c', 'npm test && echo "done"'],
+      env: {},
+      cwd: '/data/tasks/run_1/view',
+      session: null,
+    });
+  });
+
+  it('substitutes every placeholder into single argv entries, braces escaped with doubling', () => {
+    const profile = {
+      ...shell,
+      executable: '/usr/local/bin/my-agent',
+      argsTemplate: [
+        '--cwd={cwd}',
+        '--model',
+        '{model}',
+        '--root',
+        '{taskRoot}',
+        '{tmp}:{cache}:{home}',
+        '--title',
+        '{title}',
+        '--plan={planPath}',
+        '--review={reviewPath}',
+        '{{literal}}',
+        '{prompt}',
+      ],
+      args: ['--verbose'],
+      env: { MY_AGENT_MODE: 'headless' },
+    };
+    const launch = adapter.buildLaunch(
+      launchRequest(profile, 'local-llama', {
+        task: { title: 'Fix it', prompt: 'p', planPath: 'agent-task/m/1/PLAN-a.md', reviewPath: null },
+        prompt: 'two words; $(not a shell)',
+      }),
+    );
+    expect(launch.executable).toBe('/usr/local/bin/my-agent');
+    expect(launch.args).toEqual([
+      '--cwd=/data/tasks/run_1/view',
+      '--model',
+      'local-llama',
+      '--root',
+      '/data/tasks/run_1',
+      '/data/tasks/run_1/tmp:/data/tasks/run_1/cache:/data/tasks/run_1/home',
+      '--title',
+      'Fix it',
+      '--plan=agent-task/m/1/PLAN-a.md',
+      '--review=',
+      '{literal}',
+      'two words; $(not a shell)',
+      '--verbose',
+    ]);
+    expect(launch.env).toEqual({ MY_AGENT_MODE: 'headless' });
+  });
+
+  it('refuses an unknown placeholder in a hand-built profile', () => {
+    expect(() => adapter.buildLaunch(launchRequest({ ...shell, argsTemplate: ['{secret}'] }, ''))).toThrow(
+      expect.objectContaining({ code: 'configuration_incomplete', reason: 'placeholder_unknown' }),
+    );
+  });
+
+  it('has no sessions: it cannot resume', () => {
+    expect(adapter.supportsResume).toBe(false);
+    expect(() => adapter.buildLaunch(launchRequest(shell, '', { session: { mode: 'resume', sessionId: 'x' } }))).toThrow(
+      expect.objectContaining({ code: 'configuration_incomplete', reason: 'session_resume_unsupported' }),
+    );
+  });
+});

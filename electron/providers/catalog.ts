@@ -1,0 +1,293 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { connectionProviders } from '../../shared/entities';
+import { OperatorError } from '../../shared/errors';
+
+/**
+ * The provider catalog: which CLIs the console can drive, their models and launch profiles. It is a
+ * JSON file in resources/ so operators and packagers can read and extend it without a rebuild; this
+ * module is the only reader, and it refuses a file that does not validate rather than guessing.
+ */
+
+export const adapterKinds = ['codex', 'claude-code', 'pi', 'gemini-cli', 'command'] as const;
+export type AdapterKind = (typeof adapterKinds)[number];
+
+export const eventFormats = ['codex-jsonl', 'claude-stream-json', 'pi-json', 'gemini-stream-json', 'text'] as const;
+export type EventFormat = (typeof eventFormats)[number];
+
+/** Placeholders a `command` profile's args template may use (see command-adapter.ts). */
+export const commandPlaceholders = [
+  'prompt',
+  'cwd',
+  'model',
+  'taskRoot',
+  'tmp',
+  'cache',
+  'home',
+  'title',
+  'planPath',
+  'reviewPath',
+] as const;
+
+const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a lowercase slug');
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+const launchProfileSchema = z.strictObject({
+  id: slug,
+  label: z.string().min(1),
+  /** Extra arguments, placed after the adapter's own headless flags and before the prompt. */
+  args: z.array(z.string()).default([]),
+  env: z.record(envName, z.string()).default({}),
+  /** Overrides the provider's executable; required for `command` profiles. */
+  executable: z.string().min(1).optional(),
+  /** `command` profiles only: the whole argv after the executable, with {placeholders}. */
+  argsTemplate: z.array(z.string()).optional(),
+  /**
+   * `command` profiles only: the JSON-line event format the program prints, when it speaks one of
+   * the CLIs' streams (a wrapper script, a test fixture); the timeline parses it like that CLI's.
+   */
+  eventFormat: z.enum(eventFormats).optional(),
+  maxAttempts: z.number().int().min(1).max(20).default(3),
+  retryBackoffBaseMs: z.number().int().min(0).max(3_600_000).default(5000),
+  stopGraceMs: z.number().int().min(0).max(600_000).default(5000),
+});
+export type LaunchProfile = z.infer<typeof launchProfileSchema>;
+
+const modelSchema = z.strictObject({ id: z.string().min(1), label: z.string().min(1) });
+export type ProviderModel = z.infer<typeof modelSchema>;
+
+const providerSchema = z
+  .strictObject({
+    id: slug,
+    displayName: z.string().min(1),
+    adapter: z.enum(adapterKinds),
+    executable: z.string().min(1).nullable(),
+    /** The CLI version the adapter's flags were checked against. */
+    testedVersion: z.string().min(1).nullable(),
+    homeVariable: envName.nullable(),
+    /** Directory name of the provider home inside the task's cache directory. */
+    homeDir: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, 'must be a single directory name')
+      .nullable(),
+    connectionProviders: z.array(z.enum(connectionProviders)),
+    eventFormat: z.enum(eventFormats),
+    models: z.array(modelSchema),
+    profiles: z.array(launchProfileSchema).min(1),
+  })
+  .superRefine((provider, ctx) => {
+    const issue = (message: string, pathSuffix: (string | number)[] = []) =>
+      ctx.addIssue({ code: 'custom', message, path: pathSuffix });
+    if (provider.adapter === 'command') {
+      if (provider.executable !== null) issue('a command provider takes its executable from each profile', ['executable']);
+      if (provider.homeVariable !== null || provider.homeDir !== null) issue('a command provider has no provider home', ['homeVariable']);
+      provider.profiles.forEach((profile, index) => {
+        if (!profile.executable) issue('a command profile needs an executable', ['profiles', index, 'executable']);
+        if (!profile.argsTemplate) issue('a command profile needs an argsTemplate', ['profiles', index, 'argsTemplate']);
+        for (const name of placeholdersIn(profile.argsTemplate ?? [])) {
+          if (!(commandPlaceholders as readonly string[]).includes(name)) {
+            issue(`unknown placeholder {${name}}`, ['profiles', index, 'argsTemplate']);
+          }
+        }
+      });
+    } else {
+      if (provider.executable === null) issue('needs an executable', ['executable']);
+      if (provider.homeVariable === null || provider.homeDir === null) issue('needs a home variable and directory', ['homeVariable']);
+      if (provider.models.length === 0) issue('needs at least one model (the first is the default)', ['models']);
+      provider.profiles.forEach((profile, index) => {
+        if (profile.argsTemplate) issue('only command profiles take an argsTemplate', ['profiles', index, 'argsTemplate']);
+        // The adapter owns the provider home; a profile that moved it would escape the task's cache.
+        if (provider.homeVariable !== null && provider.homeVariable in profile.env) {
+          issue(`a profile may not set ${provider.homeVariable}`, ['profiles', index, 'env']);
+        }
+      });
+    }
+    duplicates(provider.models.map((model) => model.id)).forEach((id) => issue(`duplicate model ${id}`, ['models']));
+    duplicates(provider.profiles.map((profile) => profile.id)).forEach((id) => issue(`duplicate profile ${id}`, ['profiles']));
+  });
+export type ProviderEntry = z.infer<typeof providerSchema>;
+
+const catalogSchema = z
+  .strictObject({
+    version: z.literal(1),
+    providers: z.array(providerSchema).min(1),
+  })
+  .superRefine((catalog, ctx) => {
+    duplicates(catalog.providers.map((provider) => provider.id)).forEach((id) =>
+      ctx.addIssue({ code: 'custom', message: `duplicate provider ${id}`, path: ['providers'] }),
+    );
+  });
+export type ProviderCatalogFile = z.infer<typeof catalogSchema>;
+
+/** `{name}` placeholders in a template; `{{` and `}}` are literal braces. */
+export function placeholdersIn(template: readonly string[]): string[] {
+  const names: string[] = [];
+  for (const part of template) {
+    for (const match of part.replaceAll('{{', '').replaceAll('}}', '').matchAll(/\{([^{}]*)\}/g)) {
+      names.push(match[1] ?? '');
+    }
+  }
+  return names;
+}
+
+function duplicates(values: string[]): string[] {
+  return [...new Set(values.filter((value, index) => values.indexOf(value) !== index))];
+}
+
+export class ProviderCatalog {
+  readonly version: number;
+  private readonly providers: readonly ProviderEntry[];
+
+  constructor(file: ProviderCatalogFile) {
+    this.version = file.version;
+    this.providers = file.providers;
+  }
+
+  listProviders(): readonly ProviderEntry[] {
+    return this.providers;
+  }
+
+  findProvider(providerId: string): ProviderEntry | undefined {
+    return this.providers.find((provider) => provider.id === providerId);
+  }
+
+  getProvider(providerId: string): ProviderEntry {
+    const provider = this.findProvider(providerId);
+    if (!provider) {
+      throw new OperatorError({
+        code: 'not_found',
+        reason: 'provider_unknown',
+        message: `The provider "${providerId}" is not in the provider catalog. Choose one of: ${this.providers.map((entry) => entry.id).join(', ')}.`,
+      });
+    }
+    return provider;
+  }
+
+  getProfile(providerId: string, profileId: string): LaunchProfile {
+    const provider = this.getProvider(providerId);
+    const profile = provider.profiles.find((entry) => entry.id === profileId);
+    if (!profile) {
+      throw new OperatorError({
+        code: 'not_found',
+        reason: 'profile_unknown',
+        message: `${provider.displayName} has no launch profile "${profileId}". Choose one of: ${provider.profiles.map((entry) => entry.id).join(', ')}.`,
+      });
+    }
+    return profile;
+  }
+}
+
+/** The provider's default model: the first listed. Null for `command`, where the command decides. */
+export function defaultModel(provider: ProviderEntry): string | null {
+  return provider.models[0]?.id ?? null;
+}
+
+/** Where the provider's home lives inside a task's cache directory (CODEX_HOME=<cache>/codex-home, ...). */
+export function providerHomePath(provider: ProviderEntry, cacheDir: string): string | null {
+  return provider.homeDir === null ? null : path.join(cacheDir, provider.homeDir);
+}
+
+/**
+ * A stable digest of everything that changes how the CLI is launched for this profile. Saved with an
+ * admission and a session locator, it tells a resumed run whether it would launch what it was admitted
+ * with. The model list and labels are left out: they do not change a launch.
+ */
+export function profileRevision(provider: ProviderEntry, profile: LaunchProfile): string {
+  const launchShape = {
+    kind: 'provider-profile-revision',
+    version: 1,
+    provider: {
+      id: provider.id,
+      adapter: provider.adapter,
+      executable: provider.executable,
+      homeVariable: provider.homeVariable,
+      homeDir: provider.homeDir,
+      eventFormat: provider.eventFormat,
+    },
+    profile: {
+      id: profile.id,
+      executable: profile.executable ?? null,
+      args: profile.args,
+      argsTemplate: profile.argsTemplate ?? null,
+      env: profile.env,
+      maxAttempts: profile.maxAttempts,
+      retryBackoffBaseMs: profile.retryBackoffBaseMs,
+      stopGraceMs: profile.stopGraceMs,
+    },
+  };
+  return createHash('sha256').update(canonicalJson(launchShape)).digest('hex');
+}
+
+/** JSON with object keys sorted at every depth, so equal values always hash the same. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+}
+
+export function parseProviderCatalog(json: unknown, source = 'provider catalog'): ProviderCatalog {
+  const parsed = catalogSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    throw new OperatorError({
+      code: 'configuration_incomplete',
+      reason: 'provider_catalog_invalid',
+      message: `The provider catalog ${source} is not valid (${problems}). Fix the file or reinstall the console.`,
+    });
+  }
+  return new ProviderCatalog(parsed.data);
+}
+
+const catalogRelativePath = path.join('resources', 'providers', 'catalog.json');
+
+/**
+ * Finds resources/providers/catalog.json by walking up from this module. From source
+ * (electron/providers/) and from the build (dist/electron/, or a chunk in dist/electron/chunks/) the
+ * repository root is a different number of levels up, so searching is sturdier than a fixed `../..`.
+ */
+export function defaultCatalogPath(fromDir = path.dirname(fileURLToPath(import.meta.url))): string {
+  let dir = fromDir;
+  for (let level = 0; level < 6; level += 1) {
+    const candidate = path.join(dir, catalogRelativePath);
+    if (existsSync(candidate)) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  // Not found: name the conventional location so the error says where it was expected.
+  return path.resolve(fromDir, '..', '..', catalogRelativePath);
+}
+
+export function loadProviderCatalog(options: { path?: string } = {}): ProviderCatalog {
+  const catalogPath = options.path ?? defaultCatalogPath();
+  let text: string;
+  try {
+    text = readFileSync(catalogPath, 'utf8');
+  } catch (error) {
+    throw new OperatorError({
+      code: 'configuration_incomplete',
+      reason: 'provider_catalog_unreadable',
+      message: `The provider catalog could not be read at ${catalogPath} (${(error as NodeJS.ErrnoException).code ?? 'error'}). Reinstall the console or pass the catalog's path.`,
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new OperatorError({
+      code: 'configuration_incomplete',
+      reason: 'provider_catalog_invalid',
+      message: `The provider catalog at ${catalogPath} is not valid JSON (${(error as Error).message}). Fix the file or reinstall the console.`,
+    });
+  }
+  return parseProviderCatalog(json, `at ${catalogPath}`);
+}

@@ -1,0 +1,86 @@
+/**
+ * The normalized timeline a run shows beside its terminal. Each CLI's JSON stream is mapped onto these
+ * few kinds; anything a parser does not understand becomes `raw` so that nothing the CLI said is lost.
+ * Long texts are clipped: the timeline is a summary, the ledger keeps every byte.
+ */
+export type TimelineEvent =
+  /** `reasoning`: the model's visible thinking; `system`: the CLI's own notes (plans, retries). */
+  | { kind: 'message'; role: 'assistant' | 'reasoning' | 'user' | 'system'; text: string }
+  | { kind: 'tool_call'; callId: string | null; name: string; input: string }
+  | { kind: 'tool_result'; callId: string | null; name: string | null; ok: boolean; output: string }
+  /** `write`: the file was created or overwritten, and the CLI does not say which. */
+  | { kind: 'file_change'; path: string; change: 'add' | 'update' | 'delete' | 'write' }
+  | { kind: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens: number | null }
+  | { kind: 'session'; sessionId: string }
+  | {
+      kind: 'error';
+      message: string;
+      /** True when the CLI gave up the turn on this error (as opposed to a warning or a retried call). */
+      fatal: boolean;
+      /** The CLI's own error code or type, when it gives one (authentication_failed, rate_limit, ...). */
+      code: string | null;
+      httpStatus: number | null;
+      /** When the CLI reported the limit lifts (ISO 8601), e.g. from Claude's rate_limit_event. */
+      resetAt: string | null;
+    }
+  | { kind: 'raw'; text: string };
+
+export type TimelineEventKind = TimelineEvent['kind'];
+
+export const maxTextLength = 4000;
+
+export function clip(text: string, max = maxTextLength): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}
+
+export function raw(line: string): TimelineEvent {
+  return { kind: 'raw', text: clip(line) };
+}
+
+export function errorEvent(
+  message: string,
+  fatal: boolean,
+  extra: { code?: string | null; httpStatus?: number | null; resetAt?: string | null } = {},
+): TimelineEvent {
+  return {
+    kind: 'error',
+    message: clip(message),
+    fatal,
+    code: extra.code ?? null,
+    httpStatus: extra.httpStatus ?? null,
+    resetAt: extra.resetAt ?? null,
+  };
+}
+
+/** Tool inputs are shown as compact JSON (or the string itself). */
+export function describeInput(input: unknown): string {
+  if (typeof input === 'string') return clip(input);
+  try {
+    return clip(JSON.stringify(input) ?? '');
+  } catch {
+    return '';
+  }
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+export function num(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** Per-attempt memory a parser needs to pair a tool result with its call (name, file path). */
+export interface ParserState {
+  toolCalls: Map<string, { name: string; input: unknown }>;
+}
+
+export function newParserState(): ParserState {
+  return { toolCalls: new Map() };
+}

@@ -1,0 +1,157 @@
+import path from 'node:path';
+import { buildBwrapArgs, readOnlyRebindsFor } from '../confinement/bwrap';
+import {
+  chooseRelayPort,
+  egressProxyEnvironment,
+  egressRelayCommand,
+  egressSocketPath,
+  endpointFromUrl,
+  findEgressRelayScript,
+  loopbackForwards,
+  startEgressProxy,
+  type EgressEndpoint,
+  type EgressProxy,
+} from '../confinement/egress-proxy';
+import { buildConfinedEnvironment } from '../confinement/environment';
+import { prepareProviderHome } from '../confinement/provider-home';
+import { gitProtectionFor, taskWritableRoots, type TaskRoot } from '../confinement/task-root';
+import type { LaunchSpec } from '../providers/adapters/adapter';
+import type { LaunchProfile, ProviderEntry } from '../providers/catalog';
+import { resolveExecutable } from '../pty/pty-session';
+import type { Admission } from './admission';
+
+export interface EgressDecisionNote {
+  host: string;
+  port: number;
+  method: string;
+  allowed: boolean;
+}
+
+export interface ConfineLaunchInput {
+  spec: LaunchSpec;
+  taskRoot: TaskRoot;
+  provider: ProviderEntry;
+  profile: LaunchProfile;
+  admission: Admission;
+  operatorEnv: NodeJS.ProcessEnv;
+  operatorHome: string;
+  onEgressDecision?: (decision: EgressDecisionNote) => void;
+  /** An AI connection's base URL, when the run uses one (it replaces the provider's own API). */
+  connectionBaseUrl?: string | null;
+  /** The operator's own allow-list of hosts a provider-only run may reach, e.g. `registry.npmjs.org:443`. */
+  egressAllowList?: EgressEndpoint[];
+}
+
+/** Where each CLI's model API lives when no AI connection names a base URL. */
+const providerApiUrls: Record<string, string[]> = {
+  codex: ['https://api.openai.com/v1'],
+  'claude-code': ['https://api.anthropic.com'],
+  'gemini-cli': ['https://generativelanguage.googleapis.com'],
+  pi: ['https://api.openai.com/v1', 'https://api.anthropic.com', 'https://generativelanguage.googleapis.com', 'https://openrouter.ai/api/v1'],
+};
+
+function egressAllowList(input: ConfineLaunchInput): EgressEndpoint[] {
+  const urls = input.connectionBaseUrl ? [input.connectionBaseUrl] : (providerApiUrls[input.provider.id] ?? []);
+  return [...urls.map(endpointFromUrl), ...(input.egressAllowList ?? [])];
+}
+
+/** What the PTY starts, and what to undo when the attempt ends (whatever its outcome). */
+export interface ConfinedLaunch {
+  executable: string;
+  args: string[];
+  env: Record<string, string>;
+  sandbox: 'none' | 'bubblewrap';
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Turns an adapter's launch into a confined one (DESIGN.md section 4): the confined environment built
+ * from the allow-list, the provider's home moved into the task's cache (linked to the operator's own
+ * files for a preconfigured home, empty for an isolated one), and, in a sandboxed environment, the
+ * whole command inside bubblewrap.
+ */
+export async function confineLaunch(input: ConfineLaunchInput): Promise<ConfinedLaunch> {
+  const { spec, taskRoot, admission } = input;
+  const providerHome = await prepareProviderHome({
+    providerId: input.provider.id,
+    mode: admission.homeMode,
+    cache: taskRoot.cache,
+    operatorHome: input.operatorHome,
+    operatorEnv: input.operatorEnv,
+  });
+  const profileEnv = { ...spec.env };
+  if (providerHome.homeVar) delete profileEnv[providerHome.homeVar.name];
+  const { env } = buildConfinedEnvironment({
+    operatorEnv: input.operatorEnv,
+    taskRoot,
+    providerHomeVar: providerHome.homeVar,
+    profileEnv,
+  });
+  // Resolved on the host, against the run's own PATH: a missing CLI is `spawn_failed` before any
+  // sandbox is built, and the sandbox then runs exactly this file.
+  const executable = resolveExecutable(spec.executable, env, spec.cwd);
+
+  if (admission.environmentKind !== 'sandboxed') {
+    return { executable, args: spec.args, env, sandbox: 'none', cleanup: async () => {} };
+  }
+  // provider-only: no network of its own; an egress proxy on the host, reached through a Unix socket
+  // bound into the sandbox, lets through only the provider's API (and the operator's allow-list).
+  let proxy: EgressProxy | null = null;
+  let command = [executable, ...spec.args];
+  if (admission.networkMode === 'provider-only') {
+    const allow = egressAllowList(input);
+    proxy = await startEgressProxy({
+      socketPath: egressSocketPath(taskRoot),
+      allow,
+      onDecision: (decision) => input.onEgressDecision?.({ host: decision.host, port: decision.port, method: decision.method, allowed: decision.allowed }),
+    });
+    const forwards = loopbackForwards(allow);
+    const relayPort = chooseRelayPort(forwards);
+    command = egressRelayCommand({
+      nodePath: process.execPath,
+      relayScript: findEgressRelayScript(),
+      socketPath: proxy.socketPath!,
+      relayPort,
+      forwards,
+      command,
+    });
+    Object.assign(env, egressProxyEnvironment(relayPort));
+    // In Electron the relay runs on Electron's own Node.
+    if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+  }
+  const args = buildBwrapArgs({
+    taskRoot,
+    writableRoots: taskWritableRoots(taskRoot),
+    networkMode: admission.networkMode,
+    operatorHome: input.operatorHome,
+    readOnlyRebinds: readOnlyRebindsFor({
+      linkTargets: providerHome.links.map((link) => link.target),
+      installationDirs: installationDirs(executable, input.operatorHome),
+    }),
+    hiddenPaths: [taskRoot.projectPath],
+    gitProtection: await gitProtectionFor(taskRoot),
+    ...(proxy?.socketPath ? { proxySocket: proxy.socketPath } : {}),
+    command,
+  });
+  return {
+    executable: 'bwrap',
+    args,
+    env,
+    sandbox: 'bubblewrap',
+    cleanup: async () => {
+      await proxy?.close();
+    },
+  };
+}
+
+/**
+ * The folders a CLI installed under the operator's home needs inside the sandbox (which hides the
+ * home): the CLI's own package, and the Node runtime running it (nvm, volta, ~/.local).
+ */
+function installationDirs(executable: string, operatorHome: string): string[] {
+  const inHome = (dir: string) => dir === operatorHome || dir.startsWith(`${operatorHome}${path.sep}`);
+  const dirs = [path.dirname(executable), path.dirname(process.execPath)]
+    .map((dir) => (path.basename(dir) === 'bin' ? path.dirname(dir) : dir))
+    .filter(inHome);
+  return [...new Set(dirs)];
+}

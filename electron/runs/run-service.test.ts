@@ -1,0 +1,213 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isProcessGroupAlive } from '../pty/process-group';
+import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
+
+const beds: RunTestBed[] = [];
+async function bed() {
+  const opened = await openRunTestBed();
+  beds.push(opened);
+  return opened;
+}
+afterEach(async () => {
+  for (const opened of beds.splice(0)) await opened.close();
+});
+
+const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
+
+function outputText(b: RunTestBed, runId: string): string {
+  const total = b.core.ledger.output.totalBytes(runId);
+  return new TextDecoder().decode(b.core.ledger.output.read(runId, 0, total).bytes);
+}
+
+describe('a run', () => {
+  it('goes queued → admitted → preparing → running → succeeded, in its own worktree, with everything in the ledger', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--json-events', '--write-file', 'notes/plan.md', '--lines', '3', '--delay-ms', '20']);
+    const task = await b.createTask();
+    const statuses = new Set<string>();
+    b.core.events.listen((event, payload) => {
+      if (event === 'runsChanged') for (const id of (payload as { runIds: string[] }).runIds) statuses.add(b.core.ledger.runs.row(id)!.status);
+    });
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await b.waitForRun(started.id, ended);
+
+    expect(run.status).toBe('succeeded');
+    expect([...statuses]).toEqual(expect.arrayContaining(['queued', 'admitted', 'preparing', 'running', 'succeeded']));
+    expect(run.attempts).toMatchObject([{ number: 1, status: 'succeeded', exitCode: 0 }]);
+    // Its own task root: a worktree of the project at a pinned base revision, not the project itself.
+    expect(run.cwd).toBe(path.join(b.dataDir, 'tasks', run.id, 'view'));
+    expect(run.baseRevision).toMatch(/^[0-9a-f]{40}$/);
+    expect(existsSync(path.join(run.cwd, 'notes', 'plan.md'))).toBe(true);
+    expect(existsSync(path.join(b.projectDir, 'notes', 'plan.md'))).toBe(false);
+    // Locators were written: the process, and the CLI's native session (from its JSON stream).
+    const kinds = run.locators.map((locator: { kind: string }) => locator.kind);
+    expect(kinds).toEqual(['process', 'session']);
+    expect(run.locators[0].data).toMatchObject({ pid: expect.any(Number), pgid: expect.any(Number) });
+    expect(run.locators[1].data).toMatchObject({ id: 'fixture-thread' });
+    expect(run.locators[1].revision).toMatch(/^[0-9a-f]{64}$/);
+    // The output, byte for byte, and the parsed timeline beside it.
+    expect(outputText(b, run.id)).toContain('line 3 of 3');
+    expect(run.outputBytes).toBe(b.core.ledger.output.totalBytes(run.id));
+    const { events } = await b.call('listRunEvents', { runId: run.id });
+    expect(events.map((event: { kind: string }) => event.kind)).toEqual(
+      expect.arrayContaining(['session', 'message', 'tool_call', 'tool_result', 'file_change', 'usage']),
+    );
+    expect(events.find((event: { kind: string }) => event.kind === 'usage').data).toMatchObject({ inputTokens: 1234, outputTokens: 567 });
+    // The submission: ready for review, with an identity every run of this task shares.
+    expect(run.submission).toMatchObject({ readyForReview: true, artifactIdentity: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const again = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const second = await b.waitForRun(again.id, ended);
+    expect(second.submission.artifactIdentity).toBe(run.submission.artifactIdentity);
+  });
+
+  it('waits in the queue while its agent is at capacity', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--sleep-ms', '600']);
+    const task = await b.createTask();
+    const first = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const second = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    await b.waitForRun(first.id, (run) => run.status === 'running');
+    expect((await b.call('getRun', { runId: second.id })).status).toBe('queued');
+    await b.waitForRun(first.id, ended);
+    const done = await b.waitForRun(second.id, ended);
+    expect(done.status).toBe('succeeded');
+    expect(Date.parse(done.startedAt)).toBeGreaterThanOrEqual(Date.parse((await b.call('getRun', { runId: first.id })).endedAt));
+  });
+
+  it('retries a process exit with backoff, each attempt its own row, then fails with process_exit', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1', '--exit-code', '3']);
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.status).toBe('failed');
+    expect(run.attempts.map((a: { number: number; failureCode: string; exitCode: number }) => [a.number, a.failureCode, a.exitCode])).toEqual([
+      [1, 'process_exit', 3],
+      [2, 'process_exit', 3],
+      [3, 'process_exit', 3],
+    ]);
+    expect(run.failure).toMatchObject({ code: 'process_exit' });
+    const { events } = await b.call('listRunEvents', { runId: run.id });
+    expect(events.filter((event: { kind: string }) => event.kind === 'retry_scheduled')).toHaveLength(2);
+    // Output of all three attempts is kept, one after another.
+    expect(outputText(b, run.id).match(/line 1 of 1/g)).toHaveLength(3);
+  });
+
+  it('fails at once with spawn_failed and a notice naming the CLI when the executable is missing', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1'], { executablePath: '/nowhere/agent-cli' });
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.status).toBe('failed');
+    expect(run.attempts).toHaveLength(1);
+    expect(run.failure).toMatchObject({ code: 'spawn_failed', actionUrl: `#/agents/${agent.id}` });
+    expect(run.failure.message).toContain('/nowhere/agent-cli');
+    const notices = await b.call('listNotices', {});
+    expect(notices).toMatchObject([{ title: expect.stringContaining('not found'), actionUrl: `#/agents/${agent.id}`, runId: run.id }]);
+  });
+
+  it('waits for the observed reset after a usage limit, then retries', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--rate-limit']);
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const waiting = await b.waitForRun(started.id, (run) => run.attempts[0]?.status === 'failed');
+    expect(waiting.attempts[0].failureCode).toMatch(/rate_limited|quota_exhausted/);
+    expect(Date.parse(waiting.attempts[0].retryAt)).toBeGreaterThan(Date.now());
+    const { events } = await b.call('listRunEvents', { runId: started.id });
+    const quota = events.find((event: { kind: string }) => event.kind === 'quota_observed');
+    expect(quota.data).toMatchObject({ provider: 'command', target: 'fixture-model', resetAt: expect.any(String) });
+    await b.call('stopRun', { runId: started.id });
+    expect((await b.call('getRun', { runId: started.id })).status).toBe('cancelled');
+  });
+
+  it('stops: SIGTERM to the process group, SIGKILL after the grace, and the run is cancelled', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--spawn-child', '--ignore-sigterm', '--sleep-ms', '60000']);
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const running = await b.waitForRun(started.id, (run) => run.status === 'running' && run.outputBytes > 0);
+    const pgid = running.locators.find((locator: { kind: string }) => locator.kind === 'process').data.pgid;
+    await b.call('stopRun', { runId: started.id });
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.status).toBe('cancelled');
+    expect(run.attempts[0]).toMatchObject({ status: 'cancelled', failureCode: 'cancelled' });
+    expect(isProcessGroupAlive(pgid)).toBe(false);
+  });
+
+  it('takes input and a resize while it runs', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--print-size', '--echo-input']);
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    await b.waitForRun(started.id, (run) => run.status === 'running' && outputText(b, run.id).includes('ready'));
+    expect(await b.call('resizeRun', { runId: started.id, cols: 91, rows: 17 })).toEqual({ accepted: true });
+    expect(await b.call('sendRunInput', { runId: started.id, data: 'hello\r' })).toEqual({ accepted: true });
+    await b.waitForRun(started.id, (run) => outputText(b, run.id).includes('got: hello') && outputText(b, run.id).includes('91x17'));
+    await b.call('sendRunInput', { runId: started.id, data: 'quit\r' });
+    expect((await b.waitForRun(started.id, ended)).status).toBe('succeeded');
+  });
+
+  it('is refused before anything starts when its agent cannot launch', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1']);
+    const task = await b.createTask();
+    b.core.ledger.db.prepare("UPDATE agents SET profile_id = 'gone' WHERE id = ?").run(agent.id);
+    const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    expect(run.status).toBe('refused');
+    const detail = await b.call('getRun', { runId: run.id });
+    expect(detail.failure).toMatchObject({ code: 'configuration_incomplete', actionUrl: `#/agents/${agent.id}` });
+    expect(detail.attempts).toEqual([]);
+    expect(existsSync(path.join(b.dataDir, 'tasks', run.id))).toBe(false);
+  });
+});
+
+describe('resume', () => {
+  it('relaunches the CLI with its native session in the same task root, and starts fresh when the model changed', async () => {
+    const b = await bed();
+    const agent = await b.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'default' });
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const first = await b.waitForRun(started.id, ended);
+    expect(first.status).toBe('succeeded');
+    const thread = first.locators.find((locator: { kind: string }) => locator.kind === 'session').data.id;
+    expect(thread).toMatch(/^thread-/);
+    expect(first.canResume).toBe(true);
+
+    // A follow-up turn: same task root, `resume <thread>` on the CLI's command line.
+    await b.call('resumeRun', { runId: first.id, prompt: 'Now add tests' });
+    const second = await b.waitForRun(first.id, (run) => run.attempts.length === 2 && ended(run));
+    expect(second.status).toBe('succeeded');
+    expect(second.cwd).toBe(first.cwd);
+    const text = outputText(b, first.id);
+    expect(text).toContain(`resumed: ${thread}`);
+    expect(text).toContain('prompt: Now add tests');
+    expect(second.configFingerprint).toBe(first.configFingerprint);
+
+    // The agent's model changed: the old session no longer fits, so a fresh one starts, and the timeline says why.
+    await b.call('updateAgent', { agentId: agent.id, model: 'model-b' });
+    await b.call('resumeRun', { runId: first.id, prompt: 'And the docs' });
+    const third = await b.waitForRun(first.id, (run) => run.attempts.length === 3 && ended(run));
+    expect(third.status).toBe('succeeded');
+    expect(third.configFingerprint).not.toBe(first.configFingerprint);
+    const newThread = third.locators.find((locator: { kind: string }) => locator.kind === 'session').data.id;
+    expect(newThread).not.toBe(thread);
+    expect(outputText(b, first.id).match(/resumed: /g)).toHaveLength(1);
+    const { events } = await b.call('listRunEvents', { runId: first.id });
+    const fresh = events.find((event: { kind: string }) => event.kind === 'fresh_session');
+    expect(fresh.data.reason).toContain('model changed from model-a to model-b');
+  });
+
+  it('is not offered for a CLI without native sessions', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--json-events']);
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.canResume).toBe(false);
+    await expect(b.call('resumeRun', { runId: run.id })).rejects.toMatchObject({ code: 'conflict' });
+  });
+});

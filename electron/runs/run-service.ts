@@ -1,0 +1,722 @@
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import type { RunDetail, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
+import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import { resolveAgentLaunch } from '../agents/agent-launch';
+import type { StoredAgent } from '../ledger/agents-repository';
+import { newId } from '../ledger/ids';
+import type { Ledger } from '../ledger/ledger';
+import type { Logger } from '../log';
+import type { NoticeService } from '../notices/notice-service';
+import { adapterFor } from '../providers/adapters/adapter-registry';
+import type { LaunchSpec, SessionRequest } from '../providers/adapters/adapter';
+import { canonicalJson, type EventFormat, type LaunchProfile, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
+import { createEventParser } from '../providers/events/parse-event-line';
+import { LineSplitter } from '../providers/events/line-splitter';
+import type { TimelineEvent } from '../providers/events/timeline-event';
+import { classifyAttempt, retryDelayMs, type AttemptFailure } from '../providers/failure-classifier';
+import type { OutputFanout } from '../pty/output-fanout';
+import { OutputPipeline } from '../pty/output-pipeline';
+import { isProcessGroupAlive, signalProcessGroup } from '../pty/process-group';
+import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
+import type { EventHub } from '../transport/event-hub';
+import { admitRun, configFingerprint, describeConfigChange, type Admission, type SandboxState } from './admission';
+import { prepareTaskRoot } from '../confinement/task-root';
+import { confineLaunch, type ConfinedLaunch } from './launch-confinement';
+import { processStartTime } from './process-identity';
+import { buildWorkerPrompt } from './worker-prompt';
+
+export interface RunServiceOptions {
+  ledger: Ledger;
+  catalog: ProviderCatalog;
+  events: EventHub;
+  notices: NoticeService;
+  fanout: OutputFanout;
+  dataDir: string;
+  log: Logger;
+  /** The operator's environment: confinement copies only its allow-list from it. */
+  operatorEnv?: NodeJS.ProcessEnv;
+  operatorHome?: string;
+  /** The sandbox probe's answer, once the console has probed. */
+  sandbox?: () => SandboxState | null;
+  now?: () => number;
+  /** Terminal size before the viewer has said how big its pane is. */
+  initialSize?: { cols: number; rows: number };
+}
+
+/** A run the console is driving right now (queued runs are only in the ledger). */
+interface ActiveRun {
+  runId: string;
+  agentId: string;
+  admission: Admission;
+  provider: ProviderEntry;
+  profile: LaunchProfile;
+  attemptNumber: number;
+  attemptId: string | null;
+  session: PtySession | null;
+  launch: ConfinedLaunch | null;
+  stopRequested: boolean;
+  retryTimer: NodeJS.Timeout | null;
+  /** The CLI's native session, once known (from the argv, or from its JSON stream). */
+  sessionId: string | null;
+  sessionDir: string | null;
+  /** Timeline events of the current attempt, for the failure classifier. */
+  attemptEvents: TimelineEvent[];
+  size: { cols: number; rows: number };
+  /** Resolves once the current attempt's output is all in the ledger. */
+  outputFlushed: Promise<unknown> | null;
+}
+
+const activeStatuses: readonly RunStatus[] = ['admitted', 'preparing', 'running'];
+const endedStatuses: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'];
+/** How much of an attempt's output the failure classifier reads. */
+const classifierTailBytes = 64 * 1024;
+/** Timeline updates are announced at most this often per run. */
+const timelineNoticeMs = 100;
+
+export function digest(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+/** A stable identity for a task's artifacts: later runs of the same task share it. */
+export function artifactIdentity(task: { id: string; planPath: string | null; reviewPath: string | null }): string {
+  return digest({ kind: 'artifact-identity', taskId: task.id, planPath: task.planPath, reviewPath: task.reviewPath });
+}
+
+/**
+ * The run lifecycle: queued → admitted → preparing → running → succeeded | failed | cancelled, plus
+ * refused (admission said no; nothing started) and stranded (the console stopped while it ran).
+ * Each run's process lives in a PTY; its locators are in the ledger before it is awaited.
+ */
+export class RunService {
+  private readonly ledger: Ledger;
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly now: () => number;
+  private readonly timelineTimers = new Map<string, NodeJS.Timeout>();
+  private closing = false;
+  private pumping = false;
+
+  constructor(private readonly options: RunServiceOptions) {
+    this.ledger = options.ledger;
+    this.now = options.now ?? Date.now;
+  }
+
+  // Operator actions ------------------------------------------------------------------------------
+
+  /** Starts a run of a task on an agent: refused at once when it cannot succeed, else queued. */
+  start(taskId: string, agentId: string): RunSummary {
+    const task = this.ledger.tasks.get(taskId);
+    if (!task) throw new OperatorError({ code: 'not_found', message: 'That task is no longer in the console.', actionUrl: actionRoute({ kind: 'tasks' }) });
+    if (task.archived) {
+      throw new OperatorError({ code: 'conflict', message: `“${task.title}” is archived. Unarchive it to run it again.`, actionUrl: actionRoute({ kind: 'tasks' }) });
+    }
+    const agent = this.requireAgent(agentId);
+    const runId = newId('run');
+    const verdict = this.admit(agent);
+    if (!verdict.admitted) {
+      this.ledger.runs.insert({ id: runId, taskId, agentId, status: 'refused', createdAt: this.now(), failure: verdict.failure });
+      this.raiseOwnerNotice(runId, agent, task.title, verdict.failure);
+      this.options.log.info('run refused', { runId, code: verdict.failure.code, reason: verdict.failure.reason });
+      this.announce(runId);
+      return this.summary(runId);
+    }
+    this.ledger.runs.insert({ id: runId, taskId, agentId, status: 'queued', createdAt: this.now() });
+    this.announce(runId);
+    this.pump();
+    return this.summary(runId);
+  }
+
+  stop(runId: string): RunSummary {
+    const row = this.requireRun(runId);
+    const active = this.active.get(runId);
+    if (row.status === 'queued') {
+      this.finishRun(runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator before it started.' });
+      return this.summary(runId);
+    }
+    if (!active) {
+      throw new OperatorError({ code: 'conflict', message: 'This run is not running, so there is nothing to stop.' });
+    }
+    active.stopRequested = true;
+    if (active.retryTimer) {
+      // Waiting between attempts: nothing runs, so stopping is immediate.
+      clearTimeout(active.retryTimer);
+      active.retryTimer = null;
+      this.ledger.runs.clearRetry(runId);
+      this.endActive(active, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator while waiting to retry.' });
+    } else if (active.session) {
+      void active.session.stop({ graceMs: active.profile.stopGraceMs });
+    }
+    return this.summary(runId);
+  }
+
+  /**
+   * Relaunches a run that has ended, in the same task root, with the CLI's native resume arguments (a
+   * follow-up turn when a prompt is given). The run keeps the admission it was made under, but if the
+   * agent's model or profile has changed since, the old session does not fit: a fresh one is started
+   * and the timeline says why.
+   */
+  resume(runId: string, prompt?: string): RunSummary {
+    const row = this.requireRun(runId);
+    if (this.active.has(runId) || !endedStatuses.includes(row.status) || row.status === 'refused') {
+      throw new OperatorError({ code: 'conflict', message: 'Only a run that has ended (and was not refused) can be resumed.' });
+    }
+    const saved = this.savedAdmission(row.admission_json);
+    const session = this.ledger.runs.locators(runId).find((locator) => locator.kind === 'session');
+    const sessionId = typeof session?.data.id === 'string' ? session.data.id : null;
+    const provider = saved ? this.options.catalog.findProvider(saved.providerId) : undefined;
+    if (!saved || !sessionId || !provider || !adapterFor(provider).supportsResume) {
+      throw new OperatorError({
+        code: 'conflict',
+        message: 'This run has no native session to resume. Re-run the task instead.',
+        actionUrl: actionRoute({ kind: 'run', runId }),
+      });
+    }
+    const agent = this.requireAgent(row.agent_id);
+    const verdict = this.admit(agent, saved);
+    if (!verdict.admitted) throw new OperatorError(verdict.failure);
+    const admission = verdict.admission;
+    const sameConfig = configFingerprint(admission) === row.config_fingerprint;
+    const active = this.activate(runId, admission);
+    active.attemptNumber = this.ledger.runs.attempts(runId).length;
+    this.ledger.runs.update(runId, { status: 'admitted', failure: null, endedAt: null, admissionJson: JSON.stringify(admission), configFingerprint: configFingerprint(admission) });
+    if (sameConfig) {
+      this.note(runId, null, 'resumed', { sessionId, prompt: prompt ?? null });
+    } else {
+      this.note(runId, null, 'fresh_session', { reason: describeConfigChange(saved, admission), previousSessionId: sessionId });
+    }
+    this.announce(runId);
+    const request: SessionRequest = sameConfig ? { mode: 'resume', sessionId, sessionDir: typeof session?.data.dir === 'string' ? session.data.dir : null } : { mode: 'new' };
+    void this.prepareAndLaunch(active, request, prompt);
+    return this.summary(runId);
+  }
+
+  sendInput(runId: string, data: string): { accepted: boolean } {
+    const session = this.active.get(runId)?.session;
+    if (!session || session.exit) return { accepted: false };
+    session.write(data);
+    return { accepted: true };
+  }
+
+  resize(runId: string, cols: number, rows: number): { accepted: boolean } {
+    const active = this.active.get(runId);
+    if (!active) return { accepted: false };
+    active.size = { cols, rows };
+    if (!active.session || active.session.exit) return { accepted: false };
+    active.session.resize(cols, rows);
+    return { accepted: true };
+  }
+
+  // Queries ---------------------------------------------------------------------------------------
+
+  summary(runId: string): RunSummary {
+    const summary = this.ledger.runs.summary(runId);
+    if (!summary) throw new OperatorError({ code: 'not_found', message: 'That run is no longer in the console.', actionUrl: actionRoute({ kind: 'runs' }) });
+    return summary;
+  }
+
+  detail(runId: string): RunDetail {
+    const summary = this.summary(runId);
+    const row = this.requireRun(runId);
+    const agent = this.ledger.agents.get(row.agent_id);
+    const admission = this.savedAdmission(row.admission_json);
+    const locators = this.ledger.runs.locators(runId);
+    const session = locators.find((locator) => locator.kind === 'session');
+    const active = this.active.get(runId);
+    const provider = this.options.catalog.findProvider(admission?.providerId ?? agent?.providerId ?? '');
+    const ended = endedStatuses.includes(row.status);
+    return {
+      ...summary,
+      providerId: admission?.providerId ?? agent?.providerId ?? 'unknown',
+      model: admission?.model ?? agent?.model ?? 'unknown',
+      profileId: admission?.profileId ?? agent?.profileId ?? 'unknown',
+      profileRevision: admission?.profileRevision ?? null,
+      configFingerprint: row.config_fingerprint,
+      environmentId: admission?.environmentId ?? agent?.environmentId ?? 'env_local',
+      homeMode: admission?.homeMode ?? agent?.homeMode ?? 'preconfigured',
+      cwd: row.cwd,
+      taskRoot: row.task_root,
+      baseRevision: row.base_revision,
+      failure: row.failure_json ? (JSON.parse(row.failure_json) as OperatorErrorShape) : null,
+      attempts: this.ledger.runs.attempts(runId),
+      locators,
+      submission: row.submission_json ? (JSON.parse(row.submission_json) as RunDetail['submission']) : null,
+      outputBytes: this.ledger.output.totalBytes(runId),
+      canStop: row.status === 'queued' || active !== undefined,
+      canResume:
+        ended &&
+        row.status !== 'refused' &&
+        typeof session?.data.id === 'string' &&
+        admission !== undefined &&
+        (provider ? adapterFor(provider).supportsResume : false),
+      canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
+    };
+  }
+
+  events(runId: string, afterId: number, limit: number): { events: RunEvent[]; lastId: number } {
+    this.requireRun(runId);
+    const events = this.ledger.runs.events(runId, afterId, limit);
+    return { events, lastId: events.at(-1)?.id ?? afterId };
+  }
+
+  hasOpenRuns(agentId: string): boolean {
+    return this.ledger.runs.hasOpenRuns(agentId);
+  }
+
+  // Start-up and shutdown -------------------------------------------------------------------------
+
+  /**
+   * At start: runs the ledger says were live belong to a console that is gone. A process it left
+   * behind cannot be reattached to (its PTY died with it), so it is stopped; the run becomes stranded
+   * with a notice, and offers Resume where the CLI has a native session. Queued runs just go on.
+   */
+  async recover(): Promise<void> {
+    const orphans = this.ledger.runs.withStatus(activeStatuses);
+    for (const row of orphans) {
+      const process = this.ledger.runs.locators(row.id).find((locator) => locator.kind === 'process');
+      if (process) await stopOrphanedProcess(process.data, this.options.log);
+      const attempt = this.ledger.runs.lastAttempt(row.id);
+      if (attempt && attempt.status === 'running') {
+        this.ledger.runs.finishAttempt(attempt.id, { status: 'stranded', failureCode: 'stranded', exitCode: null, signal: null, retryAt: null, endedAt: this.now() });
+      }
+      this.ledger.runs.clearRetry(row.id);
+      const hasSession = this.ledger.runs.locators(row.id).some((locator) => locator.kind === 'session' && typeof locator.data.id === 'string');
+      const failure: OperatorErrorShape = {
+        code: 'stranded',
+        message: hasSession
+          ? 'The console stopped while this run was running. Resume continues the CLI’s session in the same task root.'
+          : 'The console stopped while this run was running. Re-run the task to start it again.',
+        actionUrl: actionRoute({ kind: 'run', runId: row.id }),
+      };
+      this.ledger.runs.update(row.id, { status: 'stranded', failure, endedAt: this.now() });
+      const task = this.ledger.tasks.get(row.task_id);
+      this.options.notices.raise({
+        kind: 'run_stranded',
+        severity: 'warning',
+        title: 'Run stranded',
+        message: `“${task?.title ?? 'A task'}” was running when the console stopped. ${hasSession ? 'Resume it to continue its session.' : 'Re-run it to start again.'}`,
+        actionUrl: actionRoute({ kind: 'run', runId: row.id }),
+        actionLabel: hasSession ? 'Resume the run' : 'Open the run',
+        code: 'stranded',
+        runId: row.id,
+        agentId: row.agent_id,
+        taskId: row.task_id,
+        dedupeKey: `stranded:${row.id}`,
+      });
+      this.options.log.warn('run stranded', { runId: row.id });
+      this.announce(row.id);
+    }
+    this.pump();
+  }
+
+  /**
+   * The console is closing: stop every run's process group and wait until its output is in the
+   * ledger. The runs stay as they are; the next start strands them and offers Resume.
+   */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    const stops = [...this.active.values()].map(async (active) => {
+      if (active.retryTimer) clearTimeout(active.retryTimer);
+      active.retryTimer = null;
+      if (active.session && !active.session.exit) await active.session.stop({ graceMs: Math.min(active.profile.stopGraceMs, 2000) });
+      await active.outputFlushed;
+    });
+    await Promise.allSettled(stops);
+    for (const timer of this.timelineTimers.values()) clearTimeout(timer);
+    this.timelineTimers.clear();
+  }
+
+  // The lifecycle ---------------------------------------------------------------------------------
+
+  private admit(agent: StoredAgent & { deleted: boolean }, saved?: Admission) {
+    const verdict = admitRun({
+      agent,
+      environment: this.ledger.agents.getEnvironment(saved?.environmentId ?? agent.environmentId),
+      catalog: this.options.catalog,
+      sandbox: this.options.sandbox?.() ?? null,
+      now: this.now(),
+    });
+    // A resumed run keeps the contract it was admitted under: its environment and home mode.
+    if (verdict.admitted && saved) {
+      verdict.admission = { ...verdict.admission, environmentId: saved.environmentId, environmentKind: saved.environmentKind, networkMode: saved.networkMode, homeMode: saved.homeMode };
+    }
+    return verdict;
+  }
+
+  /** Starts queued runs while their agents have capacity, oldest first. */
+  private pump(): void {
+    if (this.pumping || this.closing) return;
+    this.pumping = true;
+    try {
+      for (const row of this.ledger.runs.withStatus(['queued'])) {
+        const agent = this.ledger.agents.get(row.agent_id);
+        if (!agent) continue;
+        if (this.ledger.runs.activeCountByAgent(row.agent_id) >= agent.capacity) continue;
+        // Admission is checked again at dequeue: the agent may have changed while the run waited.
+        const verdict = this.admit(agent);
+        if (!verdict.admitted) {
+          this.finishRun(row.id, 'refused', verdict.failure);
+          const task = this.ledger.tasks.get(row.task_id);
+          this.raiseOwnerNotice(row.id, agent, task?.title ?? 'a task', verdict.failure);
+          continue;
+        }
+        const admission = verdict.admission;
+        this.ledger.runs.update(row.id, {
+          status: 'admitted',
+          admissionJson: JSON.stringify(admission),
+          configFingerprint: configFingerprint(admission),
+        });
+        this.announce(row.id);
+        const active = this.activate(row.id, admission);
+        void this.prepareAndLaunch(active, { mode: 'new' });
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private activate(runId: string, admission: Admission): ActiveRun {
+    const agent = this.requireAgent(admission.agentId);
+    const { provider, profile } = resolveAgentLaunch(this.options.catalog, agent);
+    const active: ActiveRun = {
+      runId,
+      agentId: admission.agentId,
+      admission,
+      provider,
+      profile,
+      attemptNumber: 0,
+      attemptId: null,
+      session: null,
+      launch: null,
+      stopRequested: false,
+      retryTimer: null,
+      sessionId: null,
+      sessionDir: null,
+      attemptEvents: [],
+      size: this.options.initialSize ?? { cols: 120, rows: 32 },
+      outputFlushed: null,
+    };
+    this.active.set(runId, active);
+    return active;
+  }
+
+  private async prepareAndLaunch(active: ActiveRun, session: SessionRequest, followUp?: string): Promise<void> {
+    if (this.closing) return;
+    try {
+      this.ledger.runs.update(active.runId, { status: 'preparing' });
+      this.announce(active.runId);
+      await this.launchAttempt(active, session, followUp);
+    } catch (error) {
+      if (this.closing) return;
+      this.options.log.error('run failed to launch', { runId: active.runId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      const failure: OperatorErrorShape =
+        error instanceof OperatorError ? error.toShape() : { code: 'internal', message: 'The run could not be prepared. Details are in the console’s log.' };
+      this.endActive(active, 'failed', failure);
+    }
+  }
+
+  private async launchAttempt(active: ActiveRun, sessionRequest: SessionRequest, followUp?: string): Promise<void> {
+    const row = this.requireRun(active.runId);
+    const task = this.ledger.tasks.get(row.task_id);
+    const project = task ? this.ledger.projects.get(task.projectId) : undefined;
+    if (!task || !project) {
+      throw new OperatorError({ code: 'not_found', message: 'The run’s task or project was removed from the console.' });
+    }
+    const adapter = adapterFor(active.provider);
+    const taskRoot = await prepareTaskRoot({ dataDir: this.options.dataDir, runId: active.runId, project });
+    this.ledger.runs.update(active.runId, { taskRoot: taskRoot.root, cwd: taskRoot.view, baseRevision: taskRoot.baseRevision });
+    if (active.stopRequested) return this.endActive(active, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator before it started.' });
+
+    const prompt = followUp ?? buildWorkerPrompt(task);
+    const spec: LaunchSpec = adapter.buildLaunch({
+      task,
+      agent: { model: active.admission.model, profile: active.profile },
+      taskRoot,
+      prompt,
+      session: sessionRequest,
+      environmentKind: active.admission.environmentKind,
+    });
+    active.sessionId = spec.session?.id ?? null;
+    active.sessionDir = spec.session?.dir ?? null;
+
+    active.attemptNumber += 1;
+    const attemptId = newId('att');
+    active.attemptId = attemptId;
+    active.attemptEvents = [];
+    this.ledger.runs.insertAttempt({ id: attemptId, runId: active.runId, number: active.attemptNumber, startedAt: this.now() });
+
+    let launch: ConfinedLaunch;
+    let session: PtySession;
+    try {
+      launch = await confineLaunch({
+        spec,
+        taskRoot,
+        provider: active.provider,
+        profile: active.profile,
+        admission: active.admission,
+        operatorEnv: this.options.operatorEnv ?? process.env,
+        operatorHome: this.options.operatorHome ?? homedir(),
+        onEgressDecision: (decision) => this.note(active.runId, attemptId, 'egress', { ...decision }),
+      });
+      active.launch = launch;
+      session = startPtySession({
+        executable: launch.executable,
+        args: launch.args,
+        cwd: spec.cwd,
+        env: launch.env,
+        cols: active.size.cols,
+        rows: active.size.rows,
+      });
+    } catch (error) {
+      await active.launch?.cleanup();
+      active.launch = null;
+      if (error instanceof OperatorError && error.code === 'spawn_failed') return this.spawnFailed(active, task.title, error);
+      throw error;
+    }
+    active.session = session;
+
+    // The process (and the CLI's session, where it names one up front) must be findable again before
+    // the run is awaited: if the console dies from here on, recovery starts from these.
+    const startTime = processStartTime(session.pid);
+    this.saveLocator(active.runId, 'process', { pid: session.pid, pgid: session.pid, startTime, attempt: active.attemptNumber });
+    if (active.sessionId) this.saveSessionLocator(active);
+
+    const pipeline = new OutputPipeline({ runId: active.runId, attemptId, session, output: this.ledger.output, log: this.options.log });
+    this.options.fanout.attachLive(pipeline.feed);
+    const eventFormat = active.profile.eventFormat ?? adapter.eventFormat;
+    this.followTimeline(active, pipeline, eventFormat === 'text' ? null : eventFormat);
+
+    this.ledger.runs.update(active.runId, { status: 'running', startedAt: row.started_at ?? this.now() });
+    this.announce(active.runId);
+    this.options.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: session.pid });
+
+    active.outputFlushed = pipeline.whenFinished();
+    const { exit } = await pipeline.whenFinished();
+    await launch.cleanup();
+    active.launch = null;
+    active.session = null;
+    // A closing console leaves the run as it was: the next start finds it and strands it, with Resume.
+    if (this.closing) return;
+    await this.attemptEnded(active, task, exit);
+  }
+
+  /** Parses the CLI's JSON-line stream into timeline entries, off the batches the pipeline cuts. */
+  private followTimeline(active: ActiveRun, pipeline: OutputPipeline, format: EventFormat | null): void {
+    if (!format) return;
+    const parser = createEventParser(format);
+    const splitter = new LineSplitter();
+    const attemptId = active.attemptId;
+    const take = (lines: string[]) => {
+      const entries: Array<{ kind: string; data: Record<string, unknown> }> = [];
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        for (const event of parser.parseLine(line)) {
+          // Unparseable lines stay what they are: raw output, already in the ledger and the terminal.
+          if (event.kind === 'raw') continue;
+          active.attemptEvents.push(event);
+          if (event.kind === 'session' && event.sessionId !== active.sessionId) {
+            active.sessionId = event.sessionId;
+            this.saveSessionLocator(active);
+          }
+          const { kind, ...data } = event;
+          entries.push({ kind, data });
+        }
+      }
+      if (entries.length) {
+        this.ledger.runs.appendEvents(active.runId, attemptId, entries, this.now());
+        this.announceTimeline(active.runId);
+      }
+    };
+    pipeline.feed.onBatch((batch) => take(splitter.push(batch.bytes)));
+    pipeline.feed.onEnd(() => take(splitter.flush()));
+  }
+
+  private async attemptEnded(active: ActiveRun, task: { id: string; title: string; planPath: string | null; reviewPath: string | null }, exit: PtyExit): Promise<void> {
+    const attemptId = active.attemptId!;
+    const finished = { exitCode: exit.exitCode, signal: exit.signal, endedAt: this.now() };
+    if (active.stopRequested) {
+      this.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'cancelled', failureCode: 'cancelled', retryAt: null });
+      return this.endActive(active, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' });
+    }
+    if (exit.exitCode === 0 && exit.signal === null) {
+      this.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'succeeded', failureCode: null, retryAt: null });
+      const fatal = active.attemptEvents.some((event) => event.kind === 'error' && event.fatal);
+      this.ledger.runs.update(active.runId, {
+        submissionJson: JSON.stringify({ readyForReview: !fatal, artifactIdentity: artifactIdentity(task) }),
+      });
+      return this.endActive(active, 'succeeded', null);
+    }
+
+    const tail = this.ledger.output.tail(active.runId, classifierTailBytes);
+    const failure = classifyAttempt({
+      providerId: active.provider.id,
+      providerName: active.provider.displayName,
+      model: active.admission.model,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      outputTail: new TextDecoder().decode(tail.bytes),
+      events: active.attemptEvents,
+    }) ?? { code: 'process_exit', retryable: true, ownerAction: false, message: `The CLI exited with code ${exit.exitCode}.`, evidence: null, quota: null };
+    if (failure.quota) this.note(active.runId, attemptId, 'quota_observed', { ...failure.quota });
+
+    const delay = this.closing ? null : retryDelayMs(failure, active.attemptNumber, active.profile, this.now());
+    const retryAt = delay === null ? null : this.now() + delay;
+    this.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'failed', failureCode: failure.code, retryAt });
+
+    if (retryAt !== null && delay !== null) {
+      this.note(active.runId, attemptId, 'retry_scheduled', { code: failure.code, retryAt: new Date(retryAt).toISOString(), message: failure.message });
+      this.announce(active.runId);
+      active.retryTimer = setTimeout(() => {
+        active.retryTimer = null;
+        this.ledger.runs.clearRetry(active.runId);
+        // A retry is a fresh attempt: the failed one's session may hold a half-done turn.
+        void this.prepareAndLaunch(active, { mode: 'new' });
+      }, delay);
+      return;
+    }
+    const shape = failureShape(failure, active);
+    if (failure.ownerAction || failure.code === 'quota_exhausted') {
+      const agent = this.ledger.agents.get(active.agentId);
+      if (agent) this.raiseOwnerNotice(active.runId, agent, task.title, shape);
+    }
+    this.endActive(active, 'failed', shape);
+  }
+
+  private spawnFailed(active: ActiveRun, taskTitle: string, error: OperatorError): void {
+    const attemptId = active.attemptId!;
+    this.ledger.runs.finishAttempt(attemptId, { status: 'failed', failureCode: 'spawn_failed', exitCode: null, signal: null, retryAt: null, endedAt: this.now() });
+    const executable = active.profile.executable ?? active.provider.executable ?? 'the CLI';
+    const shape: OperatorErrorShape = {
+      code: 'spawn_failed',
+      reason: 'executable_not_found',
+      message: `${active.provider.displayName} could not be started: ${error.message} Install ${executable}${
+        active.provider.adapter === 'command' ? '' : ` (the ${active.provider.displayName} CLI)`
+      } or set the agent's executable path.`,
+      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
+    };
+    const agent = this.ledger.agents.get(active.agentId);
+    if (agent) this.raiseOwnerNotice(active.runId, agent, taskTitle, shape, `${active.provider.displayName} not found`);
+    this.endActive(active, 'failed', shape);
+  }
+
+  private endActive(active: ActiveRun, status: RunStatus, failure: OperatorErrorShape | null): void {
+    this.active.delete(active.runId);
+    this.finishRun(active.runId, status, failure);
+    this.pump();
+  }
+
+  private finishRun(runId: string, status: RunStatus, failure: OperatorErrorShape | null): void {
+    this.ledger.runs.update(runId, { status, failure, endedAt: this.now() });
+    this.options.log.info('run ended', { runId, status, code: failure?.code });
+    this.announce(runId);
+  }
+
+  // Helpers ---------------------------------------------------------------------------------------
+
+  private saveSessionLocator(active: ActiveRun): void {
+    this.saveLocator(active.runId, 'session', { id: active.sessionId, dir: active.sessionDir, providerId: active.provider.id, fingerprint: configFingerprint(active.admission) });
+  }
+
+  private saveLocator(runId: string, kind: 'process' | 'session', data: Record<string, unknown>): void {
+    this.ledger.runs.saveLocator(runId, kind, data, digest({ kind, ...data }), this.now());
+  }
+
+  /** The console's own timeline entries (retries, resumes, quota observations, egress decisions). */
+  private note(runId: string, attemptId: string | null, kind: string, data: Record<string, unknown>): void {
+    this.ledger.runs.appendEvents(runId, attemptId, [{ kind, data }], this.now());
+    this.announceTimeline(runId);
+  }
+
+  private raiseOwnerNotice(runId: string, agent: { id: string; name: string }, taskTitle: string, failure: OperatorErrorShape, title?: string): void {
+    this.options.notices.raise({
+      kind: failure.reason ?? failure.code,
+      severity: 'error',
+      title: title ?? noticeTitle(failure),
+      message: `${failure.message} (Agent ${agent.name}, task “${taskTitle}”.)`,
+      actionUrl: failure.actionUrl ?? actionRoute({ kind: 'run', runId }),
+      actionLabel: failure.actionUrl ? 'Fix it' : 'Open the run',
+      code: failure.code,
+      reason: failure.reason ?? null,
+      runId,
+      agentId: agent.id,
+      dedupeKey: `${failure.code}:${failure.reason ?? ''}:${agent.id}`,
+    });
+  }
+
+  private announce(runId: string): void {
+    this.options.events.emit('runsChanged', { runIds: [runId] });
+    this.options.events.emit('tasksChanged', {});
+  }
+
+  private announceTimeline(runId: string): void {
+    if (this.closing || this.timelineTimers.has(runId)) return;
+    this.timelineTimers.set(
+      runId,
+      setTimeout(() => {
+        this.timelineTimers.delete(runId);
+        this.options.events.emit('runTimeline', { runId });
+      }, timelineNoticeMs),
+    );
+  }
+
+  private requireRun(runId: string) {
+    const row = this.ledger.runs.row(runId);
+    if (!row) throw new OperatorError({ code: 'not_found', message: 'That run is no longer in the console.', actionUrl: actionRoute({ kind: 'runs' }) });
+    return row;
+  }
+
+  private requireAgent(agentId: string) {
+    const agent = this.ledger.agents.get(agentId);
+    if (!agent) throw new OperatorError({ code: 'not_found', message: 'That agent is no longer in the console.', actionUrl: actionRoute({ kind: 'agents' }) });
+    return agent;
+  }
+
+  private savedAdmission(json: string | null): Admission | undefined {
+    return json ? (JSON.parse(json) as Admission) : undefined;
+  }
+}
+
+function noticeTitle(failure: OperatorErrorShape): string {
+  switch (failure.code) {
+    case 'sandbox_unavailable':
+      return 'OS sandbox unavailable';
+    case 'spawn_failed':
+      return 'CLI not found';
+    case 'configuration_incomplete':
+      return 'Agent configuration incomplete';
+    case 'auth_required':
+    case 'auth_expired':
+      return 'Sign-in required';
+    case 'quota_exhausted':
+      return 'Quota exhausted';
+    default:
+      return 'Run needs attention';
+  }
+}
+
+/** A classified failure as the error shape the run detail and notices show. */
+function failureShape(failure: AttemptFailure, active: ActiveRun): OperatorErrorShape {
+  const shape: OperatorErrorShape = { code: failure.code, message: failure.message };
+  if (failure.ownerAction) shape.actionUrl = actionRoute({ kind: 'agent', agentId: active.agentId });
+  return shape;
+}
+
+/**
+ * Stops what a dead console left running. The process locator's start time guards against a pid
+ * that the OS has since given to an unrelated process.
+ */
+async function stopOrphanedProcess(data: Record<string, unknown>, log: Logger): Promise<void> {
+  const pgid = typeof data.pgid === 'number' ? data.pgid : null;
+  const pid = typeof data.pid === 'number' ? data.pid : null;
+  if (pgid === null || pid === null) return;
+  const recordedStart = typeof data.startTime === 'string' ? data.startTime : null;
+  const currentStart = processStartTime(pid);
+  if (recordedStart && currentStart && recordedStart !== currentStart) return; // The pid was reused.
+  if (!isProcessGroupAlive(pgid)) return;
+  log.warn('stopping a process left by a previous console', { pid, pgid });
+  signalProcessGroup(pgid, 'SIGTERM');
+  for (let waited = 0; waited < 3000 && isProcessGroupAlive(pgid); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (isProcessGroupAlive(pgid)) signalProcessGroup(pgid, 'SIGKILL');
+}

@@ -1,0 +1,130 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createCore, type Core } from '../core';
+import { createMemoryLogger } from '../log';
+import { fixtureAgentPath } from './output-test-kit';
+import { makeTempDir } from './temp-dir';
+
+/**
+ * A console core on a temp data dir with a small provider catalog for tests: the generic command
+ * provider, whose programs are the fixture agent, with quick retries so retry paths run in a test.
+ */
+export const testCatalog = () => ({
+  version: 1,
+  providers: [
+    {
+      id: 'command',
+      displayName: 'Command',
+      adapter: 'command',
+      executable: null,
+      testedVersion: null,
+      homeVariable: null,
+      homeDir: null,
+      connectionProviders: ['openai', 'custom'],
+      eventFormat: 'text',
+      models: [],
+      profiles: [
+        {
+          id: 'fixture',
+          label: 'Fixture agent, Codex-style JSON events',
+          executable: fixtureAgentPath,
+          argsTemplate: ['{prompt}'],
+          eventFormat: 'codex-jsonl',
+          maxAttempts: 3,
+          retryBackoffBaseMs: 50,
+          stopGraceMs: 1500,
+        },
+      ],
+    },
+    {
+      // The fixture standing in for Codex CLI (`fixture-agent exec …`): the real Codex adapter builds
+      // its argv, its JSON stream names the thread, and resume passes `resume <thread_id>`.
+      id: 'fixture-codex',
+      displayName: 'Fixture Codex',
+      adapter: 'codex',
+      executable: fixtureAgentPath,
+      testedVersion: null,
+      homeVariable: 'CODEX_HOME',
+      homeDir: 'codex-home',
+      connectionProviders: ['openai', 'custom'],
+      eventFormat: 'codex-jsonl',
+      models: [
+        { id: 'model-a', label: 'Model A' },
+        { id: 'model-b', label: 'Model B' },
+      ],
+      profiles: [{ id: 'default', label: 'Default', env: { FIXTURE_AGENT_FLAGS: '--lines 2' }, maxAttempts: 2, retryBackoffBaseMs: 50, stopGraceMs: 1500 }],
+    },
+  ],
+});
+
+export interface RunTestBed {
+  core: Core;
+  dataDir: string;
+  projectDir: string;
+  projectId: string;
+  log: ReturnType<typeof createMemoryLogger>;
+  call<T = any>(channel: string, input?: unknown): Promise<T>;
+  createAgent(args: string[], extra?: Record<string, unknown>): Promise<{ id: string; name: string }>;
+  createTask(title?: string): Promise<{ id: string; title: string }>;
+  waitForRun(runId: string, done: (run: any) => boolean, timeoutMs?: number): Promise<any>;
+  close(): Promise<void>;
+}
+
+export function gitInit(dir: string): void {
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=Test', ...args], { cwd: dir });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(path.join(dir, 'README.md'), '# project\n');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'initial');
+}
+
+export async function openRunTestBed(options: { dataDir?: string } = {}): Promise<RunTestBed> {
+  const data = options.dataDir ? { path: options.dataDir, remove: () => {} } : makeTempDir('oc-runs-data-');
+  const project = makeTempDir('oc-runs-project-');
+  gitInit(project.path);
+  const catalogPath = path.join(data.path, 'test-catalog.json');
+  writeFileSync(catalogPath, JSON.stringify(testCatalog()));
+  const log = createMemoryLogger();
+  const core = createCore({ dataDir: data.path, transport: 'browser', appVersion: 'test', log, catalogPath });
+  const call = async (channel: string, input?: unknown) => {
+    const answer = await core.dispatch(channel, input, { transport: 'browser' });
+    if (!answer.ok) throw Object.assign(new Error(`${channel}: ${answer.error.code}: ${answer.error.message}`), answer.error);
+    return answer.value as any;
+  };
+  const projectId = (await call('addProject', { path: project.path })).id as string;
+  let agents = 0;
+  return {
+    core,
+    dataDir: data.path,
+    projectDir: project.path,
+    projectId,
+    log,
+    call,
+    createAgent: (args, extra = {}) =>
+      call('createAgent', {
+        name: `fixture ${++agents}`,
+        providerId: 'command',
+        model: 'fixture-model',
+        profileId: 'fixture',
+        executablePath: fixtureAgentPath,
+        commandArgs: args,
+        ...extra,
+      }),
+    createTask: (title = 'Write the plan') => call('createTask', { projectId, title, prompt: 'Write notes/plan.md' }),
+    waitForRun: async (runId, done, timeoutMs = 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const run = await call('getRun', { runId });
+        if (done(run)) return run;
+        if (Date.now() > deadline) throw new Error(`run ${runId} did not get there in ${timeoutMs} ms; it is ${run.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    close: async () => {
+      await core.close();
+      data.remove();
+      project.remove();
+    },
+  };
+}
