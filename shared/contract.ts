@@ -4,6 +4,7 @@ import {
   catalogProviderSchema,
   homeModes,
   runDetailSchema,
+  runDiffSchema,
   runEventSchema,
   aiConnectionSchema,
   directoryListingSchema,
@@ -144,6 +145,14 @@ export const channels = {
     z.object({ events: z.array(runEventSchema), lastId: z.number().int() }),
   ),
   stopRun: channel(z.strictObject({ runId: entityId }), runSummarySchema),
+  /** The run's changes: its view against the base revision it started from. */
+  getRunDiff: channel(z.strictObject({ runId: entityId }), runDiffSchema),
+  /** Opens the run's working folder in the operator's file manager (on the machine the console runs on). */
+  openRunFolder: channel(z.strictObject({ runId: entityId }), z.object({ path: z.string(), opened: z.boolean() })),
+  /** Keeps the run's record and cleans up its worktree. */
+  archiveRun: channel(z.strictObject({ runId: entityId }), runSummarySchema),
+  /** Removes the run, its record and its worktree. */
+  deleteRun: channel(z.strictObject({ runId: entityId }), z.object({ runId: z.string() })),
   /** Relaunches the CLI in the run's task root with its native resume arguments (a follow-up turn with a prompt). */
   resumeRun: channel(z.strictObject({ runId: entityId, prompt: z.string().trim().min(1).max(100_000).optional() }), runSummarySchema),
   sendRunInput: channel(z.strictObject({ runId: entityId, data: z.string().min(1).max(64 * 1024) }), z.object({ accepted: z.boolean() })),

@@ -217,6 +217,16 @@ export const runDetailSchema = runSummarySchema.extend({
   locators: z.array(locatorSchema),
   submission: submissionSchema.nullable(),
   outputBytes: z.number().int().min(0),
+  archived: z.boolean(),
+  /** How the run is confined (DESIGN.md section 4), as the run detail shows it. */
+  confinement: z.object({
+    environmentName: z.string(),
+    environmentKind: z.enum(environmentKinds),
+    sandbox: z.enum(['none', 'bubblewrap', 'seatbelt']),
+    network: z.enum(networkModes),
+    homeMode: z.enum(homeModes),
+    writableRoots: z.array(z.string()),
+  }),
   canStop: z.boolean(),
   canResume: z.boolean(),
   canSendInput: z.boolean(),
@@ -232,3 +242,11 @@ export const runEventSchema = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 export type RunEvent = z.infer<typeof runEventSchema>;
+
+export const runDiffSchema = z.object({
+  baseRevision: z.string().nullable(),
+  files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted', 'renamed']), oldPath: z.string().optional() })),
+  unifiedDiff: z.string(),
+  truncated: z.boolean(),
+});
+export type RunDiff = z.infer<typeof runDiffSchema>;

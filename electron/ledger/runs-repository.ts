@@ -30,6 +30,7 @@ export interface RunRow {
   cwd: string | null;
   failure_json: string | null;
   submission_json: string | null;
+  archived_at: number | null;
   created_at: number;
   started_at: number | null;
   ended_at: number | null;
@@ -194,6 +195,7 @@ export class RunsRepository {
       submissionJson?: string | null;
       startedAt?: number | null;
       endedAt?: number | null;
+      archivedAt?: number | null;
     },
   ): void {
     const columns: Record<string, unknown> = {};
@@ -207,9 +209,15 @@ export class RunsRepository {
     if (changes.submissionJson !== undefined) columns.submission_json = changes.submissionJson;
     if (changes.startedAt !== undefined) columns.started_at = changes.startedAt;
     if (changes.endedAt !== undefined) columns.ended_at = changes.endedAt;
+    if (changes.archivedAt !== undefined) columns.archived_at = changes.archivedAt;
     const names = Object.keys(columns);
     if (names.length === 0) return;
     this.db.prepare(`UPDATE runs SET ${names.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`).run(...Object.values(columns), runId);
+  }
+
+  /** Removes the run and everything recorded under it (attempts, events, output, locators). */
+  delete(runId: string): boolean {
+    return this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes === 1;
   }
 
   activeCountByAgent(agentId: string): number {

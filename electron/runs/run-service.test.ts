@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -209,5 +210,62 @@ describe('resume', () => {
     const run = await b.waitForRun(started.id, ended);
     expect(run.canResume).toBe(false);
     await expect(b.call('resumeRun', { runId: run.id })).rejects.toMatchObject({ code: 'conflict' });
+  });
+});
+
+describe('the run’s workspace', () => {
+  it('shows the diff against the base revision, and is cleaned up (worktree and branch) when the run is archived', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--write-file', 'src/feature.txt']);
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await b.waitForRun(started.id, ended);
+    const diff = await b.call('getRunDiff', { runId: run.id });
+    expect(diff.baseRevision).toBe(run.baseRevision);
+    expect(diff.files).toEqual([{ path: 'src/feature.txt', status: 'added' }]);
+    expect(diff.unifiedDiff).toContain('+written by fixture-agent');
+    const branches = () => execFileSync('git', ['branch', '--list', 'operator-console/*'], { cwd: b.projectDir, encoding: 'utf8' });
+    expect(branches()).toContain(run.id);
+
+    const archived = await b.call('archiveRun', { runId: run.id });
+    expect(archived.status).toBe('succeeded');
+    expect(existsSync(run.cwd)).toBe(false);
+    expect(branches()).not.toContain(run.id);
+    expect((await b.call('getRun', { runId: run.id })).archived).toBe(true);
+    await expect(b.call('getRunDiff', { runId: run.id })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('is never removed while the run may still go on, and delete takes the record with it', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--sleep-ms', '60000']);
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    await b.waitForRun(started.id, (run) => run.status === 'running');
+    await expect(b.call('archiveRun', { runId: started.id })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(b.call('deleteRun', { runId: started.id })).rejects.toMatchObject({ code: 'conflict' });
+    await b.call('stopRun', { runId: started.id });
+    await b.waitForRun(started.id, ended);
+    await b.call('deleteRun', { runId: started.id });
+    await expect(b.call('getRun', { runId: started.id })).rejects.toMatchObject({ code: 'not_found' });
+    expect(existsSync(path.join(b.dataDir, 'tasks', started.id))).toBe(false);
+    expect(b.core.ledger.db.prepare('SELECT count(*) AS n FROM output_chunks WHERE run_id = ?').get(started.id)).toEqual({ n: 0 });
+  });
+
+  it('runs a sandboxed agent inside bubblewrap, with the confinement shown on the run', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--write-file', 'inside.txt', '--print-env', 'HOME'], { environmentId: 'env_sandboxed', homeMode: 'isolated' });
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.status).toBe('succeeded');
+    expect(run.confinement).toMatchObject({
+      environmentKind: 'sandboxed',
+      sandbox: 'bubblewrap',
+      network: 'provider-only',
+      homeMode: 'isolated',
+      writableRoots: [run.cwd, expect.stringMatching(/tmp$/), expect.stringMatching(/cache$/), expect.stringMatching(/home$/)],
+    });
+    expect(outputText(b, run.id)).toContain(`HOME=${path.join(b.dataDir, 'tasks', run.id, 'home')}`);
+    expect(existsSync(path.join(run.cwd, 'inside.txt'))).toBe(true);
   });
 });

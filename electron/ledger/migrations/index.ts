@@ -1,6 +1,7 @@
 import { initialSchema } from './001-initial';
 import { noticeDedupe } from './002-notice-dedupe';
 import { launchDetails } from './003-launch-details';
+import { runArchive } from './004-run-archive';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,5 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initialSchema },
   { version: 2, name: 'notice-dedupe', sql: noticeDedupe },
   { version: 3, name: 'launch-details', sql: launchDetails },
+  { version: 4, name: 'run-archive', sql: runArchive },
 ];
