@@ -85,7 +85,7 @@ const providerSchema = z
       if (provider.executable !== null) issue('a command provider takes its executable from each profile', ['executable']);
       if (provider.homeVariable !== null || provider.homeDir !== null) issue('a command provider has no provider home', ['homeVariable']);
       provider.profiles.forEach((profile, index) => {
-        if (!profile.executable) issue('a command profile needs an executable', ['profiles', index, 'executable']);
+        // A profile without an executable runs the program the agent names (its executable path).
         if (!profile.argsTemplate) issue('a command profile needs an argsTemplate', ['profiles', index, 'argsTemplate']);
         for (const name of placeholdersIn(profile.argsTemplate ?? [])) {
           if (!(commandPlaceholders as readonly string[]).includes(name)) {

@@ -8,7 +8,9 @@ describe('adapterFor', () => {
       const adapter = adapterFor(provider);
       expect(adapter.provider.id).toBe(provider.id);
       expect(adapter.eventFormat).toBe(provider.eventFormat);
-      for (const profile of provider.profiles) {
+      for (const catalogProfile of provider.profiles) {
+        // A command profile without an executable runs the program its agent names.
+        const profile = catalogProfile.executable || provider.adapter !== 'command' ? catalogProfile : { ...catalogProfile, executable: '/usr/local/bin/agent' };
         const launch = adapter.buildLaunch(launchRequest(profile, provider.models[0]?.id ?? ''));
         expect(launch.executable).not.toBe('');
         expect(launch.cwd).toBe('/data/tasks/run_1/view');
