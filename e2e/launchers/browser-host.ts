@@ -18,6 +18,8 @@ export interface BrowserHost {
   stderr(): string;
   /** SIGTERM, and resolves with the exit code once it is gone. */
   stop(): Promise<number | null>;
+  /** SIGKILL, as a crash would: nothing is cleaned up, the data directory stays. */
+  crash(): Promise<void>;
 }
 
 /** Starts the built browser host (`dist/electron/serve.js`) on a free port and a data dir of its own. */
@@ -59,6 +61,10 @@ export async function startBrowserHost(options: { dataDir?: string; port?: numbe
     dataDir,
     stdoutLines,
     stderr: () => stderr,
+    crash: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -30,6 +30,8 @@ export const commandPlaceholders = [
   'title',
   'planPath',
   'reviewPath',
+  // The task's own prompt, without the worker framing `{prompt}` adds (for a shell command).
+  'taskPrompt',
 ] as const;
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a lowercase slug');

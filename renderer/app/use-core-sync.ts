@@ -1,8 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
 import type { TransportState } from '../../shared/contract';
+import { keyedThrottle } from './keyed-throttle';
 import { useOperatorClient } from './operator-context';
 import { queryKeys } from './query-keys';
+
+/** A run's timeline is refetched at most this often while its CLI streams events. */
+const timelineRefetchMs = 250;
 
 /**
  * Subscribes once, at app start, to the core's pushed events and invalidates what they name. After a
@@ -13,6 +17,9 @@ export function useCoreSync(): void {
   const queryClient = useQueryClient();
 
   useEffect(() => {
+    const refetchTimeline = keyedThrottle((runId) => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runEvents(runId) });
+    }, timelineRefetchMs);
     const unsubscribers = [
       client.subscribe('projectsChanged', () => {
         // Removing a project removes its tasks and run history from the console too.
@@ -27,11 +34,17 @@ export function useCoreSync(): void {
         queryClient.setQueryData(queryKeys.noticesCount, { open: payload.open });
         void queryClient.invalidateQueries({ queryKey: queryKeys.noticesAll });
       }),
-      client.subscribe('runsChanged', () => {
+      client.subscribe('agentsChanged', () => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.agents });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.agentAll });
+      }),
+      client.subscribe('runsChanged', (payload) => {
         void queryClient.invalidateQueries({ queryKey: queryKeys.runsAll });
         // Each task shows its latest run's status.
         void queryClient.invalidateQueries({ queryKey: queryKeys.tasksAll });
+        for (const runId of payload.runIds) void queryClient.invalidateQueries({ queryKey: queryKeys.run(runId) });
       }),
+      client.subscribe('runTimeline', (payload) => refetchTimeline.call(payload.runId)),
     ];
 
     let previous: TransportState = client.transportState();
@@ -44,6 +57,7 @@ export function useCoreSync(): void {
     return () => {
       for (const unsubscribe of unsubscribers) unsubscribe();
       stopWatching();
+      refetchTimeline.cancel();
     };
   }, [client, queryClient]);
 }

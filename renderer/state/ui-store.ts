@@ -27,6 +27,13 @@ export interface UiState {
   tasksProjectId: string | null;
   setTasksProjectId: (projectId: string | null) => void;
 
+  showArchivedTasks: boolean;
+  setShowArchivedTasks: (show: boolean) => void;
+
+  /** The agent picked last in a Run dialog, offered first next time. */
+  runAgentId: string | null;
+  setRunAgentId: (agentId: string | null) => void;
+
   showClosedNotices: boolean;
   setShowClosedNotices: (show: boolean) => void;
 
@@ -50,6 +57,12 @@ export const useUiStore = create<UiState>()(
 
       tasksProjectId: null,
       setTasksProjectId: (tasksProjectId) => set({ tasksProjectId }),
+
+      showArchivedTasks: false,
+      setShowArchivedTasks: (showArchivedTasks) => set({ showArchivedTasks }),
+
+      runAgentId: null,
+      setRunAgentId: (runAgentId) => set({ runAgentId }),
 
       showClosedNotices: false,
       setShowClosedNotices: (showClosedNotices) => set({ showClosedNotices }),

@@ -27,6 +27,7 @@ export function createCommandAdapter(provider: ProviderEntry): ProviderAdapter {
         title: request.task.title,
         planPath: request.task.planPath ?? '',
         reviewPath: request.task.reviewPath ?? '',
+        taskPrompt: request.task.prompt,
       };
       const template = profile.argsTemplate ?? ['{prompt}'];
       const args = [...template.map((part) => substitute(part, values, provider)), ...profile.args];

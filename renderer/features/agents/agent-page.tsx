@@ -1,12 +1,18 @@
-import { useEffect, useRef } from 'react';
-import { Link } from 'wouter';
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import type { Agent } from '../../../shared/entities';
+import { isOperatorError } from '../../../shared/errors';
 import { NotFoundPage } from '../../app/not-found-page';
 import { EmptyState } from '../../ui/empty-state';
+import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp } from '../../ui/format';
+import { ModalDialog } from '../../ui/modal-dialog';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
-import { environmentLabel, networkModeLabel, providerName } from './agent-labels';
-import { useAgents, useConnections, useEnvironments } from './use-agents';
+import { agentFormFromAgent, updateAgentInput } from './agent-form';
+import { AgentForm } from './agent-form-fields';
+import { useAgent, useConnections, useDeleteAgent, useEnvironments, useUpdateAgent } from './use-agents';
+import { findProvider, providerDisplayName, useCatalog } from './use-catalog';
 
 /** The settings an action link can open directly (shared/routes.ts builds these paths). */
 const agentSettings = ['ai-connection', 'home-mode'] as const;
@@ -24,34 +30,119 @@ function BackToAgents() {
   );
 }
 
+function shortDigest(digest: string | null | undefined): string {
+  return digest ? digest.slice(0, 12) : '—';
+}
+
+function DeleteAgentDialog({ agent, onClose }: { agent: Agent; onClose: () => void }) {
+  const deleteAgent = useDeleteAgent();
+  const [, navigate] = useLocation();
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  return (
+    <ModalDialog
+      role="alertdialog"
+      title="Delete agent"
+      description={<p>Delete {agent.name}? Runs it made stay in the run history; tasks are not touched.</p>}
+      onClose={onClose}
+      initialFocusRef={cancelRef}
+      footer={
+        <>
+          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="button button--danger"
+            aria-disabled={deleteAgent.isPending || undefined}
+            onClick={() => {
+              if (deleteAgent.isPending) return;
+              deleteAgent.mutate(agent.id, { onSuccess: () => navigate('/agents') });
+            }}
+          >
+            Delete
+          </button>
+        </>
+      }
+    >
+      {deleteAgent.isError ? <ErrorAlert error={deleteAgent.error} prefix="Could not delete the agent." /> : null}
+    </ModalDialog>
+  );
+}
+
+function AgentSettingsForm({ agent, focusHomeMode }: { agent: Agent; focusHomeMode: boolean }) {
+  const catalog = useCatalog();
+  const environments = useEnvironments();
+  const updateAgent = useUpdateAgent();
+  const [saved, setSaved] = useState<string | null>(null);
+  const formId = useId();
+
+  if (catalog.isPending || environments.isPending) return <Loading what="the agent’s settings" />;
+  if (catalog.isError) return <QueryError what="the provider catalog" error={catalog.error} onRetry={() => void catalog.refetch()} />;
+  if (environments.isError) {
+    return <QueryError what="environments" error={environments.error} onRetry={() => void environments.refetch()} />;
+  }
+
+  return (
+    <AgentForm
+      formId={formId}
+      initial={agentFormFromAgent(agent)}
+      providers={catalog.data.providers}
+      environments={environments.data}
+      focusHomeMode={focusHomeMode}
+      onSubmit={(values, provider) => {
+        if (updateAgent.isPending) return;
+        setSaved(null);
+        const input = updateAgentInput(agent, values, provider);
+        if (Object.keys(input).length === 1) {
+          setSaved('Nothing to save: the settings are unchanged.');
+          return;
+        }
+        updateAgent.mutate(input, { onSuccess: (next) => setSaved(`Saved ${next.name}.`) });
+      }}
+    >
+      <div className="form-card__actions">
+        <button type="submit" className="button button--primary" aria-disabled={updateAgent.isPending || undefined}>
+          Save agent
+        </button>
+        {updateAgent.isPending ? <span className="form-card__progress">Saving…</span> : null}
+        <p className="form-success" aria-live="polite">
+          {saved}
+        </p>
+      </div>
+      {updateAgent.isError ? <ErrorAlert error={updateAgent.error} prefix="Could not save the agent." /> : null}
+    </AgentForm>
+  );
+}
+
 export function AgentPage({ agentId, setting }: { agentId: string; setting?: string }) {
-  const agents = useAgents();
+  const agentQuery = useAgent(agentId);
   const environments = useEnvironments();
   const connections = useConnections();
+  const catalog = useCatalog();
+  const [deleting, setDeleting] = useState(false);
   const focusSection = isAgentSetting(setting) ? setting : undefined;
   const connectionRef = useRef<HTMLElement>(null);
-  const homeRef = useRef<HTMLElement>(null);
-  const agent = agents.data?.find((candidate) => candidate.id === agentId);
+  const agent = agentQuery.data;
+  const agentLoaded = agent !== undefined;
 
   // An action link names one setting: bring it into view, so the fix is where the operator lands.
   useEffect(() => {
-    if (!agent || !focusSection) return;
-    (focusSection === 'ai-connection' ? connectionRef : homeRef).current?.scrollIntoView({ block: 'start' });
-  }, [agent, focusSection]);
+    if (agentLoaded && focusSection === 'ai-connection') connectionRef.current?.scrollIntoView({ block: 'start' });
+  }, [agentLoaded, focusSection]);
 
   if (setting !== undefined && !focusSection) return <NotFoundPage />;
 
-  if (agents.isPending) {
+  if (agentQuery.isPending) {
     return (
       <Page title="Agent">
         <Loading what="the agent" />
       </Page>
     );
   }
-  if (agents.isError) {
+  if (agentQuery.isError && !(isOperatorError(agentQuery.error) && agentQuery.error.code === 'not_found')) {
     return (
       <Page title="Agent" actions={<BackToAgents />}>
-        <QueryError what="the agent" error={agents.error} onRetry={() => void agents.refetch()} />
+        <QueryError what="the agent" error={agentQuery.error} onRetry={() => void agentQuery.refetch()} />
       </Page>
     );
   }
@@ -71,29 +162,41 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
   const environment = environments.data?.find((candidate) => candidate.id === agent.environmentId);
   const connection = agent.connectionId ? connections.data?.find((candidate) => candidate.id === agent.connectionId) : undefined;
   const needsConnection = Boolean(environment?.requiresConnection || agent.homeMode === 'isolated');
-  const preconfiguredInSandbox = agent.homeMode === 'preconfigured' && environment?.requiresConnection;
+  const provider = findProvider(catalog.data, agent.providerId);
 
   return (
-    <Page title={agent.name} documentTitle={`Agent: ${agent.name}`} actions={<BackToAgents />} className="agent-page">
+    <Page
+      title={agent.name}
+      documentTitle={`Agent: ${agent.name}`}
+      actions={
+        <>
+          <BackToAgents />
+          <button type="button" className="button button--danger-quiet" onClick={() => setDeleting(true)}>
+            Delete agent
+          </button>
+        </>
+      }
+      className="agent-page"
+    >
       <dl className="facts">
-        <dt>CLI</dt>
-        <dd>{providerName(agent.providerId)}</dd>
-        <dt>Model</dt>
+        <dt>Provider</dt>
+        <dd>{providerDisplayName(catalog.data, agent.providerId)}</dd>
+        <dt>Tested version</dt>
         <dd>
-          <code>{agent.model}</code>
+          {provider?.testedVersion ? (
+            <>
+              Tested with {provider.displayName} <code>{provider.testedVersion}</code>
+            </>
+          ) : provider ? (
+            <span className="muted">No tested version: any program can run here</span>
+          ) : (
+            <span className="muted">—</span>
+          )}
         </dd>
-        <dt>Profile</dt>
+        <dt>Profile revision</dt>
         <dd>
-          <code>{agent.profileId}</code>
+          <code title={agent.profileRevision}>{shortDigest(agent.profileRevision)}</code>
         </dd>
-        <dt>Environment</dt>
-        <dd>
-          {environment
-            ? `${environmentLabel(environment)} · ${networkModeLabel(environment.networkMode)}`
-            : '—'}
-        </dd>
-        <dt>Capacity</dt>
-        <dd>{agent.capacity === 1 ? '1 run at a time' : `${agent.capacity} runs at a time`}</dd>
         <dt>Created</dt>
         <dd>{formatFullTimestamp(agent.createdAt)}</dd>
       </dl>
@@ -121,26 +224,16 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
         )}
       </section>
 
-      <section
-        ref={homeRef}
-        className={`settings-section${focusSection === 'home-mode' ? ' settings-section--target' : ''}`}
-        aria-labelledby="agent-home-mode-heading"
-      >
-        <h2 id="agent-home-mode-heading" className="section-title">
-          Home
+      <section className="settings-section" aria-labelledby="agent-settings-heading">
+        <h2 id="agent-settings-heading" className="section-title">
+          Settings
         </h2>
-        <p>
-          {agent.homeMode === 'isolated'
-            ? 'Isolated: each run gets a fresh provider home holding only what its AI connection delivers.'
-            : 'Your own login (preconfigured): runs use your CLI login through links to your own auth files.'}
-        </p>
-        {preconfiguredInSandbox ? (
-          <p className="callout callout--warning">
-            A sandboxed environment needs an isolated home: your own login is not handed to unattended runs, so runs of
-            this agent are refused.
-          </p>
-        ) : null}
+        <div className="form-card agent-settings">
+          <AgentSettingsForm key={agent.id} agent={agent} focusHomeMode={focusSection === 'home-mode'} />
+        </div>
       </section>
+
+      {deleting ? <DeleteAgentDialog agent={agent} onClose={() => setDeleting(false)} /> : null}
     </Page>
   );
 }

@@ -1,21 +1,42 @@
-import { Link } from 'wouter';
+import { useState } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
 import { EmptyState } from '../../ui/empty-state';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
-import { environmentLabel, homeModeLabel, providerName } from './agent-labels';
+import { environmentLabel, homeModeLabel } from './agent-labels';
+import { NewAgentDialog } from './new-agent-dialog';
 import { useAgents, useConnections, useEnvironments } from './use-agents';
+import { providerDisplayName, useCatalog } from './use-catalog';
 
 export function AgentsPage() {
   const agents = useAgents();
   const environments = useEnvironments();
   const connections = useConnections();
+  const catalog = useCatalog();
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  // `/agents?new=1` (the Run dialog's link when there is no agent yet) opens the form straight away.
+  const [creating, setCreating] = useState(() => new URLSearchParams(search).get('new') === '1');
+  const [created, setCreated] = useState<string | null>(null);
+
+  const closeDialog = () => {
+    setCreating(false);
+    if (search) navigate('/agents', { replace: true });
+  };
 
   let body;
   if (agents.isPending) body = <Loading what="agents" />;
   else if (agents.isError) body = <QueryError what="agents" error={agents.error} onRetry={() => void agents.refetch()} />;
   else if (agents.data.length === 0) {
     body = (
-      <EmptyState title="No agents yet">
+      <EmptyState
+        title="No agents yet"
+        action={
+          <button type="button" className="button button--primary" onClick={() => setCreating(true)}>
+            Create the first agent
+          </button>
+        }
+      >
         <p>
           An agent names a CLI (Codex, Claude Code, Pi, Gemini CLI or any command), a model, and an environment to run in:
           local, or sandboxed with its own home and an AI connection. Once there is an agent, any task can be run with it.
@@ -32,13 +53,13 @@ export function AgentsPage() {
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col">CLI</th>
+              <th scope="col">Provider</th>
               <th scope="col">Model</th>
               <th scope="col">Environment</th>
               <th scope="col">Home</th>
               <th scope="col">AI connection</th>
               <th scope="col" className="numeric">
-                Capacity
+                Runs at once
               </th>
             </tr>
           </thead>
@@ -54,7 +75,7 @@ export function AgentsPage() {
                       {agent.name}
                     </Link>
                   </th>
-                  <td>{providerName(agent.providerId)}</td>
+                  <td>{providerDisplayName(catalog.data, agent.providerId)}</td>
                   <td>
                     <code>{agent.model}</code>
                   </td>
@@ -93,8 +114,35 @@ export function AgentsPage() {
   }
 
   return (
-    <Page title="Agents" className="agents-page">
+    <Page
+      title="Agents"
+      className="agents-page"
+      actions={
+        <button
+          type="button"
+          className="button button--primary"
+          onClick={() => {
+            setCreated(null);
+            setCreating(true);
+          }}
+        >
+          New agent
+        </button>
+      }
+    >
+      <p className="form-success" aria-live="polite">
+        {created}
+      </p>
       {body}
+      {creating ? (
+        <NewAgentDialog
+          onClose={closeDialog}
+          onCreated={(agent) => {
+            setCreated(`Created ${agent.name}.`);
+            closeDialog();
+          }}
+        />
+      ) : null}
     </Page>
   );
 }

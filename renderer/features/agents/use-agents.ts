@@ -1,10 +1,16 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ChannelInput } from '../../../shared/contract';
 import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 
 export function useAgents() {
   const client = useOperatorClient();
   return useQuery({ queryKey: queryKeys.agents, queryFn: () => client.listAgents() });
+}
+
+export function useAgent(agentId: string) {
+  const client = useOperatorClient();
+  return useQuery({ queryKey: queryKeys.agent(agentId), queryFn: () => client.getAgent({ agentId }) });
 }
 
 export function useEnvironments() {
@@ -15,4 +21,41 @@ export function useEnvironments() {
 export function useConnections() {
   const client = useOperatorClient();
   return useQuery({ queryKey: queryKeys.connections, queryFn: () => client.listConnections() });
+}
+
+/** agentsChanged refreshes these too; not waiting for it keeps the page in step with the form. */
+function useAgentMutation<I, O>(mutationFn: (input: I) => Promise<O>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn,
+    onSuccess: async () => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.agents }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.agentAll }),
+      ]);
+    },
+  });
+}
+
+export function useCreateAgent() {
+  const client = useOperatorClient();
+  return useAgentMutation((input: ChannelInput<'createAgent'>) => client.createAgent(input));
+}
+
+export function useUpdateAgent() {
+  const client = useOperatorClient();
+  return useAgentMutation((input: ChannelInput<'updateAgent'>) => client.updateAgent(input));
+}
+
+export function useDeleteAgent() {
+  const client = useOperatorClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (agentId: string) => client.deleteAgent({ agentId }),
+    onSuccess: async ({ agentId }) => {
+      // Refetching the deleted agent would only answer not_found on the page being left.
+      queryClient.removeQueries({ queryKey: queryKeys.agent(agentId) });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.agents });
+    },
+  });
 }

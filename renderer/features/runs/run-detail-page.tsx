@@ -1,12 +1,35 @@
-import { Link } from 'wouter';
+import { lazy, Suspense } from 'react';
+import { Link, useLocation } from 'wouter';
+import type { RunDetail } from '../../../shared/entities';
+import { isOperatorError } from '../../../shared/errors';
+import { actionRoute } from '../../../shared/routes';
 import { EmptyState } from '../../ui/empty-state';
+import { ErrorAlert } from '../../ui/error-alert';
+import { safeActionHref } from '../../ui/error-message';
 import { formatDuration, formatFullTimestamp, runDurationMs } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
-import { isActiveRunStatus } from '../../ui/run-status';
+import { isActiveRunStatus, runStatusDescription } from '../../ui/run-status';
 import { StatusBadge } from '../../ui/status-badge';
 import { useNow } from '../../ui/use-now';
-import { useRunLookup } from './use-runs';
+import { providerDisplayName, useCatalog } from '../agents/use-catalog';
+import { canRerun, pendingRetry, retryWaitLabel } from './run-detail-format';
+import { AttemptsPanel, LocatorsPanel, RunDetailsPanel, SubmissionPanel } from './run-panels';
+import { RunTimeline } from './run-timeline';
+import { useResumeRun, useRun, useStartRun, useStopRun } from './use-runs';
+
+// xterm.js is most of the bundle's weight: it loads with the first run detail opened, not at start.
+const RunTerminal = lazy(() => import('../terminal/run-terminal').then((module) => ({ default: module.RunTerminal })));
+
+function TerminalLoading() {
+  return (
+    <section className="run-terminal run-terminal--loading" aria-label="Run output">
+      <p className="loading" aria-busy="true">
+        Loading the terminal…
+      </p>
+    </section>
+  );
+}
 
 function BackToRuns() {
   return (
@@ -16,23 +39,175 @@ function BackToRuns() {
   );
 }
 
-/** One run's summary. The live terminal and timeline will live here. */
-export function RunDetailPage({ runId }: { runId: string }) {
-  const lookup = useRunLookup(runId);
-  const run = lookup.data;
-  const now = useNow(run ? isActiveRunStatus(run.status) : false);
+/** Failures that need the operator get the fix's link; the others say what happened. */
+function RunFailure({ run }: { run: RunDetail }) {
+  if (!run.failure) return null;
+  // A stranded run's link points at the run itself: no use offering it here.
+  const ownRoute = actionRoute({ kind: 'run', runId: run.id });
+  const actionHref = run.failure.actionUrl === ownRoute ? undefined : safeActionHref(run.failure.actionUrl);
+  const title =
+    run.status === 'refused'
+      ? 'Refused before anything started'
+      : run.status === 'stranded'
+        ? 'Stranded'
+        : run.status === 'cancelled'
+          ? 'Cancelled'
+          : 'Failed';
+  return (
+    <div className={`run-failure run-failure--${run.status}`}>
+      <p className="run-failure__title">
+        {title}
+        {run.failure.code !== run.status ? <code className="run-failure__code">{run.failure.code}</code> : null}
+        {run.failure.reason ? <code className="run-failure__code">{run.failure.reason}</code> : null}
+      </p>
+      <p className="run-failure__message">{run.failure.message}</p>
+      {actionHref ? (
+        <p>
+          <a className="button button--primary button--small" href={actionHref}>
+            Open the setting that fixes this
+          </a>
+        </p>
+      ) : null}
+    </div>
+  );
+}
 
-  if (lookup.isPending) {
+function RunActions({ run }: { run: RunDetail }) {
+  const [, navigate] = useLocation();
+  const stopRun = useStopRun();
+  const resumeRun = useResumeRun();
+  const startRun = useStartRun();
+  const goTo = (runId: string) => {
+    if (runId === run.id) return;
+    navigate(`/runs/${encodeURIComponent(runId)}`);
+    // Same section, so the layout keeps focus where it was: on a button the new run may not show.
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-page-heading]')?.focus());
+  };
+  const busy = stopRun.isPending || resumeRun.isPending || startRun.isPending;
+  const failed = [
+    { mutation: stopRun, prefix: 'Could not stop the run.' },
+    { mutation: resumeRun, prefix: 'Could not resume the run.' },
+    { mutation: startRun, prefix: 'Could not start the task again.' },
+  ].find(({ mutation }) => mutation.isError);
+
+  return (
+    <div className="run-actions">
+      <div className="run-actions__buttons">
+        {run.canStop ? (
+          <button
+            type="button"
+            className="button button--danger"
+            aria-disabled={busy || undefined}
+            onClick={() => {
+              if (!busy) stopRun.mutate(run.id);
+            }}
+          >
+            Stop
+          </button>
+        ) : null}
+        {run.canResume ? (
+          <button
+            type="button"
+            className="button button--primary"
+            aria-disabled={busy || undefined}
+            onClick={() => {
+              if (!busy) resumeRun.mutate({ runId: run.id }, { onSuccess: (next) => goTo(next.id) });
+            }}
+          >
+            Resume
+          </button>
+        ) : null}
+        {canRerun(run) ? (
+          <button
+            type="button"
+            className={`button${run.canResume ? '' : ' button--primary'}`}
+            aria-disabled={busy || undefined}
+            onClick={() => {
+              if (!busy) startRun.mutate({ taskId: run.taskId, agentId: run.agentId }, { onSuccess: (next) => goTo(next.id) });
+            }}
+          >
+            Re-run
+          </button>
+        ) : null}
+        <BackToRuns />
+      </div>
+      <span className="run-actions__progress muted" aria-live="polite">
+        {stopRun.isPending ? 'Stopping…' : resumeRun.isPending ? 'Resuming…' : startRun.isPending ? 'Starting a new run…' : ''}
+      </span>
+      {failed ? <ErrorAlert error={failed.mutation.error} prefix={failed.prefix} /> : null}
+    </div>
+  );
+}
+
+function RunSummaryFacts({ run, now }: { run: RunDetail; now: number }) {
+  const catalog = useCatalog();
+  const duration = runDurationMs(run, now);
+  const retry = isActiveRunStatus(run.status) ? pendingRetry(run.attempts, now) : null;
+  return (
+    <>
+      <dl className="run-summary">
+        <div className="run-summary__item">
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={run.status} />
+          </dd>
+        </div>
+        <div className="run-summary__item">
+          <dt>Agent</dt>
+          <dd>
+            <Link href={`/agents/${encodeURIComponent(run.agentId)}`}>{run.agentName}</Link>
+            <span className="muted">· {providerDisplayName(catalog.data, run.providerId)}</span>
+          </dd>
+        </div>
+        <div className="run-summary__item">
+          <dt>Attempts</dt>
+          <dd>{Math.max(run.attempt, run.attempts.length) || <span className="muted">None yet</span>}</dd>
+        </div>
+        <div className="run-summary__item">
+          <dt>Started</dt>
+          <dd>
+            {run.startedAt ? (
+              <time dateTime={run.startedAt}>{formatFullTimestamp(run.startedAt)}</time>
+            ) : (
+              <span className="muted">Not started</span>
+            )}
+          </dd>
+        </div>
+        <div className="run-summary__item">
+          <dt>Duration</dt>
+          <dd className="numeric-text">{duration === null ? <span className="muted">—</span> : formatDuration(duration)}</dd>
+        </div>
+      </dl>
+      <p className="run-progress" role="status">
+        {retry?.retryAt
+          ? `${retryWaitLabel(retry.retryAt, now)} (attempt ${retry.number} failed${retry.failureCode ? `: ${retry.failureCode}` : ''}).`
+          : isActiveRunStatus(run.status) && run.status !== 'running'
+            ? `${runStatusDescription(run.status)}…`
+            : ''}
+      </p>
+    </>
+  );
+}
+
+export function RunDetailPage({ runId }: { runId: string }) {
+  const query = useRun(runId);
+  const catalog = useCatalog();
+  const run = query.data;
+  const active = run ? isActiveRunStatus(run.status) : false;
+  const now = useNow(active);
+
+  if (query.isPending) {
     return (
       <Page title="Run">
         <Loading what="the run" />
       </Page>
     );
   }
-  if (lookup.isError && !run) {
+  const notFound = query.isError && isOperatorError(query.error) && query.error.code === 'not_found';
+  if (query.isError && !run && !notFound) {
     return (
       <Page title="Run" actions={<BackToRuns />}>
-        <QueryError what="the run" error={lookup.error} onRetry={() => void lookup.refetch()} />
+        <QueryError what="the run" error={query.error} onRetry={() => void query.refetch()} />
       </Page>
     );
   }
@@ -49,33 +224,32 @@ export function RunDetailPage({ runId }: { runId: string }) {
     );
   }
 
-  const duration = runDurationMs(run, now);
   return (
-    <Page title={run.taskTitle} documentTitle={`Run: ${run.taskTitle}`} actions={<BackToRuns />}>
-      <dl className="facts">
-        <dt>Status</dt>
-        <dd>
-          <StatusBadge status={run.status} />
-        </dd>
-        <dt>Agent</dt>
-        <dd>
-          <Link href={`/agents/${encodeURIComponent(run.agentId)}`}>{run.agentName}</Link>
-        </dd>
-        <dt>Attempt</dt>
-        <dd>{run.attempt}</dd>
-        <dt>Created</dt>
-        <dd>{formatFullTimestamp(run.createdAt)}</dd>
-        <dt>Started</dt>
-        <dd>{run.startedAt ? formatFullTimestamp(run.startedAt) : <span className="muted">Not started</span>}</dd>
-        <dt>Ended</dt>
-        <dd>{run.endedAt ? formatFullTimestamp(run.endedAt) : <span className="muted">—</span>}</dd>
-        <dt>Duration</dt>
-        <dd>{duration === null ? <span className="muted">—</span> : formatDuration(duration)}</dd>
-        <dt>Run id</dt>
-        <dd>
-          <code>{run.id}</code>
-        </dd>
-      </dl>
+    <Page
+      title={run.taskTitle}
+      documentTitle={`Run: ${run.taskTitle}`}
+      actions={<RunActions run={run} />}
+      className="run-detail-page"
+    >
+      <RunSummaryFacts run={run} now={now} />
+      {query.isRefetchError ? (
+        <QueryError what="the latest state of this run" error={query.error} onRetry={() => void query.refetch()} />
+      ) : null}
+      <RunFailure run={run} />
+      <div className="run-detail-layout">
+        <div className="run-detail-layout__output">
+          <Suspense fallback={<TerminalLoading />}>
+            <RunTerminal runId={run.id} running={run.status === 'running'} canSendInput={run.canSendInput} />
+          </Suspense>
+          <AttemptsPanel run={run} now={now} />
+        </div>
+        <div className="run-detail-layout__side">
+          <RunTimeline runId={run.id} multipleAttempts={run.attempts.length > 1} />
+          <SubmissionPanel run={run} />
+          <LocatorsPanel run={run} />
+          <RunDetailsPanel run={run} providerName={providerDisplayName(catalog.data, run.providerId)} />
+        </div>
+      </div>
     </Page>
   );
 }

@@ -1,6 +1,6 @@
-import { useInfiniteQuery, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import type { ChannelOutput } from '../../../shared/contract';
-import type { RunSummary } from '../../../shared/entities';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ChannelInput, ChannelOutput } from '../../../shared/contract';
+import type { RunEvent } from '../../../shared/entities';
 import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 import type { RunListFilters } from '../../state/ui-store';
@@ -23,35 +23,76 @@ export function useRunList(filters: RunListFilters) {
   });
 }
 
-const lookupPageSize = 500;
-const lookupMaxPages = 4;
+/** One run with its attempts, locators and what can be done with it now. runsChanged refreshes it. */
+export function useRun(runId: string) {
+  const client = useOperatorClient();
+  return useQuery({ queryKey: queryKeys.run(runId), queryFn: () => client.getRun({ runId }) });
+}
+
+export interface RunTimeline {
+  events: RunEvent[];
+  /** The id of the newest entry held, the cursor for the next fetch. */
+  lastId: number;
+}
+
+const timelinePageSize = 500;
+/** A timeline is a summary beside the terminal; past this many entries only the newest are kept. */
+export const maxTimelineEntries = 5000;
 
 /**
- * One run by id. There is no single-run channel yet, so this looks in the lists already loaded and
- * then pages through the history (bounded). It shares the `runs` key family, so runsChanged refreshes it.
+ * A run's timeline, fetched incrementally: each refetch (on `runTimeline`) asks only for the entries
+ * after the newest one already held, so a long run does not reread its whole history on every event.
  */
-export function useRunLookup(runId: string) {
+export function useRunTimeline(runId: string) {
   const client = useOperatorClient();
   const queryClient = useQueryClient();
+  const queryKey = queryKeys.runEvents(runId);
   return useQuery({
-    queryKey: queryKeys.runLookup(runId),
-    queryFn: async (): Promise<RunSummary | null> => {
-      let before: string | undefined;
-      for (let page = 0; page < lookupMaxPages; page += 1) {
-        const result = await client.listRuns(before ? { limit: lookupPageSize, before } : { limit: lookupPageSize });
-        const found = result.runs.find((run) => run.id === runId);
-        if (found) return found;
-        if (!result.nextCursor) return null;
-        before = result.nextCursor;
+    queryKey,
+    staleTime: Infinity,
+    queryFn: async (): Promise<RunTimeline> => {
+      const previous = queryClient.getQueryData<RunTimeline>(queryKey);
+      let events = previous?.events ?? [];
+      let lastId = previous?.lastId ?? 0;
+      for (let page = 0; page < 20; page += 1) {
+        const result = await client.listRunEvents({ runId, afterId: lastId, limit: timelinePageSize });
+        if (result.events.length === 0) break;
+        events = events.concat(result.events);
+        lastId = Math.max(lastId, ...result.events.map((event) => event.id));
+        if (result.events.length < timelinePageSize) break;
       }
-      return null;
-    },
-    placeholderData: () => {
-      for (const [, data] of queryClient.getQueriesData<InfiniteData<RunPage>>({ queryKey: queryKeys.runsAll })) {
-        const found = data?.pages?.flatMap((page) => page.runs).find((run) => run.id === runId);
-        if (found) return found;
-      }
-      return undefined;
+      if (events.length > maxTimelineEntries) events = events.slice(-maxTimelineEntries);
+      return { events, lastId };
     },
   });
+}
+
+function useRunMutation<I>(mutationFn: (input: I) => Promise<ChannelOutput<'startRun'>>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn,
+    onSuccess: async (run) => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.runsAll }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.run(run.id) }),
+        // Each task shows its latest run's status.
+        queryClient.invalidateQueries({ queryKey: queryKeys.tasksAll }),
+      ]);
+    },
+  });
+}
+
+export function useStartRun() {
+  const client = useOperatorClient();
+  return useRunMutation((input: ChannelInput<'startRun'>) => client.startRun(input));
+}
+
+export function useStopRun() {
+  const client = useOperatorClient();
+  return useRunMutation((runId: string) => client.stopRun({ runId }));
+}
+
+export function useResumeRun() {
+  const client = useOperatorClient();
+  return useRunMutation((input: ChannelInput<'resumeRun'>) => client.resumeRun(input));
 }

@@ -1,0 +1,86 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test, expect } from '@playwright/test';
+import { startBrowserHost } from '../launchers/browser-host';
+
+const fixtureAgent = path.resolve(import.meta.dirname, '..', 'fixtures', 'fixture-agent.mjs');
+
+/**
+ * The console is killed (SIGKILL) while a run is running. Started again on the same data directory,
+ * it finds the run, stops what was left of it, marks it stranded and says so in a notice.
+ */
+test('a run the console was killed during comes back stranded, with a notice', async ({ browser }) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'oc-e2e-recovery-'));
+  const project = path.join(dataDir, '..', `${path.basename(dataDir)}-project`);
+  mkdirSync(project);
+  execFileSync('git', ['init', '-q', project]);
+  writeFileSync(path.join(project, 'README.md'), 'x\n');
+  execFileSync('git', ['-c', 'user.email=e@example.invalid', '-c', 'user.name=E', 'commit', '-q', '--allow-empty', '-m', 'init'], { cwd: project });
+
+  const first = await startBrowserHost({ dataDir });
+  const context = await browser.newContext();
+  let page = await context.newPage();
+  await page.goto(first.url);
+  // Set up through the API the page uses, to keep this test about recovery.
+  const runId = await page.evaluate(
+    async ({ project, fixtureAgent }) => {
+      const socket = new WebSocket(`ws://${location.host}/ws`);
+      await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
+      let id = 0;
+      const call = (channel: string, input: unknown) =>
+        new Promise<any>((resolve, reject) => {
+          const requestId = ++id;
+          const onMessage = (event: MessageEvent) => {
+            if (typeof event.data !== 'string') return;
+            const message = JSON.parse(event.data);
+            if (message.type !== 'response' || message.id !== requestId) return;
+            socket.removeEventListener('message', onMessage);
+            if (message.ok) resolve(message.value);
+            else reject(new Error(message.error.message));
+          };
+          socket.addEventListener('message', onMessage);
+          socket.send(JSON.stringify({ type: 'request', id: requestId, channel, input }));
+        });
+      const projectRow = await call('addProject', { path: project });
+      const agent = await call('createAgent', {
+        name: 'Long runner',
+        providerId: 'command',
+        model: 'fixture',
+        profileId: 'program-codex-json',
+        executablePath: fixtureAgent,
+        commandArgs: ['--lines', '1000', '--delay-ms', '50'],
+      });
+      const task = await call('createTask', { projectId: projectRow.id, title: 'Long job', prompt: 'Run for a while' });
+      const run = await call('startRun', { taskId: task.id, agentId: agent.id });
+      socket.close();
+      return run.id as string;
+    },
+    { project, fixtureAgent },
+  );
+  await page.goto(`${first.url.replace(/\?.*$/, '')}#/runs/${runId}`);
+  await expect(page.getByText('Running', { exact: true }).first()).toBeVisible();
+  await expect(page.getByRole('group', { name: 'Run output' }).or(page.getByRole('region', { name: 'Run output' }))).toContainText(/line \d+ of 1000/);
+
+  await first.crash();
+
+  const second = await startBrowserHost({ dataDir });
+  try {
+    page = await context.newPage();
+    await page.goto(second.url);
+    await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), runId);
+    await expect(page.getByText('Stranded', { exact: true }).first()).toBeVisible();
+    await expect(page.getByText(/console stopped while this run was running/i)).toBeVisible();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Notices/ }).click();
+    await expect(page.getByRole('heading', { name: 'Run stranded' })).toBeVisible();
+    // Nothing of the run is still alive.
+    const alive = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(fixtureAgent) && line.includes('--lines 1000'));
+    expect(alive).toEqual([]);
+  } finally {
+    await context.close();
+    expect(await second.stop()).toBe(0);
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,63 @@
+import { useId } from 'react';
+import type { Agent } from '../../../shared/entities';
+import { ErrorAlert } from '../../ui/error-alert';
+import { ModalDialog } from '../../ui/modal-dialog';
+import { Loading, QueryError } from '../../ui/query-error';
+import { createAgentInput, defaultAgentForm } from './agent-form';
+import { AgentForm } from './agent-form-fields';
+import { useCreateAgent, useEnvironments } from './use-agents';
+import { useCatalog } from './use-catalog';
+
+export function NewAgentDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (agent: Agent) => void }) {
+  const catalog = useCatalog();
+  const environments = useEnvironments();
+  const createAgent = useCreateAgent();
+  const formId = useId();
+
+  let body;
+  if (catalog.isPending || environments.isPending) body = <Loading what="the provider catalog" />;
+  else if (catalog.isError) body = <QueryError what="the provider catalog" error={catalog.error} onRetry={() => void catalog.refetch()} />;
+  else if (environments.isError) {
+    body = <QueryError what="environments" error={environments.error} onRetry={() => void environments.refetch()} />;
+  } else {
+    body = (
+      <AgentForm
+        formId={formId}
+        initial={defaultAgentForm(catalog.data.providers, environments.data)}
+        providers={catalog.data.providers}
+        environments={environments.data}
+        onSubmit={(values, provider) => {
+          if (createAgent.isPending) return;
+          createAgent.mutate(createAgentInput(values, provider), { onSuccess: onCreated });
+        }}
+      >
+        {createAgent.isError ? <ErrorAlert error={createAgent.error} prefix="Could not create the agent." /> : null}
+      </AgentForm>
+    );
+  }
+
+  const ready = catalog.isSuccess && environments.isSuccess;
+  return (
+    <ModalDialog
+      title="New agent"
+      description={<p className="muted">A named CLI, model and profile, with where and how many of its runs go at once.</p>}
+      onClose={onClose}
+      className="agent-dialog"
+      footer={
+        <>
+          {createAgent.isPending ? <span className="form-card__progress">Creating…</span> : null}
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          {ready ? (
+            <button type="submit" form={formId} className="button button--primary" aria-disabled={createAgent.isPending || undefined}>
+              Create agent
+            </button>
+          ) : null}
+        </>
+      }
+    >
+      {body}
+    </ModalDialog>
+  );
+}

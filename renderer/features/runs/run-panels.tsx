@@ -1,0 +1,234 @@
+import { useId } from 'react';
+import type { RunDetail } from '../../../shared/entities';
+import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
+import { networkModeLabel } from '../agents/agent-labels';
+import { attemptExit, locatorFacts, shortDigest } from './run-detail-format';
+
+const attemptStatusLabels: Record<RunDetail['attempts'][number]['status'], { label: string; tone: string }> = {
+  running: { label: 'Running', tone: 'progress' },
+  succeeded: { label: 'Succeeded', tone: 'success' },
+  failed: { label: 'Failed', tone: 'danger' },
+  cancelled: { label: 'Cancelled', tone: 'muted' },
+  stranded: { label: 'Stranded', tone: 'stranded' },
+};
+
+const sandboxLabels: Record<RunDetail['confinement']['sandbox'], string> = {
+  none: 'no OS sandbox',
+  bubblewrap: 'bubblewrap sandbox',
+  seatbelt: 'Seatbelt sandbox',
+};
+
+/** A path inside the task root reads relative to it (`view`, `tmp`); the full path is in the tooltip. */
+function withinTaskRoot(path: string, taskRoot: string | null): string {
+  if (!taskRoot) return path;
+  const prefix = taskRoot.endsWith('/') ? taskRoot : `${taskRoot}/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
+}
+
+function When({ iso, now }: { iso: string | null; now: number }) {
+  if (!iso) return <span className="muted">—</span>;
+  return (
+    <time dateTime={iso} title={formatFullTimestamp(iso)}>
+      {formatTimestamp(iso, now)}
+    </time>
+  );
+}
+
+export function AttemptsPanel({ run, now }: { run: RunDetail; now: number }) {
+  const headingId = useId();
+  return (
+    <section className="run-panel">
+      <div className="run-panel__header">
+        <h2 id={headingId} className="run-panel__title">
+          Attempts
+        </h2>
+      </div>
+      {run.attempts.length === 0 ? (
+        <p className="muted">No attempt has started yet.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="data-table data-table--compact" aria-labelledby={headingId}>
+            <thead>
+              <tr>
+                <th scope="col" className="numeric">
+                  #
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col">Failure</th>
+                <th scope="col">Exit</th>
+                <th scope="col">Retry at</th>
+                <th scope="col">Started</th>
+                <th scope="col">Ended</th>
+              </tr>
+            </thead>
+            <tbody>
+              {run.attempts.map((attempt) => {
+                const status = attemptStatusLabels[attempt.status];
+                return (
+                  <tr key={attempt.number}>
+                    <th scope="row" className="numeric">
+                      {attempt.number}
+                    </th>
+                    <td className="nowrap">
+                      <span className={`status-badge tone-${status.tone}`} data-status={attempt.status}>
+                        <span className="status-badge__mark" aria-hidden="true" />
+                        {status.label}
+                      </span>
+                    </td>
+                    <td>{attempt.failureCode ? <code>{attempt.failureCode}</code> : <span className="muted">—</span>}</td>
+                    <td className="nowrap">{attemptExit(attempt)}</td>
+                    <td className="nowrap">
+                      <When iso={attempt.retryAt} now={now} />
+                    </td>
+                    <td className="nowrap">
+                      <When iso={attempt.startedAt} now={now} />
+                    </td>
+                    <td className="nowrap">
+                      <When iso={attempt.endedAt} now={now} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function LocatorsPanel({ run }: { run: RunDetail }) {
+  const headingId = useId();
+  if (run.locators.length === 0) return null;
+  return (
+    <section className="run-panel">
+      <div className="run-panel__header">
+        <h2 id={headingId} className="run-panel__title">
+          Locators
+        </h2>
+      </div>
+      <ul className="locator-list" aria-labelledby={headingId}>
+        {run.locators.map((locator) => (
+          <li key={locator.kind} className="locator">
+            <span className="tag">{locator.kind}</span>
+            <span className="locator__facts">
+              {locatorFacts(locator.data).map((fact) => (
+                <span key={fact.label} className="locator__fact">
+                  <span className="muted">{fact.label}</span> <code>{fact.value}</code>
+                </span>
+              ))}
+            </span>
+            <span className="locator__revision muted" title={`Revision ${locator.revision}`}>
+              rev <code>{shortDigest(locator.revision, 8)}</code>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function SubmissionPanel({ run }: { run: RunDetail }) {
+  const headingId = useId();
+  if (!run.submission) return null;
+  return (
+    <section className="run-panel">
+      <div className="run-panel__header">
+        <h2 id={headingId} className="run-panel__title">
+          Submission
+        </h2>
+      </div>
+      <dl className="facts facts--compact">
+        <dt>Ready for review</dt>
+        <dd>{run.submission.readyForReview ? 'Yes' : 'No'}</dd>
+        <dt>Artifact identity</dt>
+        <dd>
+          <code title={run.submission.artifactIdentity}>{shortDigest(run.submission.artifactIdentity)}</code>
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+export function RunDetailsPanel({ run, providerName }: { run: RunDetail; providerName: string }) {
+  const headingId = useId();
+  return (
+    <section className="run-panel">
+      <div className="run-panel__header">
+        <h2 id={headingId} className="run-panel__title">
+          Details
+        </h2>
+      </div>
+      <dl className="facts facts--compact">
+        <dt>Provider</dt>
+        <dd>{providerName}</dd>
+        <dt>Model</dt>
+        <dd>
+          <code>{run.model}</code>
+        </dd>
+        <dt>Profile</dt>
+        <dd>
+          <code>{run.profileId}</code>
+          {run.profileRevision ? (
+            <span className="muted" title={run.profileRevision}>
+              {' '}
+              rev <code>{shortDigest(run.profileRevision, 8)}</code>
+            </span>
+          ) : null}
+        </dd>
+        <dt>Home</dt>
+        <dd>{run.homeMode === 'isolated' ? 'Isolated' : 'Preconfigured (your own login)'}</dd>
+        <dt>Environment</dt>
+        <dd>
+          {run.confinement.environmentName} · {sandboxLabels[run.confinement.sandbox]} · {networkModeLabel(run.confinement.network)}
+        </dd>
+        {run.taskRoot ? (
+          <>
+            <dt>Task root</dt>
+            <dd>
+              <code>{run.taskRoot}</code>
+            </dd>
+          </>
+        ) : null}
+        {run.confinement.writableRoots.length > 0 ? (
+          <>
+            <dt>Writable</dt>
+            <dd>
+              <ul className="plain-list plain-list--inline">
+                {run.confinement.writableRoots.map((root) => (
+                  <li key={root} title={root}>
+                    <code>{withinTaskRoot(root, run.taskRoot)}</code>
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        ) : null}
+        <dt>Working directory</dt>
+        <dd>{run.cwd ? <code title={run.cwd}>{withinTaskRoot(run.cwd, run.taskRoot)}</code> : <span className="muted">Not prepared</span>}</dd>
+        {run.baseRevision ? (
+          <>
+            <dt>Base revision</dt>
+            <dd>
+              <code title={run.baseRevision}>{shortDigest(run.baseRevision)}</code>
+            </dd>
+          </>
+        ) : null}
+        {run.configFingerprint ? (
+          <>
+            <dt>Configuration</dt>
+            <dd>
+              <code title={run.configFingerprint}>{shortDigest(run.configFingerprint)}</code>
+            </dd>
+          </>
+        ) : null}
+        <dt>Output</dt>
+        <dd>{run.outputBytes.toLocaleString()} bytes</dd>
+        <dt>Run id</dt>
+        <dd>
+          <code>{run.id}</code>
+        </dd>
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,160 @@
+import { useId, useRef, useState, type FormEvent } from 'react';
+import type { Project, Task } from '../../../shared/entities';
+import { ErrorAlert } from '../../ui/error-alert';
+import { ModalDialog } from '../../ui/modal-dialog';
+import {
+  createTaskInput,
+  emptyTaskForm,
+  taskFormFromTask,
+  taskFormProblems,
+  updateTaskInput,
+  type TaskFormField,
+  type TaskFormProblems,
+  type TaskFormValues,
+} from './task-form';
+import { useCreateTask, useUpdateTask } from './use-tasks';
+
+const fieldOrder: TaskFormField[] = ['title', 'prompt', 'planPath', 'reviewPath'];
+
+/** New task (no `task`) or edit one: the same fields, submitted as "Create task" or "Save task". */
+export function TaskFormDialog({ project, task, onClose }: { project: Project; task?: Task; onClose: () => void }) {
+  const [values, setValues] = useState<TaskFormValues>(() => (task ? taskFormFromTask(task) : emptyTaskForm));
+  const [problems, setProblems] = useState<TaskFormProblems>({});
+  const createTask = useCreateTask();
+  const updateTask = useUpdateTask();
+  const mutation = task ? updateTask : createTask;
+  const formId = useId();
+  const ids = {
+    title: useId(),
+    prompt: useId(),
+    planPath: useId(),
+    reviewPath: useId(),
+    artifactsHint: useId(),
+  };
+  const refs = {
+    title: useRef<HTMLInputElement>(null),
+    prompt: useRef<HTMLTextAreaElement>(null),
+    planPath: useRef<HTMLInputElement>(null),
+    reviewPath: useRef<HTMLInputElement>(null),
+  };
+
+  const set = (field: TaskFormField) => (event: { target: { value: string } }) => {
+    setValues((current) => ({ ...current, [field]: event.target.value }));
+    if (problems[field]) setProblems((current) => ({ ...current, [field]: undefined }));
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (mutation.isPending) return;
+    const found = taskFormProblems(values);
+    setProblems(found);
+    const first = fieldOrder.find((field) => found[field]);
+    if (first) {
+      refs[first].current?.focus();
+      return;
+    }
+    if (task) updateTask.mutate(updateTaskInput(task, values), { onSuccess: onClose });
+    else createTask.mutate(createTaskInput(project.id, values), { onSuccess: onClose });
+  };
+
+  const problemId = (field: TaskFormField) => `${ids[field]}-problem`;
+  const describedBy = (field: TaskFormField, hint?: string) =>
+    [problems[field] ? problemId(field) : undefined, hint].filter(Boolean).join(' ') || undefined;
+  const problemText = (field: TaskFormField) =>
+    problems[field] ? (
+      <p id={problemId(field)} className="field__problem">
+        {problems[field]}
+      </p>
+    ) : null;
+
+  return (
+    <ModalDialog
+      title={task ? 'Edit task' : 'New task'}
+      description={<p className="muted">In {project.name}</p>}
+      onClose={onClose}
+      initialFocusRef={refs.title}
+      className="task-dialog"
+      footer={
+        <>
+          {mutation.isPending ? <span className="form-card__progress">{task ? 'Saving…' : 'Creating…'}</span> : null}
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form={formId} className="button button--primary" aria-disabled={mutation.isPending || undefined}>
+            {task ? 'Save task' : 'Create task'}
+          </button>
+        </>
+      }
+    >
+      <form id={formId} className="dialog-form" onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor={ids.title}>Title</label>
+          <input
+            ref={refs.title}
+            id={ids.title}
+            className="input"
+            type="text"
+            value={values.title}
+            onChange={set('title')}
+            autoComplete="off"
+            aria-invalid={problems.title ? true : undefined}
+            aria-describedby={describedBy('title')}
+          />
+          {problemText('title')}
+        </div>
+        <div className="field">
+          <label htmlFor={ids.prompt}>Prompt</label>
+          <textarea
+            ref={refs.prompt}
+            id={ids.prompt}
+            className="input textarea"
+            rows={7}
+            value={values.prompt}
+            onChange={set('prompt')}
+            aria-invalid={problems.prompt ? true : undefined}
+            aria-describedby={describedBy('prompt')}
+          />
+          {problemText('prompt')}
+        </div>
+        <p id={ids.artifactsHint} className="field__hint">
+          Optional. Paths relative to the project folder; the agent is told both and works from them.
+        </p>
+        <div className="field">
+          <label htmlFor={ids.planPath}>Plan artifact</label>
+          <input
+            ref={refs.planPath}
+            id={ids.planPath}
+            className="input input--mono"
+            type="text"
+            value={values.planPath}
+            onChange={set('planPath')}
+            placeholder="agent-task/…/PLAN-….md"
+            autoComplete="off"
+            spellCheck={false}
+            aria-invalid={problems.planPath ? true : undefined}
+            aria-describedby={describedBy('planPath', ids.artifactsHint)}
+          />
+          {problemText('planPath')}
+        </div>
+        <div className="field">
+          <label htmlFor={ids.reviewPath}>Review artifact</label>
+          <input
+            ref={refs.reviewPath}
+            id={ids.reviewPath}
+            className="input input--mono"
+            type="text"
+            value={values.reviewPath}
+            onChange={set('reviewPath')}
+            placeholder="agent-task/…/CODE_REVIEW-….md"
+            autoComplete="off"
+            spellCheck={false}
+            aria-invalid={problems.reviewPath ? true : undefined}
+            aria-describedby={describedBy('reviewPath', ids.artifactsHint)}
+          />
+          {problemText('reviewPath')}
+        </div>
+        {mutation.isError ? <ErrorAlert error={mutation.error} prefix={task ? 'Could not save the task.' : 'Could not create the task.'} /> : null}
+      </form>
+    </ModalDialog>
+  );
+}

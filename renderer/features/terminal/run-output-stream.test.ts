@@ -1,0 +1,218 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { EventHandler, EventName } from '../../../shared/contract';
+import { AckBatcher } from './ack-batcher';
+import { chunkInput, earlierOutputMarker, skippedMarker } from './output-markers';
+import { RunOutputStream, type OutputApi, type OutputSink } from './run-output-stream';
+
+function fakeApi() {
+  const handlers = new Map<EventName, Set<(payload: unknown) => void>>();
+  let resolveOpen: ((value: { subscriptionId: string; fromOffset: number; totalBytes: number }) => void) | undefined;
+  const api = {
+    acks: [] as Array<{ subscriptionId: string; bytes: number }>,
+    closed: [] as string[],
+    opened: [] as Array<{ runId: string; from: unknown }>,
+    subscribe<E extends EventName>(event: E, handler: EventHandler<E>) {
+      const set = handlers.get(event) ?? new Set();
+      handlers.set(event, set);
+      set.add(handler as (payload: unknown) => void);
+      return () => set.delete(handler as (payload: unknown) => void);
+    },
+    openRunOutput(input: { runId: string; from: unknown }) {
+      api.opened.push(input);
+      return new Promise<{ subscriptionId: string; fromOffset: number; totalBytes: number }>((resolve) => {
+        resolveOpen = resolve;
+      });
+    },
+    ackRunOutput(input: { subscriptionId: string; bytes: number }) {
+      api.acks.push(input);
+      return Promise.resolve({ ok: true });
+    },
+    closeRunOutput(input: { subscriptionId: string }) {
+      api.closed.push(input.subscriptionId);
+      return Promise.resolve({ ok: true });
+    },
+    answerOpen(subscriptionId: string, fromOffset = 0) {
+      resolveOpen?.({ subscriptionId, fromOffset, totalBytes: 100 });
+    },
+    emit(event: EventName, payload: unknown) {
+      for (const handler of handlers.get(event) ?? []) handler(payload);
+    },
+    output(subscriptionId: string, text: string, runId = 'run_1', offset = 0) {
+      api.emit('runOutput', { subscriptionId, runId, offset, bytes: new TextEncoder().encode(text) });
+    },
+    listenerCount() {
+      return [...handlers.values()].reduce((sum, set) => sum + set.size, 0);
+    },
+  };
+  return api;
+}
+
+function fakeSink() {
+  const sink = {
+    text: '',
+    /** Write callbacks xterm has not called yet: the test decides when parsing happens. */
+    unparsed: [] as Array<() => void>,
+    resets: 0,
+    write(bytes: Uint8Array, parsed: () => void) {
+      sink.text += new TextDecoder().decode(bytes);
+      sink.unparsed.push(parsed);
+    },
+    writeNote(text: string) {
+      sink.text += text;
+    },
+    reset() {
+      sink.resets += 1;
+      sink.text = '';
+      return Promise.resolve();
+    },
+    parseAll() {
+      for (const parsed of sink.unparsed.splice(0)) parsed();
+    },
+  };
+  return sink satisfies OutputSink;
+}
+
+const flush = () => new Promise((resolve) => queueMicrotask(() => queueMicrotask(() => resolve(undefined))));
+
+describe('RunOutputStream', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps output that arrives before openRunOutput answers, and only its own subscription’s', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const opening = stream.open('tail');
+    api.output('sub_1', 'line 1\r\n');
+    api.output('sub_other', 'not mine\r\n');
+    api.output('sub_1', 'line 1\r\n', 'run_2');
+    api.output('sub_1', 'line 2\r\n');
+    api.answerOpen('sub_1');
+    await opening;
+    api.output('sub_1', 'line 3\r\n');
+    expect(sink.text).toBe('line 1\r\nline 2\r\nline 3\r\n');
+    expect(api.opened).toEqual([{ runId: 'run_1', from: 'tail' }]);
+  });
+
+  it('acknowledges only what the terminal has parsed, summed into one ack per interval', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink, { ackIntervalMs: 16 });
+    const opening = stream.open('tail');
+    api.answerOpen('sub_1');
+    await opening;
+    api.output('sub_1', 'abc');
+    api.output('sub_1', 'defgh');
+    vi.advanceTimersByTime(100);
+    expect(api.acks).toEqual([]);
+    sink.parseAll();
+    expect(api.acks).toEqual([]);
+    vi.advanceTimersByTime(16);
+    expect(api.acks).toEqual([{ subscriptionId: 'sub_1', bytes: 8 }]);
+  });
+
+  it('marks where output was skipped and says where a tail replay starts', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const onSkipped = vi.fn();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink, { onSkipped });
+    const opening = stream.open('tail');
+    api.answerOpen('sub_1', 4096);
+    await opening;
+    api.emit('runOutputSkipped', { subscriptionId: 'sub_1', runId: 'run_1', fromOffset: 10, toOffset: 5010, skippedBytes: 5000 });
+    expect(sink.text).toBe(earlierOutputMarker(4096) + skippedMarker(5000));
+    expect(onSkipped).toHaveBeenCalledWith(5000);
+  });
+
+  it('reopening from the start closes the old subscription, clears the terminal and ignores the old stream', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const first = stream.open('tail');
+    api.answerOpen('sub_1');
+    await first;
+    api.output('sub_1', 'tail');
+    const second = stream.open('start');
+    await flush();
+    expect(api.closed).toEqual(['sub_1']);
+    expect(sink.resets).toBe(1);
+    api.output('sub_1', 'late old bytes');
+    api.output('sub_2', 'from the start');
+    api.answerOpen('sub_2');
+    await second;
+    expect(sink.text).toBe('from the start');
+    // A write of the old subscription parsed after the reopen is not acknowledged to anyone.
+    sink.parseAll();
+    vi.advanceTimersByTime(50);
+    expect(api.acks).toEqual([{ subscriptionId: 'sub_2', bytes: 14 }]);
+  });
+
+  it('after a reconnect, continues from the next byte without clearing the screen', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const first = stream.open('tail');
+    api.answerOpen('sub_1');
+    await first;
+    api.output('sub_1', 'hello ', 'run_1', 100);
+    const again = stream.reconnect();
+    await flush();
+    expect(api.opened.at(-1)).toEqual({ runId: 'run_1', from: 106 });
+    api.output('sub_2', 'world', 'run_1', 106);
+    api.answerOpen('sub_2', 106);
+    await again;
+    expect(sink.resets).toBe(0);
+    expect(sink.text).toBe('hello world');
+  });
+
+  it('closes the subscription and stops listening when disposed, even mid-open', async () => {
+    const api = fakeApi();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', fakeSink());
+    const opening = stream.open('tail');
+    stream.dispose();
+    api.answerOpen('sub_1');
+    expect(await opening).toBeNull();
+    await flush();
+    expect(api.closed).toEqual(['sub_1']);
+    expect(api.listenerCount()).toBe(0);
+  });
+});
+
+describe('AckBatcher', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('sends nothing after dispose', () => {
+    const sent: number[] = [];
+    const batcher = new AckBatcher((bytes) => sent.push(bytes), 16);
+    batcher.add(10);
+    batcher.dispose();
+    batcher.add(5);
+    vi.advanceTimersByTime(100);
+    expect(sent).toEqual([]);
+  });
+
+  it('sends at most once per interval', () => {
+    const sent: number[] = [];
+    const batcher = new AckBatcher((bytes) => sent.push(bytes), 16);
+    for (let i = 0; i < 100; i += 1) batcher.add(1);
+    vi.advanceTimersByTime(16);
+    batcher.add(7);
+    vi.advanceTimersByTime(16);
+    expect(sent).toEqual([100, 7]);
+  });
+});
+
+describe('markers and input', () => {
+  it('says how many bytes were skipped, dimmed on a line of its own', () => {
+    expect(skippedMarker(1234)).toBe('\r\n\x1b[2m… skipped 1234 bytes (the full output is kept; Load full output shows it) …\x1b[0m\r\n');
+  });
+
+  it('splits long input without breaking a surrogate pair', () => {
+    const text = `${'a'.repeat(3)}😀${'b'.repeat(3)}`;
+    const chunks = chunkInput(text, 4);
+    expect(chunks.join('')).toBe(text);
+    expect(chunks).toEqual(['aaa', '😀bb', 'b']);
+    expect(chunkInput('')).toEqual([]);
+  });
+});

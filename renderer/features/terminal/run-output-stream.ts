@@ -1,0 +1,159 @@
+import type { ChannelOutput, EventPayload, OperatorApi } from '../../../shared/contract';
+import { AckBatcher } from './ack-batcher';
+import { earlierOutputMarker, skippedMarker } from './output-markers';
+
+/** Where a run's bytes go: the terminal. Kept abstract so the stream is tested without a DOM. */
+export interface OutputSink {
+  /** Draw `bytes`; call `parsed` once the terminal has parsed them (xterm.js's write callback). */
+  write(bytes: Uint8Array, parsed: () => void): void;
+  /** A line of the console's own (a marker), not counted as output. */
+  writeNote(text: string): void;
+  /** Clear everything, after whatever was written before has been parsed. */
+  reset(): Promise<void>;
+}
+
+export type OutputApi = Pick<OperatorApi, 'openRunOutput' | 'ackRunOutput' | 'closeRunOutput' | 'subscribe'>;
+export type OpenedOutput = ChannelOutput<'openRunOutput'>;
+
+type OutputEvent =
+  | { type: 'output'; payload: EventPayload<'runOutput'> }
+  | { type: 'skipped'; payload: EventPayload<'runOutputSkipped'> };
+
+export interface RunOutputStreamOptions {
+  ackIntervalMs?: number;
+  /** The viewer fell behind and was skipped forward; the total skipped so far. */
+  onSkipped?: (totalSkippedBytes: number) => void;
+  timers?: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout'>;
+}
+
+const ignore = () => {};
+
+/**
+ * One run's live output in one terminal (DESIGN.md section 5): opens a subscription, draws what
+ * arrives, acknowledges only what the terminal has parsed, and closes it when done.
+ *
+ * The core starts replaying as soon as it opens the subscription, so output events can arrive before
+ * the answer to openRunOutput says which subscription they belong to. The stream listens first and
+ * holds this run's events until the id is known, then keeps only that subscription's.
+ */
+export class RunOutputStream {
+  private subscriptionId: string | null = null;
+  private acks: AckBatcher | null = null;
+  private opening = false;
+  private held: OutputEvent[] = [];
+  private generation = 0;
+  private disposed = false;
+  private skippedTotal = 0;
+  /** Where the next byte of this run's output starts, once anything has arrived: a reconnect continues there. */
+  private nextOffset: number | null = null;
+  private readonly unsubscribe: Array<() => void>;
+
+  constructor(
+    private readonly api: OutputApi,
+    private readonly runId: string,
+    private readonly sink: OutputSink,
+    private readonly options: RunOutputStreamOptions = {},
+  ) {
+    this.unsubscribe = [
+      api.subscribe('runOutput', (payload) => this.receive({ type: 'output', payload })),
+      api.subscribe('runOutputSkipped', (payload) => this.receive({ type: 'skipped', payload })),
+    ];
+  }
+
+  /**
+   * (Re)opens the output from `from`. A reopen (Load full output) closes the current subscription and
+   * clears the terminal first. Resolves to null when a later open or dispose overtook this one.
+   */
+  async open(from: 'start' | 'tail' | number, options: { keepScreen?: boolean } = {}): Promise<OpenedOutput | null> {
+    const generation = ++this.generation;
+    const reopening = this.subscriptionId !== null || generation > 1;
+    this.closeSubscription();
+    if (reopening && !options.keepScreen) {
+      this.nextOffset = null;
+      await this.sink.reset();
+      if (generation !== this.generation || this.disposed) return null;
+    }
+    this.opening = true;
+    this.held = [];
+    let opened: OpenedOutput;
+    try {
+      opened = await this.api.openRunOutput({ runId: this.runId, from });
+    } catch (error) {
+      if (generation === this.generation) {
+        this.opening = false;
+        this.held = [];
+      }
+      throw error;
+    }
+    if (generation !== this.generation || this.disposed) {
+      this.api.closeRunOutput({ subscriptionId: opened.subscriptionId }).catch(ignore);
+      return null;
+    }
+    const subscriptionId = opened.subscriptionId;
+    this.subscriptionId = subscriptionId;
+    this.opening = false;
+    this.acks = new AckBatcher(
+      (bytes) => {
+        this.api.ackRunOutput({ subscriptionId, bytes }).catch(ignore);
+      },
+      this.options.ackIntervalMs,
+      this.options.timers,
+    );
+    if (opened.fromOffset > 0 && !options.keepScreen) this.sink.writeNote(earlierOutputMarker(opened.fromOffset));
+    const held = this.held;
+    this.held = [];
+    for (const event of held) {
+      if (event.payload.subscriptionId === subscriptionId) this.deliver(event);
+    }
+    return opened;
+  }
+
+  /**
+   * After the connection to the core dropped and came back: the old subscription died with the
+   * connection, so open a new one where the screen left off (no gap, no duplicate), or the tail when
+   * nothing had arrived yet.
+   */
+  reconnect(): Promise<OpenedOutput | null> {
+    return this.nextOffset === null ? this.open('tail') : this.open(this.nextOffset, { keepScreen: true });
+  }
+
+  /** Stops listening and closes the subscription. The stream cannot be reopened. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.generation += 1;
+    this.closeSubscription();
+    this.held = [];
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+  }
+
+  private closeSubscription(): void {
+    this.acks?.dispose();
+    this.acks = null;
+    if (this.subscriptionId !== null) this.api.closeRunOutput({ subscriptionId: this.subscriptionId }).catch(ignore);
+    this.subscriptionId = null;
+  }
+
+  private receive(event: OutputEvent): void {
+    if (this.disposed || event.payload.runId !== this.runId) return;
+    if (this.subscriptionId === null) {
+      if (this.opening) this.held.push(event);
+      return;
+    }
+    if (event.payload.subscriptionId === this.subscriptionId) this.deliver(event);
+  }
+
+  private deliver(event: OutputEvent): void {
+    if (event.type === 'output') {
+      const acks = this.acks;
+      const length = event.payload.bytes.byteLength;
+      this.nextOffset = event.payload.offset + length;
+      this.sink.write(event.payload.bytes, () => acks?.add(length));
+      return;
+    }
+    this.nextOffset = event.payload.toOffset;
+    this.skippedTotal += event.payload.skippedBytes;
+    this.sink.writeNote(skippedMarker(event.payload.skippedBytes));
+    this.options.onSkipped?.(this.skippedTotal);
+  }
+}

@@ -1,0 +1,333 @@
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon } from '@xterm/addon-search';
+import { Terminal } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
+import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useOperatorClient } from '../../app/operator-context';
+import { ErrorAlert } from '../../ui/error-alert';
+import { chunkInput, formatBytes } from './output-markers';
+import { RunOutputStream, type OutputSink } from './run-output-stream';
+import { darkTerminalTheme, lightTerminalTheme, searchDecorations } from './terminal-theme';
+import { useDarkScheme } from './use-dark-scheme';
+
+type OutputView =
+  | { state: 'opening'; from: 'start' | 'tail' }
+  | { state: 'open'; from: 'start' | 'tail'; fromOffset: number; totalBytes: number }
+  | { state: 'error'; from: 'start' | 'tail'; error: unknown };
+
+interface TerminalParts {
+  terminal: Terminal;
+  fit: FitAddon;
+  search: SearchAddon;
+  stream: RunOutputStream;
+}
+
+const ignore = () => {};
+/** The PTY follows the pane once the operator stops dragging, not on every frame of it. */
+const resizeDebounceMs = 150;
+
+function searchResultText(results: { index: number; count: number } | null, term: string): string {
+  if (!term || !results) return '';
+  if (results.count === 0) return 'No matches';
+  if (results.index < 0) return `${results.count}+ matches`;
+  return `${results.index + 1} of ${results.count}`;
+}
+
+/**
+ * A run's output in xterm.js (DESIGN.md section 5): the tail first, then live; "Load full output"
+ * replays everything from the ledger. Output is acknowledged only after xterm has parsed it, so a
+ * busy tab is skipped forward by the core instead of slowing the run. While the run takes input, what
+ * is typed here goes to its PTY, and the PTY follows the size of this pane.
+ */
+export function RunTerminal({ runId, running, canSendInput }: { runId: string; running: boolean; canSendInput: boolean }) {
+  const client = useOperatorClient();
+  const dark = useDarkScheme();
+  const screenRef = useRef<HTMLDivElement>(null);
+  const findRef = useRef<HTMLInputElement>(null);
+  const partsRef = useRef<TerminalParts | null>(null);
+  const liveRef = useRef({ running, canSendInput, dark });
+  const [view, setView] = useState<OutputView>({ state: 'opening', from: 'tail' });
+  const [skippedBytes, setSkippedBytes] = useState(0);
+  const [term, setTerm] = useState('');
+  const [results, setResults] = useState<{ index: number; count: number } | null>(null);
+  const findId = useId();
+  const findStatusId = useId();
+
+  useEffect(() => {
+    liveRef.current = { running, canSendInput, dark };
+  });
+
+  const openOutput = useCallback((from: 'start' | 'tail') => {
+    const parts = partsRef.current;
+    if (!parts) return;
+    setView({ state: 'opening', from });
+    setSkippedBytes(0);
+    parts.stream.open(from).then(
+      (opened) => {
+        if (opened && partsRef.current === parts) {
+          setView({ state: 'open', from, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes });
+        }
+      },
+      (error: unknown) => {
+        if (partsRef.current === parts) setView({ state: 'error', from, error });
+      },
+    );
+  }, []);
+
+  const sendSize = useCallback(() => {
+    const parts = partsRef.current;
+    if (!parts || !liveRef.current.running) return;
+    const { cols, rows } = parts.terminal;
+    if (cols < 2 || rows < 1) return;
+    client.resizeRun({ runId, cols, rows }).catch(ignore);
+  }, [client, runId]);
+
+  useEffect(() => {
+    const screen = screenRef.current;
+    if (!screen) return;
+    const terminal = new Terminal({
+      // The search addon's match highlighting uses the decoration API.
+      allowProposedApi: true,
+      cursorBlink: false,
+      disableStdin: !liveRef.current.canSendInput,
+      fontFamily: "ui-monospace, 'SF Mono', SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', 'Liberation Mono', monospace",
+      fontSize: 12.5,
+      lineHeight: 1.15,
+      scrollback: 20_000,
+      theme: liveRef.current.dark ? darkTerminalTheme : lightTerminalTheme,
+    });
+    const fit = new FitAddon();
+    const search = new SearchAddon({ highlightLimit: 2000 });
+    terminal.loadAddon(fit);
+    terminal.loadAddon(search);
+    terminal.open(screen);
+
+    const sink: OutputSink = {
+      write: (bytes, parsed) => terminal.write(bytes, parsed),
+      writeNote: (text) => terminal.write(text),
+      // Whatever is still queued in xterm is parsed first, so nothing of the old stream lands after the reset.
+      reset: () =>
+        new Promise<void>((resolve) => {
+          terminal.write('', () => {
+            terminal.reset();
+            resolve();
+          });
+        }),
+    };
+    const stream = new RunOutputStream(client, runId, sink, { onSkipped: setSkippedBytes });
+    const parts: TerminalParts = { terminal, fit, search, stream };
+    partsRef.current = parts;
+
+    const fitToPane = () => {
+      try {
+        fit.fit();
+      } catch {
+        // A pane with no size (hidden, or not laid out yet) has nothing to fit; the next resize will.
+      }
+    };
+    fitToPane();
+    let frame = 0;
+    const observer = new ResizeObserver(() => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(fitToPane);
+    });
+    observer.observe(screen);
+
+    let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+    const resizeSubscription = terminal.onResize(() => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(sendSize, resizeDebounceMs);
+    });
+
+    // Keystrokes go out in order, one request at a time.
+    let inputQueue = Promise.resolve();
+    const dataSubscription = terminal.onData((data) => {
+      if (!liveRef.current.canSendInput) return;
+      for (const chunk of chunkInput(data)) {
+        inputQueue = inputQueue.then(() => client.sendRunInput({ runId, data: chunk })).then(ignore, ignore);
+      }
+    });
+    const resultsSubscription = search.onDidChangeResults(({ resultIndex, resultCount }) =>
+      setResults({ index: resultIndex, count: resultCount }),
+    );
+
+    openOutput('tail');
+
+    return () => {
+      partsRef.current = null;
+      cancelAnimationFrame(frame);
+      clearTimeout(resizeTimer);
+      observer.disconnect();
+      resizeSubscription.dispose();
+      dataSubscription.dispose();
+      resultsSubscription.dispose();
+      stream.dispose();
+      terminal.dispose();
+    };
+  }, [client, runId, openOutput, sendSize]);
+
+  // The core's output subscriptions belong to a connection: when it comes back, pick up where the screen left off.
+  useEffect(() => {
+    let previous = client.transportState();
+    return client.onTransportState((state) => {
+      const parts = partsRef.current;
+      if (state === 'connected' && previous !== 'connected' && parts) {
+        // The screen stays as it is; only a failure is worth showing.
+        parts.stream.reconnect().then(
+          (opened) => {
+            if (!opened || partsRef.current !== parts) return;
+            setView((current) =>
+              current.state === 'open' ? current : { state: 'open', from: current.from, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes },
+            );
+          },
+          (error: unknown) => {
+            if (partsRef.current === parts) setView((current) => ({ state: 'error', from: current.from, error }));
+          },
+        );
+      }
+      previous = state;
+    });
+  }, [client]);
+
+  // A run that starts (or is resumed) while shown gets this pane's size.
+  useEffect(() => {
+    if (running) sendSize();
+  }, [running, sendSize]);
+
+  useEffect(() => {
+    const parts = partsRef.current;
+    if (parts) parts.terminal.options.disableStdin = !canSendInput;
+  }, [canSendInput]);
+
+  useEffect(() => {
+    const parts = partsRef.current;
+    if (parts) parts.terminal.options.theme = dark ? darkTerminalTheme : lightTerminalTheme;
+  }, [dark]);
+
+  // Ctrl/Cmd+F finds in the output rather than in the page; caught before xterm turns it into ^F.
+  useEffect(() => {
+    const onKeyDown = (event: globalThis.KeyboardEvent) => {
+      if (event.key.toLowerCase() !== 'f' || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
+      event.preventDefault();
+      event.stopPropagation();
+      findRef.current?.focus();
+      findRef.current?.select();
+    };
+    window.addEventListener('keydown', onKeyDown, true);
+    return () => window.removeEventListener('keydown', onKeyDown, true);
+  }, []);
+
+  const find = (direction: 'next' | 'previous', incremental = false) => {
+    const parts = partsRef.current;
+    if (!parts) return;
+    if (!term) {
+      parts.search.clearDecorations();
+      setResults(null);
+      return;
+    }
+    const options = { decorations: searchDecorations(dark), incremental };
+    if (direction === 'next') parts.search.findNext(term, options);
+    else parts.search.findPrevious(term, options);
+  };
+
+  const onFindKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      find(event.shiftKey ? 'previous' : 'next');
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      setTerm('');
+      setResults(null);
+      partsRef.current?.search.clearDecorations();
+      partsRef.current?.terminal.focus();
+    }
+  };
+
+  const loading = view.state === 'opening';
+  const footerNote =
+    view.state === 'open'
+      ? [
+          view.fromOffset > 0
+            ? `Showing the end of the output; the first ${formatBytes(view.fromOffset)} are not loaded.`
+            : view.from === 'start'
+              ? 'Showing the full output.'
+              : '',
+          skippedBytes > 0 ? `${formatBytes(skippedBytes)} skipped while catching up (kept in full in the ledger).` : '',
+          canSendInput ? 'Typing in the terminal sends input to the run.' : '',
+        ]
+          .filter(Boolean)
+          .join(' ')
+      : '';
+  return (
+    <section className="run-terminal" aria-label="Run output">
+      <div className="run-terminal__toolbar">
+        <div className="run-terminal__find" role="search">
+          <label htmlFor={findId} className="visually-hidden">
+            Find in output
+          </label>
+          <input
+            ref={findRef}
+            id={findId}
+            className="input run-terminal__find-input"
+            type="search"
+            placeholder="Find in output"
+            value={term}
+            onChange={(event) => {
+              const next = event.target.value;
+              setTerm(next);
+              const parts = partsRef.current;
+              if (!parts) return;
+              if (!next) {
+                parts.search.clearDecorations();
+                setResults(null);
+              } else {
+                parts.search.findNext(next, { decorations: searchDecorations(dark), incremental: true });
+              }
+            }}
+            onKeyDown={onFindKeyDown}
+            aria-describedby={findStatusId}
+            autoComplete="off"
+            spellCheck={false}
+          />
+          <button type="button" className="button button--small" onClick={() => find('previous')} disabled={!term}>
+            Previous
+          </button>
+          <button type="button" className="button button--small" onClick={() => find('next')} disabled={!term}>
+            Next
+          </button>
+          <span id={findStatusId} className="run-terminal__find-status muted" aria-live="polite">
+            {searchResultText(results, term)}
+          </span>
+        </div>
+        <button
+          type="button"
+          className="button button--small"
+          aria-disabled={loading || undefined}
+          onClick={() => {
+            if (!loading) openOutput('start');
+          }}
+        >
+          Load full output
+        </button>
+      </div>
+      <div className="run-terminal__frame">
+        <div ref={screenRef} className="run-terminal__screen" data-running={running || undefined} />
+        {loading ? (
+          <p className="run-terminal__overlay" aria-busy="true">
+            {view.from === 'start' ? 'Loading the full output…' : 'Loading output…'}
+          </p>
+        ) : null}
+      </div>
+      {view.state === 'error' ? (
+        <div className="run-terminal__footer">
+          <ErrorAlert error={view.error} prefix="Could not open the output." />
+          <button type="button" className="button button--small" onClick={() => openOutput(view.from)}>
+            Try again
+          </button>
+        </div>
+      ) : footerNote ? (
+        <p className="run-terminal__footer muted">{footerNote}</p>
+      ) : null}
+    </section>
+  );
+}
