@@ -101,7 +101,9 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
       writableRoots: taskWritableRoots(taskRoot),
       networkMode: options.networkMode ?? 'none',
       operatorHome: options.operatorHome ?? fixture.home,
-      readOnlyRebinds: options.readOnlyRebinds ?? [],
+      // The relay script lives in this checkout, which may itself sit in a folder the sandbox hides
+      // (a CI clone under /tmp): the console re-binds it the same way (launch-confinement.ts).
+      readOnlyRebinds: [...(options.readOnlyRebinds ?? []), ...(options.proxySocket ? [path.dirname(findEgressRelayScript())] : [])],
       hiddenPaths: [taskRoot.projectPath],
       gitProtection: protection,
       ...(options.proxySocket ? { proxySocket: options.proxySocket } : {}),

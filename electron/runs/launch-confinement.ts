@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { buildBwrapArgs, readOnlyRebindsFor } from '../confinement/bwrap';
 import {
@@ -126,7 +127,7 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
     operatorHome: input.operatorHome,
     readOnlyRebinds: readOnlyRebindsFor({
       linkTargets: providerHome.links.map((link) => link.target),
-      installationDirs: installationDirs(executable, input.operatorHome),
+      installationDirs: sandboxInstallationDirs([executable, process.execPath, ...(proxy ? [findEgressRelayScript()] : [])], input.operatorHome),
     }),
     hiddenPaths: [taskRoot.projectPath],
     gitProtection: await gitProtectionFor(taskRoot),
@@ -144,14 +145,40 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
   };
 }
 
+/** Folders the sandbox hides (an empty tmpfs over each); see electron/confinement/bwrap.ts. */
+const hiddenSystemRoots = ['/tmp', '/var/tmp', '/run'];
+
 /**
- * The folders a CLI installed under the operator's home needs inside the sandbox (which hides the
- * home): the CLI's own package, and the Node runtime running it (nvm, volta, ~/.local).
+ * The folders the programs a sandboxed run starts need, when they sit in a folder the sandbox hides
+ * (the operator's home, /tmp): the CLI's installation (the whole package a `node_modules/.bin` link
+ * points into), the Node runtime running it (nvm, volta, ~/.local), and the egress relay script.
+ * They are re-bound read-only, and nothing else of the hidden folder is.
  */
-function installationDirs(executable: string, operatorHome: string): string[] {
-  const inHome = (dir: string) => dir === operatorHome || dir.startsWith(`${operatorHome}${path.sep}`);
-  const dirs = [path.dirname(executable), path.dirname(process.execPath)]
-    .map((dir) => (path.basename(dir) === 'bin' ? path.dirname(dir) : dir))
-    .filter(inHome);
-  return [...new Set(dirs)];
+export function sandboxInstallationDirs(programs: string[], operatorHome: string): string[] {
+  const hiddenRoots = [operatorHome, ...hiddenSystemRoots];
+  const isHidden = (dir: string) => hiddenRoots.some((root) => dir === root || dir.startsWith(`${root}${path.sep}`));
+  const dirs = new Set<string>();
+  for (const program of programs) {
+    for (const file of new Set([program, realpathOr(program)])) {
+      const dir = installationDir(file);
+      if (isHidden(dir)) dirs.add(dir);
+    }
+  }
+  return [...dirs];
+}
+
+function installationDir(file: string): string {
+  const parts = file.split(path.sep);
+  const modules = parts.lastIndexOf('node_modules');
+  if (modules > 0) return parts.slice(0, modules).join(path.sep) || path.sep;
+  const dir = path.dirname(file);
+  return path.basename(dir) === 'bin' ? path.dirname(dir) : dir;
+}
+
+function realpathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }

@@ -6,11 +6,11 @@ const adapter = createCommandAdapter(catalog.getProvider('command'));
 const shell = catalog.getProfile('command', 'shell');
 
 describe('command adapter', () => {
-  it('runs the profile executable with its template filled in', () => {
-    const launch = adapter.buildLaunch(launchRequest(shell, '', { prompt: 'npm test && echo "done"' }));
+  it("runs the profile executable with its template filled in: the shell runs the task's own prompt", () => {
+    const launch = adapter.buildLaunch(launchRequest(shell, '', { prompt: 'Task: framing the worker prompt adds' }));
     expect(launch).toEqual({
       executable: '/bin/sh',
-      args: ['-c', 'npm test && echo "done"'],
+      args: ['-c', 'Make test X deterministic.'],
       env: {},
       cwd: '/data/tasks/run_1/view',
       session: null,
