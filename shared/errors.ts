@@ -1,5 +1,20 @@
 import { z } from 'zod';
 
+/** The failure taxonomy (DESIGN.md section 3): every failed attempt gets exactly one of these. */
+export const failureTaxonomy = [
+  'process_exit',
+  'spawn_failed',
+  'auth_required',
+  'auth_expired',
+  'quota_exhausted',
+  'rate_limited',
+  'ai_connection_busy',
+  'sandbox_unavailable',
+  'configuration_incomplete',
+  'cancelled',
+  'stranded',
+] as const;
+
 /**
  * Stable error codes. The UI, tests and operators' scripts match on these, so a code, once shipped,
  * keeps its meaning. Add new codes; never repurpose one.
@@ -22,17 +37,7 @@ export const errorCodes = [
   'path_not_readable',
   'project_exists',
   // The failure taxonomy (DESIGN.md section 3): every failed attempt and refused run gets one.
-  'process_exit',
-  'spawn_failed',
-  'auth_required',
-  'auth_expired',
-  'quota_exhausted',
-  'rate_limited',
-  'ai_connection_busy',
-  'sandbox_unavailable',
-  'configuration_incomplete',
-  'cancelled',
-  'stranded',
+  ...failureTaxonomy,
   // Anything unexpected. The message is generic; details go to the log, never to the UI.
   'internal',
 ] as const;

@@ -1,3 +1,4 @@
+import { failureTaxonomy } from '../../shared/errors';
 import type { LaunchProfile } from './catalog';
 import type { TimelineEvent } from './events/timeline-event';
 import { clip } from './events/timeline-event';
@@ -13,19 +14,7 @@ import { parseResetAt } from './reset-time';
  * must not make its run look rate-limited.
  */
 
-export const failureCodes = [
-  'process_exit',
-  'spawn_failed',
-  'auth_required',
-  'auth_expired',
-  'quota_exhausted',
-  'rate_limited',
-  'ai_connection_busy',
-  'sandbox_unavailable',
-  'configuration_incomplete',
-  'cancelled',
-  'stranded',
-] as const;
+export const failureCodes = failureTaxonomy;
 export type FailureCode = (typeof failureCodes)[number];
 
 /** `retryable`: the run may try again on its own. `ownerAction`: someone must change something first. */
