@@ -1,5 +1,7 @@
 import { homedir } from 'node:os';
 import type { Logger } from './log';
+import { ConnectionService } from './connections/connection-service';
+import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
 import { ensureDataDir } from './data-dir';
 import { openLedger, type Ledger } from './ledger/ledger';
 import { NoticeService } from './notices/notice-service';
@@ -10,6 +12,7 @@ import { AgentService } from './agents/agent-service';
 import { loadProviderCatalog, profileRevision } from './providers/catalog';
 import { OutputFanout } from './pty/output-fanout';
 import { OutputStreams } from './runs/output-streams';
+import { AgentVerifier } from './runs/agent-verification';
 import { RunService } from './runs/run-service';
 import type { SandboxState } from './runs/admission';
 import { EventHub } from './transport/event-hub';
@@ -24,6 +27,11 @@ export interface CoreOptions {
   sqliteNativeBinding?: string | undefined;
   /** Tests point the catalog elsewhere; the console reads resources/providers/catalog.json. */
   catalogPath?: string | undefined;
+  /**
+   * Where AI connection secrets are sealed. The desktop app passes its safeStorage vault (the shell
+   * owns Electron); without one, the core uses AES-256-GCM with a key file in the data directory.
+   */
+  vault?: SecretVault | undefined;
 }
 
 /** The console's core: plain Node, the same in the desktop app and the browser host. */
@@ -32,6 +40,7 @@ export interface Core {
   readonly ledger: Ledger;
   readonly events: EventHub;
   readonly runs: RunService;
+  readonly connections: ConnectionService;
   readonly dispatch: RequestDispatcher;
   close(): Promise<void>;
 }
@@ -46,9 +55,29 @@ export function createCore(options: CoreOptions): Core {
   const tasks = new TaskService(ledger, events);
   const catalog = loadProviderCatalog(options.catalogPath ? { path: options.catalogPath } : {});
   const agents = new AgentService(ledger, catalog, events);
+  // The key-file vault is made lazily: the desktop app needs it only to read secrets a browser host sealed.
+  let keyFileVault: KeyFileVault | undefined = options.vault ? undefined : new KeyFileVault(dataDir, options.log);
+  const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)));
+  const connections = new ConnectionService({ ledger, catalog, events, keeper, log: options.log });
   const fanout = new OutputFanout({ output: ledger.output, log: options.log });
   let sandbox: SandboxState | null = null;
-  const runs = new RunService({ ledger, catalog, events, notices, fanout, dataDir, log: options.log, sandbox: () => sandbox });
+  let closed = false;
+  const runs = new RunService({ ledger, catalog, events, notices, connections, fanout, dataDir, log: options.log, sandbox: () => sandbox });
+  const verifier = new AgentVerifier(ledger, { admit: (agent) => runs.admit(agent), configRevision: (agent) => runs.admissionRevision(agent) }, options.log);
+  /**
+   * After anything admission looks at changed (an agent, its binding, a connection, the sandbox): the
+   * agents are verified again and notices whose cause is gone resolve themselves.
+   */
+  const reviewAgents = (agentIds?: string[]) => {
+    verifier.reverify(agentIds ?? ledger.agents.list().map((agent) => agent.id));
+    runs.reviewNotices(agentIds);
+  };
+  // A connection change can fix an agent that is not bound to it yet (one created for it, a revoked
+  // one brought back), so every open admission notice is looked at again.
+  connections.onChange((change) => {
+    verifier.reverify(change.agentIds);
+    runs.reviewNotices();
+  });
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
@@ -56,6 +85,7 @@ export function createCore(options: CoreOptions): Core {
     const probe = await probeSandbox();
     sandbox = { available: probe.available, reason: probe.reason, hint: probe.hint };
     if (!probe.available) options.log.warn('OS sandbox unavailable', { reason: probe.reason });
+    if (!closed) reviewAgents();
   });
 
   const handlers: CoreHandlers = {
@@ -96,11 +126,38 @@ export function createCore(options: CoreOptions): Core {
         })),
       })),
     }),
-    listAgents: () => agents.list(),
-    getAgent: (input) => agents.get(input.agentId),
-    createAgent: (input) => agents.create(input),
-    updateAgent: ({ agentId, ...changes }) => agents.update(agentId, changes),
-    deleteAgent: (input) => agents.delete(input.agentId, (agentId) => runs.hasOpenRuns(agentId)),
+    listAgents: () => agents.list().map((agent) => verifier.decorate(agent)),
+    getAgent: (input) => verifier.decorate(agents.get(input.agentId)),
+    createAgent: (input) => {
+      const agent = agents.create(input);
+      reviewAgents([agent.id]);
+      return verifier.decorate(agents.get(agent.id));
+    },
+    updateAgent: ({ agentId, ...changes }) => {
+      agents.update(agentId, changes);
+      reviewAgents([agentId]);
+      return verifier.decorate(agents.get(agentId));
+    },
+    deleteAgent: (input) => {
+      const deleted = agents.delete(input.agentId, (agentId) => runs.hasOpenRuns(agentId));
+      // What the agent's notices asked for can no longer be done: they leave the open list (without
+      // offering Run again, which would only be refused).
+      for (const notice of notices.openForAgent(input.agentId)) notices.dismiss(notice.id);
+      return deleted;
+    },
+    testAgent: (input) => {
+      const result = verifier.test(input.agentId);
+      events.emit('agentsChanged', {});
+      return result;
+    },
+    verifyAgent: (input) => {
+      verifier.verify(input.agentId);
+      return verifier.decorate(agents.get(input.agentId));
+    },
+    setAgentConnection: (input) => {
+      connections.setAgentConnection(input.agentId, input.connectionId);
+      return verifier.decorate(agents.get(input.agentId));
+    },
     startRun: (input) => runs.start(input.taskId, input.agentId),
     getRun: (input) => runs.detail(input.runId),
     listRunEvents: (input) => runs.events(input.runId, input.afterId ?? 0, input.limit ?? 500),
@@ -116,19 +173,27 @@ export function createCore(options: CoreOptions): Core {
     ackRunOutput: (input, context) => streams.ack(input.subscriptionId, input.bytes, context.client),
     closeRunOutput: (input, context) => streams.closeFor(input.subscriptionId, context.client),
     listEnvironments: () => ledger.agents.listEnvironments(),
-    listConnections: () => ledger.connections.list(),
+    listConnections: () => connections.list(),
+    listConnectionsForAgent: (input) => connections.forAgent(input.agentId),
+    createConnection: (input) => connections.create(input),
+    updateConnection: ({ connectionId, ...changes }) => connections.update(connectionId, changes),
+    deleteConnection: (input) => connections.delete(input.connectionId),
+    testConnection: (input) => connections.test(input.connectionId),
+    getVaultInfo: () => connections.vaultInfo(),
     listRuns: (input) => ledger.runs.list(input ?? {}),
-    listNotices: (input) => notices.list(input?.status ?? 'open'),
+    // With a run id, every notice that stands for that run (the run detail shows it inline).
+    listNotices: (input) => notices.list(input?.status ?? (input?.runId ? 'all' : 'open'), input?.runId),
     countOpenNotices: () => ({ open: notices.countOpen() }),
     dismissNotice: (input) => notices.dismiss(input.noticeId),
+    runAgain: (input) => runs.runAgain(input.noticeId),
   };
 
-  let closed = false;
   return {
     dataDir,
     ledger,
     events,
     runs,
+    connections,
     dispatch: createRequestDispatcher(handlers, options.log),
     close: async () => {
       if (closed) return;

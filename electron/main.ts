@@ -10,6 +10,7 @@ import { installContentSecurityPolicy } from './shell/content-security-policy';
 import { bindIpc } from './shell/ipc-binding';
 import { describeNativeModuleFailure, electronSqliteBinding } from './shell/native-binding';
 import { denyPermissions, guardNavigation } from './shell/navigation-guard';
+import { createSafeStorageVault } from './shell/safe-storage-vault';
 import { appWindowOptions, currentWindowBackground } from './shell/window-options';
 
 /**
@@ -95,6 +96,10 @@ function startShell(): void {
       try {
         const appDir = app.getAppPath();
         const dataDir = resolveDataDir({ flag: args.dataDir, electronUserData: app.getPath('userData') });
+        // safeStorage answers only after `ready`; without it the core keeps secrets with its key file.
+        const vault = createSafeStorageVault() ?? undefined;
+        if (!vault) log.warn('safeStorage is not available; AI connection secrets use the key file in the data directory');
+        else if (!vault.protects) log.warn('safeStorage has no keyring (basic_text); AI connection secrets are not protected');
         try {
           core = createCore({
             dataDir,
@@ -102,6 +107,7 @@ function startShell(): void {
             appVersion: __APP_VERSION__,
             log,
             sqliteNativeBinding: electronSqliteBinding(appDir),
+            vault,
           });
         } catch (error) {
           throw new Error(describeNativeModuleFailure(error, appDir) ?? (error instanceof Error ? error.message : String(error)), {

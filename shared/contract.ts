@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import {
   agentSchema,
+  agentTestResultSchema,
   catalogProviderSchema,
+  connectionAgentScopes,
+  connectionMethods,
+  connectionOwnerships,
+  connectionProviders,
+  connectionTestResultSchema,
+  vaultInfoSchema,
   homeModes,
   runDetailSchema,
   runDiffSchema,
@@ -54,6 +61,38 @@ const agentFields = {
 const partialAgentFields = Object.fromEntries(
   Object.entries(agentFields).map(([key, schema]) => [key, schema.optional()]),
 ) as { [K in keyof typeof agentFields]: z.ZodOptional<(typeof agentFields)[K]> };
+
+const connectionName = z.string().trim().min(1, 'an AI connection needs a name').max(100);
+/** The key or token. Accepted on the way in only: no output schema has a field that could carry it. */
+const connectionSecret = z
+  .string()
+  .trim()
+  .min(1, 'enter the key or token')
+  .max(8192)
+  .refine((value) => !/\s/.test(value), 'a key or token has no spaces or line breaks');
+/** A gateway or local server (OpenAI-compatible, Anthropic, Gemini); http(s) only, no credentials in it. */
+const connectionBaseUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// address without a query, fragment or credentials');
+const connectionFields = {
+  name: connectionName,
+  provider: z.enum(connectionProviders),
+  method: z.enum(connectionMethods),
+  baseUrl: connectionBaseUrl.nullable().optional(),
+  ownership: z.enum(connectionOwnerships),
+  agentScope: z.enum(connectionAgentScopes),
+  /** With agentScope `chosen`: the agents that may use it. */
+  agentIds: z.array(entityId).max(1000).optional(),
+};
 
 function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
   return { input, output };
@@ -123,7 +162,48 @@ export const channels = {
   updateAgent: channel(z.strictObject({ agentId: entityId, ...partialAgentFields }), agentSchema),
   deleteAgent: channel(z.strictObject({ agentId: entityId }), z.object({ agentId: z.string() })),
   listEnvironments: channel(noInput, z.array(environmentSchema)),
+  /**
+   * The agent's Test: the admission rules (AI connection required, sandbox, launch profile) checked
+   * without starting anything. Records the agent's verification too.
+   */
+  testAgent: channel(z.strictObject({ agentId: entityId }), agentTestResultSchema),
+  /**
+   * Verification: like testAgent, but a refused verification is not re-attempted until the agent's
+   * configuration (its configRevision) changes; it answers the recorded state instead.
+   */
+  verifyAgent: channel(z.strictObject({ agentId: entityId }), agentSchema),
+  /** Binds an agent to an AI connection it may use (null unbinds). The agent's AI connection picker. */
+  setAgentConnection: channel(z.strictObject({ agentId: entityId, connectionId: entityId.nullable() }), agentSchema),
+
   listConnections: channel(noInput, z.array(aiConnectionSchema)),
+  /**
+   * The connections an agent may use (allowed for it, of a provider its CLI speaks, not revoked or
+   * expired), plus the one it is bound to whatever its state: what the picker lists.
+   */
+  listConnectionsForAgent: channel(z.strictObject({ agentId: entityId }), z.array(aiConnectionSchema)),
+  createConnection: channel(z.strictObject({ ...connectionFields, secret: connectionSecret }), aiConnectionSchema),
+  /** Every field but the id is optional; an absent secret keeps the stored one. `revoked` retires it (or brings it back). */
+  updateConnection: channel(
+    z.strictObject({
+      connectionId: entityId,
+      name: connectionName.optional(),
+      provider: z.enum(connectionProviders).optional(),
+      method: z.enum(connectionMethods).optional(),
+      secret: connectionSecret.optional(),
+      baseUrl: connectionBaseUrl.nullable().optional(),
+      ownership: z.enum(connectionOwnerships).optional(),
+      agentScope: z.enum(connectionAgentScopes).optional(),
+      agentIds: z.array(entityId).max(1000).optional(),
+      revoked: z.boolean().optional(),
+    }),
+    aiConnectionSchema,
+  ),
+  /** Agents bound to it are unbound (their next runs in a sandbox are refused until they choose another). */
+  deleteConnection: channel(z.strictObject({ connectionId: entityId }), z.object({ connectionId: z.string() })),
+  /** Checks the key's shape and, with a base URL, the provider's models endpoint there; the result is stored. */
+  testConnection: channel(z.strictObject({ connectionId: entityId }), connectionTestResultSchema),
+  /** Where secrets are kept at rest, for the AI connections pane to say plainly. */
+  getVaultInfo: channel(noInput, vaultInfoSchema),
 
   listRuns: channel(
     z
@@ -172,12 +252,21 @@ export const channels = {
   ackRunOutput: channel(z.strictObject({ subscriptionId: z.string().max(100), bytes: z.number().int().min(0) }), z.object({ ok: z.boolean() })),
   closeRunOutput: channel(z.strictObject({ subscriptionId: z.string().max(100) }), z.object({ ok: z.boolean() })),
 
+  /** Notices by status (open by default); with runId, the notices that stand for that run, any status. */
   listNotices: channel(
-    z.strictObject({ status: z.enum([...noticeStatuses, 'all']).optional() }).optional(),
+    z.strictObject({ status: z.enum([...noticeStatuses, 'all']).optional(), runId: entityId.optional() }).optional(),
     z.array(noticeSchema),
   ),
   countOpenNotices: channel(noInput, z.object({ open: z.number().int().min(0) })),
   dismissNotice: channel(z.strictObject({ noticeId: entityId }), noticeSchema),
+  /**
+   * Run again, offered by a resolved notice (canRunAgain): starts each refused task it stands for
+   * once. A second call starts nothing and answers alreadyRan with the runs the first one started.
+   */
+  runAgain: channel(
+    z.strictObject({ noticeId: entityId }),
+    z.object({ notice: noticeSchema, runs: z.array(runSummarySchema), alreadyRan: z.boolean() }),
+  ),
 } as const;
 
 /**
@@ -189,6 +278,8 @@ export const events = {
   tasksChanged: z.object({}),
   noticesChanged: z.object({ open: z.number().int().min(0) }),
   agentsChanged: z.object({}),
+  /** AI connections were created, changed, tested or deleted: refetch listConnections. */
+  connectionsChanged: z.object({}),
   runsChanged: z.object({ runIds: z.array(z.string()) }),
   /** New timeline entries for a run: refetch them with listRunEvents. */
   runTimeline: z.object({ runId: z.string() }),

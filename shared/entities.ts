@@ -46,6 +46,21 @@ export type Environment = z.infer<typeof environmentSchema>;
 
 export const homeModes = ['isolated', 'preconfigured'] as const;
 
+export const verificationStates = ['ok', 'refused', 'unverified'] as const;
+
+export const agentVerificationSchema = z.object({
+  state: z.enum(verificationStates),
+  /** The refusal's code and reason, e.g. configuration_incomplete / ai_connection_required. */
+  code: z.string().optional(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  actionUrl: z.string().optional(),
+  /** A digest of everything admission looks at for this agent; verification waits for it to change. */
+  configRevision: z.string(),
+  checkedAt: timestamp.nullable(),
+});
+export type AgentVerification = z.infer<typeof agentVerificationSchema>;
+
 export const agentSchema = z.object({
   id,
   name: z.string(),
@@ -63,8 +78,25 @@ export const agentSchema = z.object({
   /** The launch profile's revision with this agent's overrides: changes when the launch would. */
   profileRevision: z.string(),
   createdAt: timestamp,
+  /**
+   * The agent's verification: the admission rules checked without starting anything. A refused
+   * verification is not re-attempted until `configRevision` changes (a new binding, home mode,
+   * environment, or a change to its connection). Absent only from agents built outside the core.
+   */
+  verification: agentVerificationSchema.optional(),
 });
 export type Agent = z.infer<typeof agentSchema>;
+
+/** The agent's Test probe: admission's answer, without starting anything. */
+export const agentTestResultSchema = z.object({
+  ok: z.boolean(),
+  checkedAt: timestamp,
+  message: z.string(),
+  code: z.string().optional(),
+  reason: z.string().optional(),
+  actionUrl: z.string().optional(),
+});
+export type AgentTestResult = z.infer<typeof agentTestResultSchema>;
 
 export const catalogProfileSchema = z.object({
   id: z.string(),
@@ -91,6 +123,22 @@ export const connectionProviders = ['openai', 'anthropic', 'google', 'openrouter
 export const connectionMethods = ['api_key', 'subscription_token'] as const;
 export const connectionStatuses = ['connected', 'needs_attention', 'expired', 'revoked'] as const;
 
+export const connectionOwnerships = ['personal', 'shared'] as const;
+export const connectionAgentScopes = ['all', 'chosen'] as const;
+/** How secrets are kept at rest: the desktop app's OS keychain, or a key file beside the ledger. */
+export const vaultKinds = ['aes-256-gcm-key-file', 'electron-safe-storage'] as const;
+export type VaultKind = (typeof vaultKinds)[number];
+
+/** The stored answer of a connection's Test. */
+export const connectionTestResultSchema = z.object({
+  ok: z.boolean(),
+  checkedAt: timestamp,
+  message: z.string(),
+  /** Why it failed: invalid_key_shape, auth_required, unreachable, unexpected_response, ... */
+  code: z.string().optional(),
+});
+export type ConnectionTestResult = z.infer<typeof connectionTestResultSchema>;
+
 /** Metadata only: the secret never leaves the core; `secretHint` is the provider and last 4 characters. */
 export const aiConnectionSchema = z.object({
   id,
@@ -98,13 +146,32 @@ export const aiConnectionSchema = z.object({
   provider: z.enum(connectionProviders),
   method: z.enum(connectionMethods),
   baseUrl: z.string().nullable(),
-  ownership: z.enum(['personal', 'shared']),
-  agentScope: z.enum(['all', 'chosen']),
+  ownership: z.enum(connectionOwnerships),
+  agentScope: z.enum(connectionAgentScopes),
+  /** The agents that may use it when `agentScope` is `chosen` (empty for `all`). */
+  agentIds: z.array(z.string()),
   status: z.enum(connectionStatuses),
+  /** e.g. "OpenAI …a1b2": enough to recognise the key, never enough to use it. */
   secretHint: z.string().nullable(),
+  /** How its secret is kept at rest; null when it has none. */
+  storage: z.enum(vaultKinds).nullable(),
+  lastTest: connectionTestResultSchema.nullable(),
+  /** True for the moment an update is being written: runs admitted then wait and retry. */
+  updating: z.boolean(),
   createdAt: timestamp,
+  updatedAt: timestamp,
 });
 export type AiConnection = z.infer<typeof aiConnectionSchema>;
+
+/** Where connection secrets are kept, said plainly in the AI connections pane. */
+export const vaultInfoSchema = z.object({
+  kind: z.enum(vaultKinds),
+  /** False when the store protects nothing (Electron's `basic_text` backend on Linux). */
+  protects: z.boolean(),
+  warning: z.string().optional(),
+  description: z.string(),
+});
+export type VaultInfo = z.infer<typeof vaultInfoSchema>;
 
 export const taskSchema = z.object({
   id,
@@ -165,6 +232,18 @@ export const noticeSchema = z.object({
   status: z.enum(noticeStatuses),
   createdAt: timestamp,
   resolvedAt: timestamp.nullable(),
+  /** The failure's code and reason (e.g. configuration_incomplete / ai_connection_required). */
+  code: z.string().nullable(),
+  reason: z.string().nullable(),
+  /**
+   * The runs this notice stands for (one notice per agent and cause: later refusals join it). Run
+   * again starts each of their tasks once, after the notice has resolved.
+   */
+  runIds: z.array(z.string()),
+  /** True once the cause is gone and the refused task(s) have not been started again yet. */
+  canRunAgain: z.boolean(),
+  /** The runs Run again started (empty until it was used). */
+  rerunRunIds: z.array(z.string()),
 });
 export type Notice = z.infer<typeof noticeSchema>;
 
@@ -230,6 +309,10 @@ export const runDetailSchema = runSummarySchema.extend({
   canStop: z.boolean(),
   canResume: z.boolean(),
   canSendInput: z.boolean(),
+  /** The owner-action notice raised for this run (a refusal, a missing CLI, ...), shown inline. */
+  notice: noticeSchema.nullable(),
+  /** The AI connection the run was admitted with (metadata only), when it used one. */
+  connection: z.object({ id: z.string(), name: z.string(), provider: z.enum(connectionProviders) }).nullable(),
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 

@@ -84,6 +84,26 @@ export class AgentsRepository {
       .run(...agentValues(agent), at, id);
   }
 
+  /** Binds the agent to an AI connection (or unbinds it with null). */
+  setConnection(id: string, connectionId: string | null, at: number): void {
+    this.db.prepare('UPDATE agents SET connection_id = ?, updated_at = ? WHERE id = ?').run(connectionId, at, id);
+  }
+
+  /** Live agents bound to a connection. */
+  boundTo(connectionId: string): StoredAgent[] {
+    return (this.db.prepare('SELECT * FROM agents WHERE connection_id = ? AND deleted_at IS NULL ORDER BY name COLLATE NOCASE').all(connectionId) as AgentRow[]).map(toAgent);
+  }
+
+  /** The agent's recorded verification (JSON owned by the agent verification code), or null. */
+  verificationJson(id: string): string | null {
+    const row = this.db.prepare('SELECT verification_json FROM agents WHERE id = ?').get(id) as { verification_json: string | null } | undefined;
+    return row?.verification_json ?? null;
+  }
+
+  saveVerification(id: string, json: string): void {
+    this.db.prepare('UPDATE agents SET verification_json = ? WHERE id = ?').run(json, id);
+  }
+
   /** Marks the agent deleted and frees its name; its runs keep pointing at it. */
   markDeleted(id: string, at: number): boolean {
     return (

@@ -118,3 +118,33 @@ describe('notices', () => {
     ledger.close();
   });
 });
+
+describe('migration 5 (AI connections and notice runs)', () => {
+  it('keeps the run an existing notice was raised for, so its run detail still shows it', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    const old = openLedgerDb(file, { migrations: migrations.slice(0, 4) });
+    old.prepare("INSERT INTO projects VALUES ('prj_1', 'p', '/srv/p', 1, 1)").run();
+    old.prepare("INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES ('tsk_1', 'prj_1', 't', 'p', 1, 1)").run();
+    old.prepare(
+      `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
+       VALUES ('agt_1', 'a', 'codex', 'm', 'default', 1, 'isolated', 'env_sandboxed', 1, 1)`,
+    ).run();
+    old.prepare("INSERT INTO runs (id, task_id, agent_id, status, created_at) VALUES ('run_1', 'tsk_1', 'agt_1', 'refused', 1)").run();
+    old
+      .prepare(
+        `INSERT INTO notices (id, kind, severity, title, message, run_id, agent_id, status, created_at, dedupe_key)
+         VALUES ('ntc_1', 'ai_connection_required', 'error', 'AI connection required', 'Choose one', 'run_1', 'agt_1', 'resolved', 2, 'k')`,
+      )
+      .run();
+    old.close();
+
+    const ledger = openLedger(dir);
+    expect(ledger.notices.list('all', 'run_1')).toMatchObject([{ id: 'ntc_1', runIds: ['run_1'], canRunAgain: true, rerunRunIds: [] }]);
+    expect(ledger.agents.verificationJson('agt_1')).toBeNull();
+    expect(ledger.notices.claimRerun('ntc_1', 3)).toBe(true);
+    expect(ledger.notices.claimRerun('ntc_1', 4)).toBe(false);
+    expect(ledger.notices.get('ntc_1')).toMatchObject({ canRunAgain: false });
+    ledger.close();
+  });
+});

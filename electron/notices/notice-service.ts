@@ -1,11 +1,16 @@
 import type { Notice } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { NewNotice } from '../ledger/notices-repository';
 import type { EventHub } from '../transport/event-hub';
 
-/** Notices: what the operator must act on, each naming the fix and linking to where to make it. */
+/**
+ * Notices: what the operator must act on, each naming the fix and linking to where to make it. A
+ * notice stands for one cause (one per agent and cause while it is open) and the runs it stopped;
+ * it resolves itself when the cause is gone, and a resolved refusal offers Run again.
+ */
 export class NoticeService {
   constructor(
     private readonly ledger: Ledger,
@@ -13,18 +18,54 @@ export class NoticeService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  list(status: Notice['status'] | 'all'): Notice[] {
-    return this.ledger.notices.list(status);
+  list(status: Notice['status'] | 'all', runId?: string): Notice[] {
+    return this.ledger.notices.list(status, runId);
+  }
+
+  get(noticeId: string): Notice {
+    const notice = this.ledger.notices.get(noticeId);
+    if (!notice) throw new OperatorError({ code: 'not_found', message: 'That notice is no longer in the console.', actionUrl: actionRoute({ kind: 'notices' }) });
+    return notice;
+  }
+
+  /** The notice that stands for a run (the latest, whatever its status), for the run detail. */
+  forRun(runId: string): Notice | null {
+    return this.ledger.notices.list('all', runId)[0] ?? null;
   }
 
   countOpen(): number {
     return this.ledger.notices.countOpen();
   }
 
+  /** Raises a notice, or joins the run to the open one for the same cause (`dedupeKey`). */
   raise(notice: Omit<NewNotice, 'id' | 'createdAt'>): Notice {
     const raised = this.ledger.notices.raise({ ...notice, id: newId('ntc'), createdAt: this.now() });
     this.announce();
     return raised;
+  }
+
+  /** Rewrites an open notice's message and link: its cause is the same, but the fix to name changed. */
+  revise(noticeId: string, content: { message: string; actionUrl: string | null; actionLabel: string | null }): void {
+    const notice = this.ledger.notices.get(noticeId);
+    if (!notice || notice.status !== 'open') return;
+    if (notice.message === content.message && notice.actionUrl === content.actionUrl && notice.actionLabel === content.actionLabel) return;
+    this.ledger.notices.setContent(noticeId, content);
+    this.announce();
+  }
+
+  openForAgent(agentId: string, kinds?: readonly string[]): Notice[] {
+    return this.ledger.notices.openForAgent(agentId, kinds);
+  }
+
+  openOfKind(kind: string): Notice[] {
+    return this.ledger.notices.openOfKind(kind);
+  }
+
+  /** The cause is gone: the notice leaves the open list (and, for a refusal, offers Run again). */
+  resolve(noticeId: string): Notice | undefined {
+    const notice = this.ledger.notices.setStatus(noticeId, 'resolved', this.now());
+    this.announce();
+    return notice;
   }
 
   dismiss(noticeId: string): Notice {
@@ -34,7 +75,25 @@ export class NoticeService {
     return notice;
   }
 
-  private announce(): void {
+  /** The runs a notice stands for, and what Run again started for each. */
+  runsOf(noticeId: string): Array<{ run_id: string; rerun_run_id: string | null }> {
+    return this.ledger.notices.runs(noticeId);
+  }
+
+  /** True exactly once per notice: the first Run again. */
+  claimRerun(noticeId: string): boolean {
+    return this.ledger.notices.claimRerun(noticeId, this.now());
+  }
+
+  rerunClaimed(noticeId: string): boolean {
+    return this.ledger.notices.rerunClaimed(noticeId);
+  }
+
+  recordRerun(noticeId: string, runId: string, rerunRunId: string): void {
+    this.ledger.notices.recordRerun(noticeId, runId, rerunRunId);
+  }
+
+  announce(): void {
     this.events.emit('noticesChanged', { open: this.countOpen() });
   }
 }

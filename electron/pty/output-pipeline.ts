@@ -1,3 +1,4 @@
+import type { StreamRedactor } from '../connections/secret-redaction';
 import type { OutputRepository, OutputSlice } from '../ledger/output-repository';
 import type { Logger } from '../log';
 import { LedgerWriteQueue } from './ledger-write-queue';
@@ -25,6 +26,12 @@ export interface OutputPipelineOptions {
   maxTransactionBytes?: number;
   /** Only tests and benchmarks set this: a ledger that takes this long before each transaction. */
   writeDelayMs?: number;
+  /**
+   * Cuts the secrets delivered to the run out of its bytes before anything else sees them (batches,
+   * the ledger, viewers, the timeline). It may hold back the end of a read that could be the start of
+   * a secret until the next read or the exit; offsets count the redacted bytes.
+   */
+  redactor?: StreamRedactor | null;
   log?: Logger;
 }
 
@@ -118,7 +125,8 @@ export class OutputPipeline {
     return this.liveEnd;
   }
 
-  private take(bytes: Buffer): void {
+  private take(raw: Buffer): void {
+    const bytes = this.options.redactor ? this.options.redactor.push(raw) : raw;
     if (bytes.length === 0) return;
     this.batchParts.push(bytes);
     this.batchBytes += bytes.length;
@@ -168,6 +176,12 @@ export class OutputPipeline {
 
   private ptyExited(exit: PtyExit): void {
     this.exit = exit;
+    // What the redactor held back was not the start of a secret after all: the output ended there.
+    const tail = this.options.redactor?.flush();
+    if (tail && tail.length > 0) {
+      this.batchParts.push(tail);
+      this.batchBytes += tail.length;
+    }
     this.cutBatch();
     this.finishIfDone();
   }

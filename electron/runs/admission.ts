@@ -1,17 +1,29 @@
 import { createHash } from 'node:crypto';
-import type { Environment } from '../../shared/entities';
+import type { AiConnection, Environment } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { resolveAgentLaunch } from '../agents/agent-launch';
 import type { StoredAgent } from '../ledger/agents-repository';
-import { canonicalJson, type ProviderCatalog } from '../providers/catalog';
+import type { StoredConnection } from '../ledger/connections-repository';
+import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
+
+/** The AI connection a run was admitted with: metadata only, the secret is opened at launch. */
+export interface AdmittedConnection {
+  id: string;
+  name: string;
+  provider: AiConnection['provider'];
+  method: AiConnection['method'];
+  baseUrl: string | null;
+}
 
 /**
  * What a run was admitted with. Saved on the run before anything starts; a run resumed later keeps
- * it (its home mode, its environment) even if the agent has changed since.
+ * it (its home mode, its environment, whether it needed an AI connection) even if the agent has
+ * changed since.
  */
 export interface Admission {
-  version: 1;
+  /** 2 since the AI-connection rule; a saved version 1 was admitted before it (see `savedAdmission`). */
+  version: 2;
   agentId: string;
   agentName: string;
   providerId: string;
@@ -23,7 +35,25 @@ export interface Admission {
   networkMode: Environment['networkMode'];
   homeMode: StoredAgent['homeMode'];
   connectionId: string | null;
+  /** Whether the run had to have a managed AI connection (false for runs admitted before the rule). */
+  connectionRequired: boolean;
+  /** The connection whose key is delivered at launch; null when none is (a preconfigured home, no binding). */
+  connection: AdmittedConnection | null;
   admittedAt: string;
+}
+
+/** A saved admission from before the AI-connection rule: no connection fields. */
+type AdmissionV1 = Omit<Admission, 'version' | 'connectionRequired' | 'connection'> & { version: 1 };
+
+/**
+ * Reads a saved admission. One made before the AI-connection rule (version 1) keeps the contract it
+ * was admitted under: the rule did not apply to it, and no connection was delivered.
+ */
+export function savedAdmission(json: string | null): Admission | undefined {
+  if (!json) return undefined;
+  const saved = JSON.parse(json) as Admission | AdmissionV1;
+  if (saved.version === 1) return { ...saved, version: 2, connectionRequired: false, connection: null };
+  return saved;
 }
 
 export interface SandboxState {
@@ -32,24 +62,44 @@ export interface SandboxState {
   hint?: string | undefined;
 }
 
+/** A connection as admission sees it: its metadata and whether an update is being written right now. */
+export type ConnectionState = StoredConnection & { updating: boolean };
+
 export interface AdmissionInput {
   agent: StoredAgent & { deleted: boolean };
   environment: Environment | undefined;
   catalog: ProviderCatalog;
   /** The sandbox probe's answer; null while the console has not probed yet. */
   sandbox: SandboxState | null;
+  /** The agent's bound connection (undefined when it has none, or it was deleted). */
+  connection: ConnectionState | undefined;
+  /**
+   * A run being resumed: its saved admission. Its environment, home mode and whether it needed a
+   * connection are kept; a run admitted before the AI-connection rule is not held to it.
+   */
+  saved?: Admission | undefined;
   now: number;
 }
 
-export type AdmissionResult = { admitted: true; admission: Admission } | { admitted: false; failure: OperatorErrorShape };
+export type AdmissionResult =
+  | { admitted: true; admission: Admission }
+  | { admitted: false; deferred: false; failure: OperatorErrorShape }
+  /** Not now, but soon (a connection being updated): the run stays queued and is retried. */
+  | { admitted: false; deferred: true; failure: OperatorErrorShape; retryAfterMs: number };
+
+/** How long a run waits for a connection being updated before admission looks again. */
+export const connectionBusyRetryMs = 1000;
+
+export const aiConnectionRequired = 'ai_connection_required';
 
 /**
  * Admission comes first (DESIGN.md section 3): before a capacity lease, a task root, a secret or a
  * process, the run is checked against the rules. A refusal is a result with a code and an action link,
- * not an exception: nothing was started, so nothing needs undoing.
+ * not an exception: nothing was started, so nothing needs undoing. The same function answers the
+ * agent's Test and its verification, so all three always agree.
  */
 export function admitRun(input: AdmissionInput): AdmissionResult {
-  const { agent, environment } = input;
+  const { agent, saved } = input;
   const agentRoute = actionRoute({ kind: 'agent', agentId: agent.id });
   if (agent.deleted) {
     return refuse({ code: 'configuration_incomplete', reason: 'agent_deleted', message: `${agent.name} was deleted. Choose another agent.`, actionUrl: actionRoute({ kind: 'agents' }) });
@@ -61,6 +111,7 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
     const shape = error instanceof OperatorError ? error.toShape() : { code: 'configuration_incomplete' as const, message: String(error) };
     return refuse({ ...shape, code: 'configuration_incomplete', actionUrl: agentRoute });
   }
+  const environment = input.environment;
   if (!environment) {
     return refuse({
       code: 'configuration_incomplete',
@@ -69,6 +120,32 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       actionUrl: agentRoute,
     });
   }
+  const homeMode = saved?.homeMode ?? agent.homeMode;
+
+  // The AI-connection rule. A resumed run is held to what it was admitted under.
+  const connectionRequired = saved ? saved.connectionRequired : requiresConnection(environment, homeMode);
+  let connection: AdmittedConnection | null = null;
+  if (connectionRequired) {
+    if (homeMode === 'preconfigured') return refuse(preconfiguredHomeRefusal(agent, environment));
+    const problem = connectionProblem(input.connection, agent, launch.provider);
+    if (problem) return refuse(connectionRefusal(agent, environment, homeMode, problem));
+    const bound = input.connection!;
+    if (bound.updating) {
+      return {
+        admitted: false,
+        deferred: true,
+        retryAfterMs: connectionBusyRetryMs,
+        failure: {
+          code: 'ai_connection_busy',
+          reason: 'ai_connection_busy',
+          message: `The AI connection “${bound.name}” is being updated. The run waits and starts once the update is saved.`,
+          actionUrl: actionRoute({ kind: 'settings-ai-connections' }),
+        },
+      };
+    }
+    connection = { id: bound.id, name: bound.name, provider: bound.provider, method: bound.method, baseUrl: bound.baseUrl };
+  }
+
   if (environment.kind === 'sandboxed' && input.sandbox && !input.sandbox.available) {
     return refuse({
       code: 'sandbox_unavailable',
@@ -82,7 +159,7 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
   return {
     admitted: true,
     admission: {
-      version: 1,
+      version: 2,
       agentId: agent.id,
       agentName: agent.name,
       providerId: launch.provider.id,
@@ -92,15 +169,120 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       environmentId: environment.id,
       environmentKind: environment.kind,
       networkMode: environment.networkMode,
-      homeMode: agent.homeMode,
-      connectionId: agent.connectionId,
+      homeMode,
+      connectionId: connection?.id ?? null,
+      connectionRequired,
+      connection,
       admittedAt: new Date(input.now).toISOString(),
     },
   };
 }
 
 function refuse(failure: OperatorErrorShape): AdmissionResult {
-  return { admitted: false, failure };
+  return { admitted: false, deferred: false, failure };
+}
+
+/**
+ * Every sandboxed environment (and any environment that says so) runs agents unattended: they must
+ * never see the operator's own login, so they get a managed connection's key instead. An isolated
+ * home is empty by design: without a managed connection the CLI has no way to sign in.
+ */
+export function requiresConnection(environment: Pick<Environment, 'kind' | 'requiresConnection'>, homeMode: StoredAgent['homeMode']): boolean {
+  return environment.requiresConnection || environment.kind === 'sandboxed' || homeMode === 'isolated';
+}
+
+/**
+ * Why a connection cannot serve this agent ('none' when the agent has none bound), or null when it
+ * can: it must exist, have a secret, not
+ * be revoked or expired, allow this agent, and be of a provider the agent's CLI speaks. A connection
+ * that needs attention (its last Test failed) is still usable: the failure may be passing, and the
+ * run itself will say if the key is refused.
+ */
+export function connectionProblem(
+  connection: StoredConnection | undefined,
+  agent: Pick<StoredAgent, 'id' | 'connectionId'>,
+  provider: Pick<ProviderEntry, 'displayName' | 'connectionProviders'>,
+): string | null {
+  if (!agent.connectionId) return 'none';
+  if (!connection) return 'Its AI connection was deleted.';
+  if (connection.status === 'revoked') return `Its AI connection “${connection.name}” was revoked.`;
+  if (connection.status === 'expired') return `Its AI connection “${connection.name}” has expired.`;
+  if (!connection.storage) return `Its AI connection “${connection.name}” has no key saved.`;
+  if (connection.agentScope === 'chosen' && !connection.agentIds.includes(agent.id)) {
+    return `Its AI connection “${connection.name}” is not shared with this agent.`;
+  }
+  if (!provider.connectionProviders.includes(connection.provider)) {
+    return `Its AI connection “${connection.name}” is for ${connection.provider}, which ${provider.displayName} cannot use.`;
+  }
+  return null;
+}
+
+function connectionRefusal(agent: StoredAgent, environment: Environment, homeMode: StoredAgent['homeMode'], problem: string): OperatorErrorShape {
+  const why =
+    environment.kind === 'sandboxed' || environment.requiresConnection
+      ? `It runs in the ${environment.name} environment, which needs a managed AI connection.`
+      : homeMode === 'isolated'
+        ? 'It has an isolated home, which holds only what a managed AI connection delivers.'
+        : '';
+  return {
+    code: 'configuration_incomplete',
+    reason: aiConnectionRequired,
+    message: `Choose an AI connection for ${agent.name}. ${problem === 'none' ? why : problem}`.trim(),
+    actionUrl: actionRoute({ kind: 'agent-ai-connection', agentId: agent.id }),
+  };
+}
+
+function preconfiguredHomeRefusal(agent: StoredAgent, environment: Environment): OperatorErrorShape {
+  return {
+    code: 'configuration_incomplete',
+    reason: aiConnectionRequired,
+    message:
+      `The ${environment.name} environment needs an isolated home with a managed AI connection: a preconfigured home ` +
+      `uses your own login, which an unattended run must never see. Switch ${agent.name} to an isolated home, then choose an AI connection.`,
+    actionUrl: actionRoute({ kind: 'agent-home-mode', agentId: agent.id }),
+  };
+}
+
+/**
+ * A digest of everything admission looks at for an agent. A refused verification is kept until this
+ * changes: retrying an unchanged configuration would only be refused again.
+ */
+export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'environment' | 'connection' | 'catalog' | 'sandbox'>): string {
+  const { agent, environment, connection } = input;
+  let profileRevision = 'unknown';
+  try {
+    profileRevision = resolveAgentLaunch(input.catalog, agent).revision;
+  } catch {
+    // A provider or profile that left the catalog: part of the revision as "unknown".
+  }
+  const shape = {
+    agent: {
+      providerId: agent.providerId,
+      model: agent.model,
+      profileId: agent.profileId,
+      profileRevision,
+      homeMode: agent.homeMode,
+      environmentId: agent.environmentId,
+      connectionId: agent.connectionId,
+      deleted: agent.deleted,
+    },
+    environment: environment ? { kind: environment.kind, requiresConnection: environment.requiresConnection, networkMode: environment.networkMode } : null,
+    // Installing bubblewrap (and restarting) changes the answer as much as editing the agent does.
+    // Not yet probed counts as available, as admission treats it.
+    sandboxUnavailable: input.sandbox?.available === false,
+    connection: connection
+      ? {
+          id: connection.id,
+          provider: connection.provider,
+          status: connection.status,
+          storage: connection.storage,
+          agentScope: connection.agentScope,
+          allowed: connection.agentScope === 'all' || connection.agentIds.includes(agent.id),
+          updatedAt: connection.updatedAt,
+        }
+      : null,
+  };
+  return createHash('sha256').update(canonicalJson(shape)).digest('hex');
 }
 
 /**

@@ -14,7 +14,8 @@ import {
   type EgressProxy,
 } from '../confinement/egress-proxy';
 import { buildConfinedEnvironment } from '../confinement/environment';
-import { prepareProviderHome } from '../confinement/provider-home';
+import { deliverCredentialFiles, prepareProviderHome, removeDeliveredFiles } from '../confinement/provider-home';
+import type { CredentialDelivery } from '../connections/credential-delivery';
 import { gitProtectionFor, taskWritableRoots, type TaskRoot } from '../confinement/task-root';
 import type { LaunchSpec } from '../providers/adapters/adapter';
 import type { LaunchProfile, ProviderEntry } from '../providers/catalog';
@@ -39,6 +40,12 @@ export interface ConfineLaunchInput {
   onEgressDecision?: (decision: EgressDecisionNote) => void;
   /** An AI connection's base URL, when the run uses one (it replaces the provider's own API). */
   connectionBaseUrl?: string | null;
+  /**
+   * A managed AI connection's delivery for an isolated home: its files are written into the provider
+   * home (0600) and removed by `cleanup`, its secret variables reach the child through
+   * `deliveredSecrets` (the only way a credential-like name does).
+   */
+  credential?: Pick<CredentialDelivery, 'secretEnv' | 'plainEnv' | 'files'> | null;
   /** The operator's own allow-list of hosts a provider-only run may reach, e.g. `registry.npmjs.org:443`. */
   egressAllowList?: EgressEndpoint[];
 }
@@ -54,6 +61,14 @@ const providerApiUrls: Record<string, string[]> = {
 function egressAllowList(input: ConfineLaunchInput): EgressEndpoint[] {
   const urls = input.connectionBaseUrl ? [input.connectionBaseUrl] : (providerApiUrls[input.provider.id] ?? []);
   return [...urls.map(endpointFromUrl), ...(input.egressAllowList ?? [])];
+}
+
+/**
+ * The id the provider-home layout knows a catalog entry by: the CLI it drives (so a catalog entry with
+ * another id, such as a test stand-in for Codex, gets that CLI's home), or its own id for a command.
+ */
+export function providerHomeId(provider: Pick<ProviderEntry, 'id' | 'adapter'>): string {
+  return provider.adapter === 'command' ? provider.id : provider.adapter;
 }
 
 /** What the PTY starts, and what to undo when the attempt ends (whatever its outcome). */
@@ -74,7 +89,7 @@ export interface ConfinedLaunch {
 export async function confineLaunch(input: ConfineLaunchInput): Promise<ConfinedLaunch> {
   const { spec, taskRoot, admission } = input;
   const providerHome = await prepareProviderHome({
-    providerId: input.provider.id,
+    providerId: providerHomeId(input.provider),
     mode: admission.homeMode,
     cache: taskRoot.cache,
     operatorHome: input.operatorHome,
@@ -82,67 +97,86 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
   });
   const profileEnv = { ...spec.env };
   if (providerHome.homeVar) delete profileEnv[providerHome.homeVar.name];
+  // A managed connection is delivered only into an isolated home: a preconfigured one is the
+  // operator's own login, and a connection's key must never be mixed into it.
+  const credential = admission.homeMode === 'isolated' ? (input.credential ?? null) : null;
   const { env } = buildConfinedEnvironment({
     operatorEnv: input.operatorEnv,
     taskRoot,
     providerHomeVar: providerHome.homeVar,
     profileEnv,
+    deliveredSecrets: credential?.secretEnv ?? {},
+    extra: credential?.plainEnv ?? {},
   });
   // Resolved on the host, against the run's own PATH: a missing CLI is `spawn_failed` before any
-  // sandbox is built, and the sandbox then runs exactly this file.
+  // sandbox is built (and before any credential file is written), and the sandbox then runs exactly this file.
   const executable = resolveExecutable(spec.executable, env, spec.cwd);
 
+  const delivered =
+    credential && providerHome.dir && credential.files.length > 0
+      ? await deliverCredentialFiles({ providerHome: providerHome.dir, files: credential.files })
+      : [];
+  const removeCredentials = () => removeDeliveredFiles(delivered);
+
   if (admission.environmentKind !== 'sandboxed') {
-    return { executable, args: spec.args, env, sandbox: 'none', cleanup: async () => {} };
+    return { executable, args: spec.args, env, sandbox: 'none', cleanup: removeCredentials };
   }
   // provider-only: no network of its own; an egress proxy on the host, reached through a Unix socket
   // bound into the sandbox, lets through only the provider's API (and the operator's allow-list).
   let proxy: EgressProxy | null = null;
-  let command = [executable, ...spec.args];
-  if (admission.networkMode === 'provider-only') {
-    const allow = egressAllowList(input);
-    proxy = await startEgressProxy({
-      socketPath: egressSocketPath(taskRoot),
-      allow,
-      onDecision: (decision) => input.onEgressDecision?.({ host: decision.host, port: decision.port, method: decision.method, allowed: decision.allowed }),
-    });
-    const forwards = loopbackForwards(allow);
-    const relayPort = chooseRelayPort(forwards);
-    command = egressRelayCommand({
-      nodePath: process.execPath,
-      relayScript: findEgressRelayScript(),
-      socketPath: proxy.socketPath!,
-      relayPort,
-      forwards,
+  try {
+    let command = [executable, ...spec.args];
+    if (admission.networkMode === 'provider-only') {
+      const allow = egressAllowList(input);
+      proxy = await startEgressProxy({
+        socketPath: egressSocketPath(taskRoot),
+        allow,
+        onDecision: (decision) => input.onEgressDecision?.({ host: decision.host, port: decision.port, method: decision.method, allowed: decision.allowed }),
+      });
+      const forwards = loopbackForwards(allow);
+      const relayPort = chooseRelayPort(forwards);
+      command = egressRelayCommand({
+        nodePath: process.execPath,
+        relayScript: findEgressRelayScript(),
+        socketPath: proxy.socketPath!,
+        relayPort,
+        forwards,
+        command,
+      });
+      Object.assign(env, egressProxyEnvironment(relayPort));
+      // In Electron the relay runs on Electron's own Node.
+      if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+    }
+    const args = buildBwrapArgs({
+      taskRoot,
+      writableRoots: taskWritableRoots(taskRoot),
+      networkMode: admission.networkMode,
+      operatorHome: input.operatorHome,
+      readOnlyRebinds: readOnlyRebindsFor({
+        linkTargets: providerHome.links.map((link) => link.target),
+        installationDirs: sandboxInstallationDirs([executable, process.execPath, ...(proxy ? [findEgressRelayScript()] : [])], input.operatorHome),
+      }),
+      hiddenPaths: [taskRoot.projectPath],
+      gitProtection: await gitProtectionFor(taskRoot),
+      ...(proxy?.socketPath ? { proxySocket: proxy.socketPath } : {}),
       command,
     });
-    Object.assign(env, egressProxyEnvironment(relayPort));
-    // In Electron the relay runs on Electron's own Node.
-    if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+    return {
+      executable: 'bwrap',
+      args,
+      env,
+      sandbox: 'bubblewrap',
+      cleanup: async () => {
+        await proxy?.close();
+        await removeCredentials();
+      },
+    };
+  } catch (error) {
+    // Nothing will run: the delivered files must not outlive this failed launch.
+    await proxy?.close();
+    await removeCredentials();
+    throw error;
   }
-  const args = buildBwrapArgs({
-    taskRoot,
-    writableRoots: taskWritableRoots(taskRoot),
-    networkMode: admission.networkMode,
-    operatorHome: input.operatorHome,
-    readOnlyRebinds: readOnlyRebindsFor({
-      linkTargets: providerHome.links.map((link) => link.target),
-      installationDirs: sandboxInstallationDirs([executable, process.execPath, ...(proxy ? [findEgressRelayScript()] : [])], input.operatorHome),
-    }),
-    hiddenPaths: [taskRoot.projectPath],
-    gitProtection: await gitProtectionFor(taskRoot),
-    ...(proxy?.socketPath ? { proxySocket: proxy.socketPath } : {}),
-    command,
-  });
-  return {
-    executable: 'bwrap',
-    args,
-    env,
-    sandbox: 'bubblewrap',
-    cleanup: async () => {
-      await proxy?.close();
-    },
-  };
 }
 
 /** Folders the sandbox hides (an empty tmpfs over each); see electron/confinement/bwrap.ts. */

@@ -254,6 +254,16 @@ describe('the run’s workspace', () => {
   it('runs a sandboxed agent inside bubblewrap, with the confinement shown on the run', async () => {
     const b = await bed();
     const agent = await b.createAgent(['--write-file', 'inside.txt', '--print-env', 'HOME'], { environmentId: 'env_sandboxed', homeMode: 'isolated' });
+    // A sandboxed run needs a managed AI connection (issue 5): without one it is refused before it starts.
+    const connection = await b.call('createConnection', {
+      name: 'Fixture key',
+      provider: 'openai',
+      method: 'api_key',
+      secret: 'sk-test-sandboxed-run-0123456789abcdef',
+      ownership: 'shared',
+      agentScope: 'all',
+    });
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
     const task = await b.createTask();
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const run = await b.waitForRun(started.id, ended);

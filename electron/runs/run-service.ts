@@ -3,10 +3,15 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { homedir } from 'node:os';
-import type { RunDetail, RunDiff, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
+import type { Notice, RunDetail, RunDiff, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { resolveAgentLaunch } from '../agents/agent-launch';
+import { providerHomeVariable } from '../confinement/environment';
+import { removeDeliveredFiles } from '../confinement/provider-home';
+import type { ConnectionService } from '../connections/connection-service';
+import { credentialDelivery, deliveredFilePaths, effectiveBaseUrl, modelArgumentFor } from '../connections/credential-delivery';
+import { SecretRedactor } from '../connections/secret-redaction';
 import type { StoredAgent } from '../ledger/agents-repository';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
@@ -24,9 +29,20 @@ import { OutputPipeline } from '../pty/output-pipeline';
 import { isProcessGroupAlive, signalProcessGroup } from '../pty/process-group';
 import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
 import type { EventHub } from '../transport/event-hub';
-import { admitRun, configFingerprint, describeConfigChange, type Admission, type SandboxState } from './admission';
+import {
+  admissionConfigRevision,
+  admitRun,
+  aiConnectionRequired,
+  configFingerprint,
+  connectionProblem,
+  describeConfigChange,
+  savedAdmission,
+  type Admission,
+  type AdmissionResult,
+  type SandboxState,
+} from './admission';
 import { diffTaskView, prepareTaskRoot, removeTaskRoot, taskRootPaths, taskWritableRoots } from '../confinement/task-root';
-import { confineLaunch, type ConfinedLaunch } from './launch-confinement';
+import { confineLaunch, providerHomeId, type ConfinedLaunch } from './launch-confinement';
 import { processStartTime } from './process-identity';
 import { buildWorkerPrompt } from './worker-prompt';
 
@@ -35,6 +51,8 @@ export interface RunServiceOptions {
   catalog: ProviderCatalog;
   events: EventHub;
   notices: NoticeService;
+  /** AI connections: admission asks about the agent's, and a launch opens its secret. */
+  connections: ConnectionService;
   fanout: OutputFanout;
   dataDir: string;
   log: Logger;
@@ -69,6 +87,11 @@ interface ActiveRun {
   size: { cols: number; rows: number };
   /** Resolves once the current attempt's output is all in the ledger. */
   outputFlushed: Promise<unknown> | null;
+  /**
+   * Every secret delivered to the run so far (a connection's key, per attempt). Cut out of its output,
+   * its timeline and the console's own notes about it before they are written or sent.
+   */
+  secrets: Set<string>;
 }
 
 const activeStatuses: readonly RunStatus[] = ['admitted', 'preparing', 'running'];
@@ -77,6 +100,10 @@ const endedStatuses: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled',
 const classifierTailBytes = 64 * 1024;
 /** Timeline updates are announced at most this often per run. */
 const timelineNoticeMs = 100;
+/** Refusals from admission that a notice stands for until the agent's configuration fixes them. */
+const admissionNoticeCodes = ['configuration_incomplete', 'sandbox_unavailable'];
+/** Owner-action notices that a later successful attempt of the same agent shows to be fixed. */
+const fixedBySuccessCodes = ['spawn_failed', 'auth_required', 'auth_expired', 'quota_exhausted', 'sandbox_unavailable'];
 
 export function digest(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
@@ -99,6 +126,10 @@ export class RunService {
   private readonly timelineTimers = new Map<string, NodeJS.Timeout>();
   private closing = false;
   private pumping = false;
+  /** A pump scheduled for runs deferred by admission (a connection being updated). */
+  private pumpTimer: NodeJS.Timeout | null = null;
+  /** Queued runs whose deferral the timeline already noted (one note per wait, not one per retry). */
+  private readonly deferred = new Set<string>();
 
   constructor(private readonly options: RunServiceOptions) {
     this.ledger = options.ledger;
@@ -117,17 +148,62 @@ export class RunService {
     const agent = this.requireAgent(agentId);
     const runId = newId('run');
     const verdict = this.admit(agent);
-    if (!verdict.admitted) {
+    if (!verdict.admitted && !verdict.deferred) {
+      // Refused: an owner action, not a failure. Nothing was started, so nothing is retried or undone.
       this.ledger.runs.insert({ id: runId, taskId, agentId, status: 'refused', createdAt: this.now(), failure: verdict.failure });
-      this.raiseOwnerNotice(runId, agent, task.title, verdict.failure);
+      this.raiseOwnerNotice(runId, agent, { id: task.id, title: task.title }, verdict.failure);
       this.options.log.info('run refused', { runId, code: verdict.failure.code, reason: verdict.failure.reason });
       this.announce(runId);
       return this.summary(runId);
     }
     this.ledger.runs.insert({ id: runId, taskId, agentId, status: 'queued', createdAt: this.now() });
+    if (!verdict.admitted) this.noteDeferral(runId, verdict);
     this.announce(runId);
     this.pump();
     return this.summary(runId);
+  }
+
+  /**
+   * Run again, from a notice whose cause is gone: starts each refused task it stands for once. The
+   * notice's claim makes a second call (another click, another window) start nothing.
+   */
+  runAgain(noticeId: string): { notice: Notice; runs: RunSummary[]; alreadyRan: boolean } {
+    let notice = this.options.notices.get(noticeId);
+    // The cause may have gone without a change the console watches (the sandbox probe): look again.
+    if (notice.status === 'open' && notice.agentId) this.reviewNotices([notice.agentId]);
+    notice = this.options.notices.get(noticeId);
+    if (this.options.notices.rerunClaimed(noticeId)) {
+      const runs = notice.rerunRunIds.flatMap((runId) => (this.ledger.runs.summary(runId) ? [this.summary(runId)] : []));
+      return { notice, runs, alreadyRan: true };
+    }
+    if (notice.status === 'open') {
+      const shape: OperatorErrorShape = { code: 'conflict', message: `Its cause is not fixed yet. ${notice.message}` };
+      if (notice.reason) shape.reason = notice.reason;
+      if (notice.actionUrl) shape.actionUrl = notice.actionUrl;
+      throw new OperatorError(shape);
+    }
+    if (!notice.canRunAgain || !this.options.notices.claimRerun(noticeId)) {
+      throw new OperatorError({ code: 'conflict', message: 'This notice has nothing to run again.', actionUrl: actionRoute({ kind: 'notices' }) });
+    }
+    const started: RunSummary[] = [];
+    const tasksStarted = new Set<string>();
+    for (const link of this.options.notices.runsOf(noticeId)) {
+      const row = this.ledger.runs.row(link.run_id);
+      if (!row || row.status !== 'refused' || tasksStarted.has(row.task_id)) continue;
+      tasksStarted.add(row.task_id);
+      try {
+        const run = this.start(row.task_id, row.agent_id);
+        this.options.notices.recordRerun(noticeId, row.id, run.id);
+        started.push(run);
+      } catch (error) {
+        // The task or agent went away since: there is nothing of it to run again.
+        if (!(error instanceof OperatorError)) throw error;
+        this.options.log.info('run again skipped a task', { noticeId, taskId: row.task_id, code: error.code });
+      }
+    }
+    this.options.log.info('run again', { noticeId, runs: started.map((run) => run.id) });
+    this.options.notices.announce();
+    return { notice: this.options.notices.get(noticeId), runs: started, alreadyRan: false };
   }
 
   stop(runId: string): RunSummary {
@@ -164,7 +240,7 @@ export class RunService {
     if (this.active.has(runId) || !endedStatuses.includes(row.status) || row.status === 'refused') {
       throw new OperatorError({ code: 'conflict', message: 'Only a run that has ended (and was not refused) can be resumed.' });
     }
-    const saved = this.savedAdmission(row.admission_json);
+    const saved = savedAdmission(row.admission_json);
     const session = this.ledger.runs.locators(runId).find((locator) => locator.kind === 'session');
     const sessionId = typeof session?.data.id === 'string' ? session.data.id : null;
     const provider = saved ? this.options.catalog.findProvider(saved.providerId) : undefined;
@@ -179,6 +255,7 @@ export class RunService {
     const verdict = this.admit(agent, saved);
     if (!verdict.admitted) throw new OperatorError(verdict.failure);
     const admission = verdict.admission;
+    this.resolveRunNotices(runId, ['run_stranded']);
     const sameConfig = configFingerprint(admission) === row.config_fingerprint;
     const active = this.activate(runId, admission);
     active.attemptNumber = this.ledger.runs.attempts(runId).length;
@@ -222,7 +299,7 @@ export class RunService {
     const summary = this.summary(runId);
     const row = this.requireRun(runId);
     const agent = this.ledger.agents.get(row.agent_id);
-    const admission = this.savedAdmission(row.admission_json);
+    const admission = savedAdmission(row.admission_json);
     const locators = this.ledger.runs.locators(runId);
     const session = locators.find((locator) => locator.kind === 'session');
     const active = this.active.get(runId);
@@ -255,6 +332,8 @@ export class RunService {
         admission !== undefined &&
         (provider ? adapterFor(provider).supportsResume : false),
       canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
+      notice: this.options.notices.forRun(runId),
+      connection: admission?.connection ? { id: admission.connection.id, name: admission.connection.name, provider: admission.connection.provider } : null,
     };
   }
 
@@ -298,6 +377,7 @@ export class RunService {
   async archive(runId: string): Promise<RunSummary> {
     const row = this.requireEnded(runId, 'archived');
     await this.removeWorktree(row);
+    this.resolveRunNotices(runId, ['run_stranded']);
     this.ledger.runs.update(runId, { archivedAt: this.now() });
     this.announce(runId);
     return this.summary(runId);
@@ -306,6 +386,8 @@ export class RunService {
   async delete(runId: string): Promise<{ runId: string }> {
     const row = this.requireEnded(runId, 'deleted');
     await this.removeWorktree(row);
+    // Before the record goes: a stranded notice about it has nothing left to point at.
+    this.resolveRunNotices(runId, ['run_stranded']);
     this.ledger.runs.delete(runId);
     this.announce(runId);
     return { runId };
@@ -361,12 +443,19 @@ export class RunService {
     for (const row of orphans) {
       const process = this.ledger.runs.locators(row.id).find((locator) => locator.kind === 'process');
       if (process) await stopOrphanedProcess(process.data, this.options.log);
+      // The console died before it could remove the connection's files from the run's home.
+      await this.removeLeftoverCredentials(row);
       const attempt = this.ledger.runs.lastAttempt(row.id);
       if (attempt && attempt.status === 'running') {
         this.ledger.runs.finishAttempt(attempt.id, { status: 'stranded', failureCode: 'stranded', exitCode: null, signal: null, retryAt: null, endedAt: this.now() });
       }
       this.ledger.runs.clearRetry(row.id);
-      const hasSession = this.ledger.runs.locators(row.id).some((locator) => locator.kind === 'session' && typeof locator.data.id === 'string');
+      const admission = savedAdmission(row.admission_json);
+      const provider = admission ? this.options.catalog.findProvider(admission.providerId) : undefined;
+      const hasSession =
+        provider !== undefined &&
+        adapterFor(provider).supportsResume &&
+        this.ledger.runs.locators(row.id).some((locator) => locator.kind === 'session' && typeof locator.data.id === 'string');
       const failure: OperatorErrorShape = {
         code: 'stranded',
         message: hasSession
@@ -389,6 +478,7 @@ export class RunService {
         taskId: row.task_id,
         dedupeKey: `stranded:${row.id}`,
       });
+      this.deferred.delete(row.id);
       this.options.log.warn('run stranded', { runId: row.id });
       this.announce(row.id);
     }
@@ -401,6 +491,8 @@ export class RunService {
    */
   async shutdown(): Promise<void> {
     this.closing = true;
+    if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    this.pumpTimer = null;
     const stops = [...this.active.values()].map(async (active) => {
       if (active.retryTimer) clearTimeout(active.retryTimer);
       active.retryTimer = null;
@@ -414,19 +506,89 @@ export class RunService {
 
   // The lifecycle ---------------------------------------------------------------------------------
 
-  private admit(agent: StoredAgent & { deleted: boolean }, saved?: Admission) {
-    const verdict = admitRun({
+  /**
+   * Admission for a new run of the agent (or a resumed one, held to its saved admission). The one
+   * place runs, the agent's Test and its verification ask, so they always agree.
+   */
+  admit(agent: StoredAgent & { deleted: boolean }, saved?: Admission): AdmissionResult {
+    return admitRun({
       agent,
       environment: this.ledger.agents.getEnvironment(saved?.environmentId ?? agent.environmentId),
       catalog: this.options.catalog,
       sandbox: this.options.sandbox?.() ?? null,
+      connection: this.options.connections.state(agent.connectionId),
+      saved,
       now: this.now(),
     });
-    // A resumed run keeps the contract it was admitted under: its environment and home mode.
-    if (verdict.admitted && saved) {
-      verdict.admission = { ...verdict.admission, environmentId: saved.environmentId, environmentKind: saved.environmentKind, networkMode: saved.networkMode, homeMode: saved.homeMode };
+  }
+
+  /** What admission's answer for the agent depends on; verification waits for it to change. */
+  admissionRevision(agent: StoredAgent & { deleted: boolean }): string {
+    return admissionConfigRevision({
+      agent,
+      environment: this.ledger.agents.getEnvironment(agent.environmentId),
+      catalog: this.options.catalog,
+      connection: this.options.connections.state(agent.connectionId),
+      sandbox: this.options.sandbox?.() ?? null,
+    });
+  }
+
+  /**
+   * Looks again at open notices raised by admission (for these agents, or all): one whose agent would
+   * now be admitted is resolved (and offers Run again); one still refused for the same reason is
+   * rewritten to name today's fix. Called whenever an agent, a connection or the sandbox changes.
+   */
+  reviewNotices(agentIds?: Iterable<string>): void {
+    const wanted = agentIds ? new Set(agentIds) : null;
+    const open = this.options.notices.list('open').filter((notice) => notice.agentId && notice.code && admissionNoticeCodes.includes(notice.code));
+    for (const notice of open) {
+      if (wanted && !wanted.has(notice.agentId!)) continue;
+      const agent = this.ledger.agents.get(notice.agentId!);
+      if (!agent) continue;
+      const verdict = this.admit(agent);
+      if (verdict.admitted) {
+        this.options.notices.resolve(notice.id);
+        this.options.log.info('notice resolved: its cause is gone', { noticeId: notice.id, kind: notice.kind, agentId: agent.id });
+      } else if (!verdict.deferred && verdict.failure.reason === notice.reason && verdict.failure.code === notice.code) {
+        this.options.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, verdict.failure));
+      }
     }
-    return verdict;
+  }
+
+  /** Resolves a run's open notices of these kinds (a stranded run that was resumed, archived or deleted). */
+  private resolveRunNotices(runId: string, kinds: readonly string[]): void {
+    for (const notice of this.options.notices.list('open', runId)) {
+      if (kinds.includes(notice.kind)) this.options.notices.resolve(notice.id);
+    }
+  }
+
+  /** An attempt of the agent worked: notices about what stopped earlier ones are out of date. */
+  private resolveFixedBy(agentId: string, codes: readonly string[]): void {
+    for (const notice of this.options.notices.openForAgent(agentId)) {
+      if (notice.code && codes.includes(notice.code)) this.options.notices.resolve(notice.id);
+    }
+  }
+
+  /** The timeline says once why a queued run waits; the pump looks again after the delay. */
+  private noteDeferral(runId: string, verdict: Extract<AdmissionResult, { deferred: true }>): void {
+    if (!this.deferred.has(runId)) {
+      this.deferred.add(runId);
+      this.note(runId, null, 'admission_deferred', {
+        code: verdict.failure.code,
+        message: verdict.failure.message,
+        retryAt: new Date(this.now() + verdict.retryAfterMs).toISOString(),
+      });
+      this.options.log.info('run deferred', { runId, code: verdict.failure.code });
+    }
+    this.schedulePump(verdict.retryAfterMs);
+  }
+
+  private schedulePump(delayMs: number): void {
+    if (this.closing || this.pumpTimer) return;
+    this.pumpTimer = setTimeout(() => {
+      this.pumpTimer = null;
+      this.pump();
+    }, delayMs);
   }
 
   /** Starts queued runs while their agents have capacity, oldest first. */
@@ -440,10 +602,16 @@ export class RunService {
         if (this.ledger.runs.activeCountByAgent(row.agent_id) >= agent.capacity) continue;
         // Admission is checked again at dequeue: the agent may have changed while the run waited.
         const verdict = this.admit(agent);
+        if (!verdict.admitted && verdict.deferred) {
+          // Stays queued: a connection being updated is a moment, not a failure.
+          this.noteDeferral(row.id, verdict);
+          continue;
+        }
+        this.deferred.delete(row.id);
         if (!verdict.admitted) {
           this.finishRun(row.id, 'refused', verdict.failure);
           const task = this.ledger.tasks.get(row.task_id);
-          this.raiseOwnerNotice(row.id, agent, task?.title ?? 'a task', verdict.failure);
+          this.raiseOwnerNotice(row.id, agent, { id: row.task_id, title: task?.title ?? 'a task' }, verdict.failure);
           continue;
         }
         const admission = verdict.admission;
@@ -481,6 +649,7 @@ export class RunService {
       attemptEvents: [],
       size: this.options.initialSize ?? { cols: 120, rows: 32 },
       outputFlushed: null,
+      secrets: new Set(),
     };
     this.active.set(runId, active);
     return active;
@@ -494,7 +663,12 @@ export class RunService {
       await this.launchAttempt(active, session, followUp);
     } catch (error) {
       if (this.closing) return;
-      this.options.log.error('run failed to launch', { runId: active.runId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      if (error instanceof OperatorError) {
+        // An owner action (a configuration to fix), not a crash: its code and reason say it all.
+        this.options.log.warn('run could not launch', { runId: active.runId, code: error.code, reason: error.reason });
+      } else {
+        this.options.log.error('run failed to launch', { runId: active.runId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      }
       const failure: OperatorErrorShape =
         error instanceof OperatorError ? error.toShape() : { code: 'internal', message: 'The run could not be prepared. Details are in the console’s log.' };
       this.endActive(active, 'failed', failure);
@@ -514,9 +688,12 @@ export class RunService {
     if (active.stopRequested) return this.endActive(active, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator before it started.' });
 
     const prompt = followUp ?? buildWorkerPrompt(task);
+    // Pi through a connection's base URL addresses the model by the console's provider entry.
+    const deliveredConnection =
+      active.admission.homeMode === 'isolated' && active.admission.connection ? (this.options.connections.state(active.admission.connection.id) ?? null) : null;
     const spec: LaunchSpec = adapter.buildLaunch({
       task,
-      agent: { model: active.admission.model, profile: active.profile },
+      agent: { model: modelArgumentFor(active.provider.adapter, deliveredConnection, active.admission.model), profile: active.profile },
       taskRoot,
       prompt,
       session: sessionRequest,
@@ -534,6 +711,10 @@ export class RunService {
     let launch: ConfinedLaunch;
     let session: PtySession;
     try {
+      // The connection's secret is opened here, at launch, and nowhere earlier: a refused run never
+      // decrypts anything. It lives on in the delivered files (removed when the attempt ends), the
+      // child's environment and the redactor.
+      const credential = await this.credentialFor(active);
       launch = await confineLaunch({
         spec,
         taskRoot,
@@ -543,6 +724,8 @@ export class RunService {
         operatorEnv: this.options.operatorEnv ?? process.env,
         operatorHome: this.options.operatorHome ?? homedir(),
         onEgressDecision: (decision) => this.note(active.runId, attemptId, 'egress', { ...decision }),
+        connectionBaseUrl: credential?.baseUrl ?? null,
+        credential: credential?.delivery ?? null,
       });
       active.launch = launch;
       session = startPtySession({
@@ -557,9 +740,17 @@ export class RunService {
       await active.launch?.cleanup();
       active.launch = null;
       if (error instanceof OperatorError && error.code === 'spawn_failed') return this.spawnFailed(active, task.title, error);
+      const code = error instanceof OperatorError ? error.code : 'internal';
+      this.ledger.runs.finishAttempt(attemptId, { status: 'failed', failureCode: code, exitCode: null, signal: null, retryAt: null, endedAt: this.now() });
+      // A connection that became unusable (or unreadable) since admission is the owner's to fix.
+      if (error instanceof OperatorError && error.code === 'configuration_incomplete') {
+        const agent = this.ledger.agents.get(active.agentId);
+        if (agent) this.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, error.toShape());
+      }
       throw error;
     }
     active.session = session;
+    this.resolveFixedBy(active.agentId, ['spawn_failed']);
 
     // The process (and the CLI's session, where it names one up front) must be findable again before
     // the run is awaited: if the console dies from here on, recovery starts from these.
@@ -567,7 +758,14 @@ export class RunService {
     this.saveLocator(active.runId, 'process', { pid: session.pid, pgid: session.pid, startTime, attempt: active.attemptNumber });
     if (active.sessionId) this.saveSessionLocator(active);
 
-    const pipeline = new OutputPipeline({ runId: active.runId, attemptId, session, output: this.ledger.output, log: this.options.log });
+    const pipeline = new OutputPipeline({
+      runId: active.runId,
+      attemptId,
+      session,
+      output: this.ledger.output,
+      log: this.options.log,
+      redactor: this.redactorFor(active.runId),
+    });
     this.options.fanout.attachLive(pipeline.feed);
     const eventFormat = active.profile.eventFormat ?? adapter.eventFormat;
     this.followTimeline(active, pipeline, eventFormat === 'text' ? null : eventFormat);
@@ -592,6 +790,8 @@ export class RunService {
     const parser = createEventParser(format);
     const splitter = new LineSplitter();
     const attemptId = active.attemptId;
+    // The bytes are redacted already; the parsed values are checked again, as everything written is.
+    const redactor = this.redactorFor(active.runId);
     const take = (lines: string[]) => {
       const entries: Array<{ kind: string; data: Record<string, unknown> }> = [];
       for (const line of lines) {
@@ -605,7 +805,7 @@ export class RunService {
             this.saveSessionLocator(active);
           }
           const { kind, ...data } = event;
-          entries.push({ kind, data });
+          entries.push({ kind, data: redactor ? redactor.redactValue(data) : data });
         }
       }
       if (entries.length) {
@@ -630,6 +830,7 @@ export class RunService {
       this.ledger.runs.update(active.runId, {
         submissionJson: JSON.stringify({ readyForReview: !fatal, artifactIdentity: artifactIdentity(task) }),
       });
+      this.resolveFixedBy(active.agentId, fixedBySuccessCodes);
       return this.endActive(active, 'succeeded', null);
     }
 
@@ -663,12 +864,13 @@ export class RunService {
     const shape = failureShape(failure, active);
     if (failure.ownerAction || failure.code === 'quota_exhausted') {
       const agent = this.ledger.agents.get(active.agentId);
-      if (agent) this.raiseOwnerNotice(active.runId, agent, task.title, shape);
+      if (agent) this.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, shape);
     }
     this.endActive(active, 'failed', shape);
   }
 
   private spawnFailed(active: ActiveRun, taskTitle: string, error: OperatorError): void {
+    const row = this.ledger.runs.row(active.runId);
     const attemptId = active.attemptId!;
     this.ledger.runs.finishAttempt(attemptId, { status: 'failed', failureCode: 'spawn_failed', exitCode: null, signal: null, retryAt: null, endedAt: this.now() });
     const executable = active.profile.executable ?? active.provider.executable ?? 'the CLI';
@@ -681,7 +883,7 @@ export class RunService {
       actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
     };
     const agent = this.ledger.agents.get(active.agentId);
-    if (agent) this.raiseOwnerNotice(active.runId, agent, taskTitle, shape, `${active.provider.displayName} not found`);
+    if (agent) this.raiseOwnerNotice(active.runId, agent, { id: row?.task_id ?? null, title: taskTitle }, shape, `${active.provider.displayName} not found`);
     this.endActive(active, 'failed', shape);
   }
 
@@ -692,6 +894,7 @@ export class RunService {
   }
 
   private finishRun(runId: string, status: RunStatus, failure: OperatorErrorShape | null): void {
+    this.deferred.delete(runId);
     this.ledger.runs.update(runId, { status, failure, endedAt: this.now() });
     this.options.log.info('run ended', { runId, status, code: failure?.code });
     this.announce(runId);
@@ -709,24 +912,100 @@ export class RunService {
 
   /** The console's own timeline entries (retries, resumes, quota observations, egress decisions). */
   private note(runId: string, attemptId: string | null, kind: string, data: Record<string, unknown>): void {
-    this.ledger.runs.appendEvents(runId, attemptId, [{ kind, data }], this.now());
+    const redactor = this.redactorFor(runId);
+    this.ledger.runs.appendEvents(runId, attemptId, [{ kind, data: redactor ? redactor.redactValue(data) : data }], this.now());
     this.announceTimeline(runId);
   }
 
-  private raiseOwnerNotice(runId: string, agent: { id: string; name: string }, taskTitle: string, failure: OperatorErrorShape, title?: string): void {
-    this.options.notices.raise({
+  /**
+   * An owner action (a refusal, a missing CLI, a used-up quota): one notice per agent and cause while
+   * it is open, naming the agent, the task(s) it stopped and the fix, linking to where to make it.
+   */
+  private raiseOwnerNotice(
+    runId: string,
+    agent: { id: string; name: string },
+    task: { id: string | null; title: string },
+    failure: OperatorErrorShape,
+    title?: string,
+  ): void {
+    const content = ownerNoticeContent(failure, agent, [task.title], runId);
+    const notice = this.options.notices.raise({
       kind: failure.reason ?? failure.code,
       severity: 'error',
       title: title ?? noticeTitle(failure),
-      message: `${failure.message} (Agent ${agent.name}, task “${taskTitle}”.)`,
-      actionUrl: failure.actionUrl ?? actionRoute({ kind: 'run', runId }),
-      actionLabel: failure.actionUrl ? 'Fix it' : 'Open the run',
+      message: content.message,
+      actionUrl: content.actionUrl,
+      actionLabel: content.actionLabel,
       code: failure.code,
       reason: failure.reason ?? null,
       runId,
       agentId: agent.id,
+      taskId: task.id,
       dedupeKey: `${failure.code}:${failure.reason ?? ''}:${agent.id}`,
     });
+    // A later run joined an open notice: it now names every task it stands for.
+    if (notice.runIds.length > 1) this.options.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, failure));
+  }
+
+  private ownerNoticeContent(noticeId: string, agent: { id: string; name: string }, failure: OperatorErrorShape) {
+    const runIds = this.options.notices.runsOf(noticeId).map((link) => link.run_id);
+    const titles = runIds.flatMap((runId) => {
+      const row = this.ledger.runs.row(runId);
+      const task = row ? this.ledger.tasks.get(row.task_id) : undefined;
+      return task ? [task.title] : [];
+    });
+    return ownerNoticeContent(failure, agent, titles, runIds[0] ?? null);
+  }
+
+  /** The secrets delivered to a run, as a redactor; null when it was given none. */
+  private redactorFor(runId: string): SecretRedactor | null {
+    const secrets = this.active.get(runId)?.secrets;
+    return secrets && secrets.size > 0 ? new SecretRedactor(secrets) : null;
+  }
+
+  /**
+   * The run's managed connection, ready to deliver: the secret opened (once, now) and turned into the
+   * CLI's files and environment. Null for a run admitted without one.
+   */
+  private async credentialFor(active: ActiveRun) {
+    const admitted = active.admission.connection;
+    if (!admitted || active.admission.homeMode !== 'isolated') return null;
+    // An update being written right now: wait for it, then deliver what it saved.
+    await this.options.connections.whenIdle(admitted.id);
+    const connection = this.options.connections.state(admitted.id);
+    const problem = connectionProblem(connection, { id: active.agentId, connectionId: admitted.id }, active.provider);
+    if (problem || !connection) {
+      throw new OperatorError({
+        code: 'configuration_incomplete',
+        reason: aiConnectionRequired,
+        message: `Choose an AI connection for ${active.admission.agentName}. ${problem ?? ''}`.trim(),
+        actionUrl: actionRoute({ kind: 'agent-ai-connection', agentId: active.agentId }),
+      });
+    }
+    const delivery = credentialDelivery({
+      cli: active.provider.adapter,
+      connection: { provider: connection.provider, method: connection.method, baseUrl: connection.baseUrl },
+      secret: this.options.connections.openSecret(connection.id),
+      model: active.admission.model,
+    });
+    for (const secret of delivery.secrets) active.secrets.add(secret);
+    return { delivery, baseUrl: effectiveBaseUrl(active.provider.adapter, connection) };
+  }
+
+  /**
+   * Removes the connection files a dead console left in a run's isolated provider home. The paths come
+   * from the CLI's delivery layout, not from anything in the task root (which the agent could write).
+   */
+  private async removeLeftoverCredentials(row: { id: string; task_root: string | null; admission_json: string | null }): Promise<void> {
+    const admission = savedAdmission(row.admission_json);
+    if (!row.task_root || !admission?.connection || admission.homeMode !== 'isolated') return;
+    const provider = this.options.catalog.findProvider(admission.providerId);
+    if (!provider) return;
+    const home = providerHomeVariable(providerHomeId(provider), path.join(row.task_root, 'cache'));
+    if (!home) return;
+    const files = deliveredFilePaths(provider.adapter).map((relative) => path.join(home.value, relative));
+    await removeDeliveredFiles(files);
+    if (files.length) this.options.log.info('removed connection files left by a previous console', { runId: row.id, files: files.length });
   }
 
   private announce(runId: string): void {
@@ -757,12 +1036,10 @@ export class RunService {
     return agent;
   }
 
-  private savedAdmission(json: string | null): Admission | undefined {
-    return json ? (JSON.parse(json) as Admission) : undefined;
-  }
 }
 
 function noticeTitle(failure: OperatorErrorShape): string {
+  if (failure.reason === aiConnectionRequired) return 'AI connection required';
   switch (failure.code) {
     case 'sandbox_unavailable':
       return 'OS sandbox unavailable';
@@ -778,6 +1055,21 @@ function noticeTitle(failure: OperatorErrorShape): string {
     default:
       return 'Run needs attention';
   }
+}
+
+/** What an owner-action notice says: the failure's fix, the agent and the task(s) it stopped, and the link. */
+function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }, taskTitles: string[], runId: string | null) {
+  const titles = [...new Set(taskTitles)].map((title) => `“${title}”`);
+  const tasks = titles.length === 0 ? '' : titles.length === 1 ? `; task ${titles[0]}` : `; tasks ${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}`;
+  let actionLabel = failure.actionUrl ? 'Fix it' : 'Open the run';
+  if (failure.reason === aiConnectionRequired) {
+    actionLabel = failure.actionUrl?.endsWith('/home-mode') ? 'Choose an isolated home' : 'Choose an AI connection';
+  }
+  return {
+    message: `${failure.message} (Agent ${agent.name}${tasks}.)`,
+    actionUrl: failure.actionUrl ?? (runId ? actionRoute({ kind: 'run', runId }) : null),
+    actionLabel,
+  };
 }
 
 /** A classified failure as the error shape the run detail and notices show. */

@@ -148,9 +148,37 @@ export class StandInSession {
   }
 }
 
+/**
+ * safeStorage: "encrypts" by reversing the bytes behind a marker, so a test can tell a sealed value
+ * from the plain one and see it round-trip. Tests set `available` and `backend` as the OS would.
+ */
+export const safeStorageStandIn = {
+  available: true,
+  backend: 'gnome_libsecret' as 'basic_text' | 'gnome_libsecret' | 'kwallet' | 'kwallet5' | 'kwallet6' | 'unknown',
+  encrypted: 0,
+  decrypted: 0,
+  isEncryptionAvailable(): boolean {
+    return this.available;
+  },
+  getSelectedStorageBackend() {
+    return this.backend;
+  },
+  encryptString(plainText: string): Buffer {
+    if (!this.available) throw new Error('Encryption is not available.');
+    this.encrypted += 1;
+    return Buffer.concat([Buffer.from('sealed:'), Buffer.from(plainText, 'utf8').reverse()]);
+  },
+  decryptString(encrypted: Buffer): string {
+    if (!encrypted.subarray(0, 7).equals(Buffer.from('sealed:'))) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+    this.decrypted += 1;
+    return Buffer.from(encrypted.subarray(7)).reverse().toString('utf8');
+  },
+};
+
 export const electronStandIn = {
   ipcMain: ipcMainStandIn,
   ipcRenderer: ipcRendererStandIn,
   contextBridge: contextBridgeStandIn,
   nativeTheme: nativeThemeStandIn,
+  safeStorage: safeStorageStandIn,
 };

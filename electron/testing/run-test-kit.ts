@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { SecretVault } from '../connections/secret-vault';
 import { createCore, type Core } from '../core';
 import { createMemoryLogger } from '../log';
 import { fixtureAgentPath } from './output-test-kit';
@@ -53,7 +54,21 @@ export const testCatalog = () => ({
         { id: 'model-a', label: 'Model A' },
         { id: 'model-b', label: 'Model B' },
       ],
-      profiles: [{ id: 'default', label: 'Default', env: { FIXTURE_AGENT_FLAGS: '--lines 2' }, maxAttempts: 2, retryBackoffBaseMs: 50, stopGraceMs: 1500 }],
+      profiles: [
+        { id: 'default', label: 'Default', env: { FIXTURE_AGENT_FLAGS: '--lines 2' }, maxAttempts: 2, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
+        // For AI connection tests: prints the delivered key (which the console must redact) and its
+        // home, then holds on long enough for a test to look at the delivered files, or fails, or waits.
+        {
+          id: 'shows-key',
+          label: 'Shows its key',
+          env: { FIXTURE_AGENT_FLAGS: '--print-env CODEX_API_KEY --print-env CODEX_HOME --sleep-ms 1200' },
+          maxAttempts: 1,
+          retryBackoffBaseMs: 50,
+          stopGraceMs: 1500,
+        },
+        { id: 'fails', label: 'Fails', env: { FIXTURE_AGENT_FLAGS: '--print-env CODEX_API_KEY --print-env CODEX_HOME --sleep-ms 600 --exit-code 3' }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
+        { id: 'waits', label: 'Waits', env: { FIXTURE_AGENT_FLAGS: '--print-env CODEX_API_KEY --print-env CODEX_HOME --sleep-ms 60000' }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
+      ],
     },
   ],
 });
@@ -79,14 +94,20 @@ export function gitInit(dir: string): void {
   git('commit', '-q', '-m', 'initial');
 }
 
-export async function openRunTestBed(options: { dataDir?: string } = {}): Promise<RunTestBed> {
+export interface RunTestBedOptions {
+  dataDir?: string;
+  /** The secret vault the core seals AI connection secrets with (tests wrap one to count decrypts). */
+  vault?: (dataDir: string) => SecretVault;
+}
+
+export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<RunTestBed> {
   const data = options.dataDir ? { path: options.dataDir, remove: () => {} } : makeTempDir('oc-runs-data-');
   const project = makeTempDir('oc-runs-project-');
   gitInit(project.path);
   const catalogPath = path.join(data.path, 'test-catalog.json');
   writeFileSync(catalogPath, JSON.stringify(testCatalog()));
   const log = createMemoryLogger();
-  const core = createCore({ dataDir: data.path, transport: 'browser', appVersion: 'test', log, catalogPath });
+  const core = createCore({ dataDir: data.path, transport: 'browser', appVersion: 'test', log, catalogPath, vault: options.vault?.(data.path) });
   const call = async (channel: string, input?: unknown) => {
     const answer = await core.dispatch(channel, input, { transport: 'browser' });
     if (!answer.ok) throw Object.assign(new Error(`${channel}: ${answer.error.code}: ${answer.error.message}`), answer.error);

@@ -2,6 +2,7 @@ import { initialSchema } from './001-initial';
 import { noticeDedupe } from './002-notice-dedupe';
 import { launchDetails } from './003-launch-details';
 import { runArchive } from './004-run-archive';
+import { connectionsAndNoticeRuns } from './005-connections-and-notice-runs';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,5 @@ export const migrations: readonly Migration[] = [
   { version: 2, name: 'notice-dedupe', sql: noticeDedupe },
   { version: 3, name: 'launch-details', sql: launchDetails },
   { version: 4, name: 'run-archive', sql: runArchive },
+  { version: 5, name: 'connections-and-notice-runs', sql: connectionsAndNoticeRuns },
 ];

@@ -1,0 +1,578 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClientChannel } from '../transport/client-channel';
+import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
+import { startTestModelServer, type TestModelServer } from '../testing/model-server';
+import { makeTempDir } from '../testing/temp-dir';
+import { KeyFileVault, keyFileName, type SecretVault } from './secret-vault';
+
+/**
+ * The "AI connection required" rule end to end (issue 5): a real ledger file, real PTYs running the
+ * fixture agent, bubblewrap for the sandboxed environment, real git worktrees. Every refused case
+ * checks that nothing was started: no task root, no worktree, no decrypted secret, no process.
+ */
+
+const key = 'sk-test-FIXTUREKEY-4f1c9a2b7d3e8a6c0b5e';
+
+interface Bed extends RunTestBed {
+  decrypts(): number;
+}
+
+const beds: RunTestBed[] = [];
+const servers: TestModelServer[] = [];
+const temps: Array<{ remove(): void }> = [];
+
+async function bed(options: { dataDir?: string } = {}): Promise<Bed> {
+  let decrypts = 0;
+  // The real key-file vault, counting every decrypt: a refused run must cause none.
+  const counting = (dataDir: string): SecretVault => {
+    const inner = new KeyFileVault(dataDir);
+    return {
+      kind: inner.kind,
+      protects: inner.protects,
+      get warning() {
+        return inner.warning;
+      },
+      get description() {
+        return inner.description;
+      },
+      encrypt: (plain) => inner.encrypt(plain),
+      decrypt: (sealed) => {
+        decrypts += 1;
+        return inner.decrypt(sealed);
+      },
+    };
+  };
+  const opened = await openRunTestBed({ ...options, vault: counting });
+  beds.push(opened);
+  return Object.assign(opened, { decrypts: () => decrypts });
+}
+
+afterEach(async () => {
+  for (const opened of beds.splice(0)) await opened.close();
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  temps.splice(0).forEach((temp) => temp.remove());
+});
+
+const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
+const sandboxed = { environmentId: 'env_sandboxed', homeMode: 'isolated' };
+
+function outputText(b: RunTestBed, runId: string): string {
+  const total = b.core.ledger.output.totalBytes(runId);
+  return new TextDecoder().decode(b.core.ledger.output.read(runId, 0, total).bytes);
+}
+
+function codexAgent(b: RunTestBed, name: string, profileId: string, extra: Record<string, unknown> = {}) {
+  return b.call('createAgent', { name, providerId: 'fixture-codex', model: 'model-a', profileId, ...extra });
+}
+
+function createConnection(b: RunTestBed, extra: Record<string, unknown> = {}) {
+  return b.call('createConnection', {
+    name: 'Fixture OpenAI',
+    provider: 'openai',
+    method: 'api_key',
+    secret: key,
+    ownership: 'shared',
+    agentScope: 'all',
+    ...extra,
+  });
+}
+
+/** Nothing of the run was started: no task root, no worktree, no decrypted secret, no process. */
+async function expectNothingStarted(b: Bed, runId: string, decryptsBefore: number) {
+  expect(existsSync(path.join(b.dataDir, 'tasks', runId)), 'task root').toBe(false);
+  const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: b.projectDir, encoding: 'utf8' });
+  expect(worktrees, 'worktree').not.toContain(runId);
+  expect(b.decrypts(), 'decrypted secrets').toBe(decryptsBefore);
+  const detail = await b.call('getRun', { runId });
+  expect(detail.attempts, 'attempts').toEqual([]);
+  expect(detail.locators, 'process locator').toEqual([]);
+  expect(detail.taskRoot).toBeNull();
+}
+
+/** The delivered files of a fixture-codex run's isolated home. */
+function codexHome(b: RunTestBed, runId: string) {
+  const home = path.join(b.dataDir, 'tasks', runId, 'cache', 'codex-home');
+  return { home, auth: path.join(home, 'auth.json'), config: path.join(home, 'config.toml') };
+}
+
+describe('admission: AI connection required', () => {
+  it('refuses a sandboxed agent with no connection, before anything starts, with a notice that opens the picker', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1'], sandboxed);
+    const task = await b.createTask('Refactor the parser');
+    const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+
+    expect(run.status).toBe('refused');
+    const detail = await b.call('getRun', { runId: run.id });
+    expect(detail.failure).toEqual({
+      code: 'configuration_incomplete',
+      reason: 'ai_connection_required',
+      message: expect.stringContaining(`Choose an AI connection for ${agent.name}.`),
+      actionUrl: `#/agents/${agent.id}/ai-connection`,
+    });
+    await expectNothingStarted(b, run.id, 0);
+
+    // The notice: named for what to do, naming the agent and the task, opening the agent's picker.
+    const [notice] = await b.call('listNotices', {});
+    expect(notice).toMatchObject({
+      title: 'AI connection required',
+      kind: 'ai_connection_required',
+      code: 'configuration_incomplete',
+      reason: 'ai_connection_required',
+      actionLabel: 'Choose an AI connection',
+      actionUrl: `#/agents/${agent.id}/ai-connection`,
+      agentId: agent.id,
+      taskId: task.id,
+      runId: run.id,
+      runIds: [run.id],
+      status: 'open',
+      canRunAgain: false,
+    });
+    expect(notice.message).toContain(agent.name);
+    expect(notice.message).toContain('Refactor the parser');
+    // The run detail carries the same notice, and listNotices finds it by run.
+    expect(detail.notice).toMatchObject({ id: notice.id });
+    expect(await b.call('listNotices', { runId: run.id })).toMatchObject([{ id: notice.id }]);
+
+    // An owner action, not a crash: no retry, nothing logged as an error.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await b.call('getRun', { runId: run.id })).attempts).toEqual([]);
+    expect(b.log.lines.filter((line) => line.level === 'error')).toEqual([]);
+
+    // An isolated home in the local environment needs one too: it is empty without it.
+    const local = await b.createAgent(['--lines', '1'], { homeMode: 'isolated' });
+    const localRun = await b.call('startRun', { taskId: task.id, agentId: local.id });
+    expect(localRun.status).toBe('refused');
+    expect((await b.call('getRun', { runId: localRun.id })).failure.message).toMatch(/isolated home/);
+    await expectNothingStarted(b, localRun.id, 0);
+  });
+
+  it('refuses a preconfigured home in a sandboxed environment even with a connection bound: it would drop it', async () => {
+    const b = await bed();
+    const connection = await createConnection(b);
+    const agent = await b.createAgent(['--lines', '1'], { environmentId: 'env_sandboxed', homeMode: 'preconfigured' });
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await b.createTask();
+    const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+
+    expect(run.status).toBe('refused');
+    const detail = await b.call('getRun', { runId: run.id });
+    expect(detail.failure).toMatchObject({
+      code: 'configuration_incomplete',
+      reason: 'ai_connection_required',
+      actionUrl: `#/agents/${agent.id}/home-mode`,
+    });
+    expect(detail.failure.message).toMatch(/needs an isolated home with a managed AI connection/);
+    await expectNothingStarted(b, run.id, 0);
+    expect(detail.notice).toMatchObject({ title: 'AI connection required', actionUrl: `#/agents/${agent.id}/home-mode` });
+  });
+
+  it('admits an agent in an environment that does not require a connection, and delivers nothing', async () => {
+    const b = await bed();
+    await createConnection(b);
+    const agent = await b.createAgent(['--print-env', 'OPENAI_API_KEY', '--lines', '1']);
+    const task = await b.createTask();
+    const run = await b.waitForRun((await b.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    expect(run.status).toBe('succeeded');
+    expect(run.connection).toBeNull();
+    expect(outputText(b, run.id)).toContain('OPENAI_API_KEY is not set');
+    expect(b.decrypts()).toBe(0);
+  });
+
+  it('defers a run while its connection is being updated, then runs it', async () => {
+    const b = await bed();
+    const connection = await createConnection(b);
+    const agent = await codexAgent(b, 'busy codex', 'default', sandboxed);
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await b.createTask();
+
+    const release = b.core.connections.holdForUpdate(connection.id);
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    expect(started.status).toBe('queued');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const waiting = await b.call('getRun', { runId: started.id });
+    expect(waiting.status).toBe('queued');
+    expect(waiting.failure).toBeNull();
+    await expectNothingStarted(b, started.id, 0);
+    const { events } = await b.call('listRunEvents', { runId: started.id });
+    expect(events).toMatchObject([{ kind: 'admission_deferred', data: { code: 'ai_connection_busy', retryAt: expect.any(String) } }]);
+    expect(await b.call('listNotices', {})).toEqual([]);
+
+    release();
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.status).toBe('succeeded');
+    expect(run.connection).toMatchObject({ id: connection.id, name: 'Fixture OpenAI', provider: 'openai' });
+    expect(b.decrypts()).toBe(1);
+  });
+});
+
+describe('delivery and cleanup of a bound connection', () => {
+  it('delivers the key into the sandboxed isolated home (0600) and the environment, and removes it after success, failure and stop', async () => {
+    const b = await bed();
+    const connection = await createConnection(b);
+    const task = await b.createTask();
+
+    const startWith = async (profileId: string) => {
+      const agent = await codexAgent(b, `codex ${profileId}`, profileId, sandboxed);
+      await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+      return (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id as string;
+    };
+    const whileRunning = async (runId: string) => {
+      await b.waitForRun(runId, (run) => run.status === 'running' && outputText(b, runId).includes('CODEX_HOME='));
+      const files = codexHome(b, runId);
+      expect(statSync(files.auth).mode & 0o777).toBe(0o600);
+      expect(statSync(files.config).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(files.auth, 'utf8'))).toEqual({ OPENAI_API_KEY: key });
+      expect(readFileSync(files.config, 'utf8')).toContain('cli_auth_credentials_store = "file"');
+      // The key reached the CLI's environment: it printed it, and the console redacted exactly that value.
+      expect(outputText(b, runId)).toContain('CODEX_API_KEY=[redacted]');
+      return files;
+    };
+
+    const succeeded = await startWith('shows-key');
+    const successFiles = await whileRunning(succeeded);
+    expect(outputText(b, succeeded)).toContain(`CODEX_HOME=${successFiles.home}`);
+    const success = await b.waitForRun(succeeded, ended);
+    expect(success.status).toBe('succeeded');
+    expect(success.confinement).toMatchObject({ sandbox: 'bubblewrap', homeMode: 'isolated' });
+    expect(existsSync(successFiles.auth)).toBe(false);
+    expect(existsSync(successFiles.config)).toBe(false);
+
+    const failed = await startWith('fails');
+    const failureFiles = await whileRunning(failed);
+    expect((await b.waitForRun(failed, ended)).status).toBe('failed');
+    expect(existsSync(failureFiles.auth)).toBe(false);
+    expect(existsSync(failureFiles.config)).toBe(false);
+
+    const stopped = await startWith('waits');
+    await b.waitForRun(stopped, (run) => run.status === 'running' && outputText(b, stopped).includes('CODEX_API_KEY='));
+    const stopFiles = codexHome(b, stopped);
+    expect(existsSync(stopFiles.auth)).toBe(true);
+    await b.call('stopRun', { runId: stopped });
+    expect((await b.waitForRun(stopped, ended)).status).toBe('cancelled');
+    expect(existsSync(stopFiles.auth)).toBe(false);
+    expect(existsSync(stopFiles.config)).toBe(false);
+    // One decrypt per launch, none anywhere else.
+    expect(b.decrypts()).toBe(3);
+  });
+
+  it('removes the connection files a dead console left behind when the next one starts', async () => {
+    const data = makeTempDir('oc-recovery-data-');
+    temps.push(data);
+    const first = await bed({ dataDir: data.path });
+    const connection = await createConnection(first);
+    const agent = await codexAgent(first, 'long codex', 'waits', { homeMode: 'isolated' });
+    await first.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await first.createTask();
+    const runId = (await first.call('startRun', { taskId: task.id, agentId: agent.id })).id as string;
+    await first.waitForRun(runId, (run) => run.status === 'running' && outputText(first, runId).includes('CODEX_API_KEY='));
+    const files = codexHome(first, runId);
+    expect(existsSync(files.auth)).toBe(true);
+    await first.core.close();
+    beds.splice(beds.indexOf(first), 1);
+    // A crash skips the attempt's cleanup: the files are still there, and the ledger says "running".
+    mkdirSync(files.home, { recursive: true });
+    writeFileSync(files.auth, JSON.stringify({ OPENAI_API_KEY: key }), { mode: 0o600 });
+    writeFileSync(files.config, 'cli_auth_credentials_store = "file"\n', { mode: 0o600 });
+
+    const second = await bed({ dataDir: data.path });
+    await second.waitForRun(runId, (run) => run.status === 'stranded');
+    expect(existsSync(files.auth)).toBe(false);
+    expect(existsSync(files.config)).toBe(false);
+    await second.core.close();
+    beds.splice(beds.indexOf(second), 1);
+    execFileSync('git', ['worktree', 'prune'], { cwd: first.projectDir });
+  });
+
+  it('points Codex at the connection’s base URL: a custom model provider, and no auth.json', async () => {
+    const b = await bed();
+    const server = await startTestModelServer({ key });
+    servers.push(server);
+    const connection = await createConnection(b, { name: 'Local server', provider: 'custom', baseUrl: `${server.origin}/v1` });
+    const agent = await codexAgent(b, 'gateway codex', 'shows-key', sandboxed);
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await b.createTask();
+    const runId = (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id as string;
+    await b.waitForRun(runId, (run) => run.status === 'running' && outputText(b, runId).includes('CODEX_HOME='));
+    const config = readFileSync(codexHome(b, runId).config, 'utf8');
+    expect(config).toContain(`base_url = "${server.origin}/v1"`);
+    expect(config).toContain('env_key = "CODEX_API_KEY"');
+    expect(existsSync(codexHome(b, runId).auth)).toBe(false);
+    expect((await b.waitForRun(runId, ended)).status).toBe('succeeded');
+  });
+
+  it('lets a provider-only sandboxed run reach the connection’s base URL through the egress proxy, and nothing else', async () => {
+    const b = await bed();
+    const server = await startTestModelServer({ key });
+    const elsewhere = await startTestModelServer({ key });
+    servers.push(server, elsewhere);
+    const connection = await createConnection(b, { name: 'Local server', provider: 'custom', baseUrl: `${server.origin}/v1` });
+    // {{ and }} are literal braces in a command template.
+    const fetchModels = (url: string, label: string) =>
+      `node -e "fetch('${url}/models', {{ headers: {{ authorization: 'Bearer ' + process.env.OPENAI_API_KEY }} }}).then((r) => console.log('${label} ' + r.status), (e) => console.log('${label} failed'))"`;
+    const script = [fetchModels('$OPENAI_BASE_URL', 'allowed'), fetchModels(`${elsewhere.origin}/v1`, 'other')].join('; ');
+    const agent = await b.createAgent(['-c', script], { executablePath: '/bin/sh', ...sandboxed });
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await b.createTask();
+    const run = await b.waitForRun((await b.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    expect(run.status, outputText(b, run.id)).toBe('succeeded');
+    expect(run.confinement).toMatchObject({ sandbox: 'bubblewrap', network: 'provider-only' });
+    expect(outputText(b, run.id)).toContain('allowed 200');
+    expect(outputText(b, run.id)).toContain('other failed');
+    expect(server.requests).toMatchObject([{ path: '/v1/models', headers: { authorization: `Bearer ${key}` } }]);
+    expect(elsewhere.requests).toEqual([]);
+  });
+});
+
+describe('a run resumed from a saved admission', () => {
+  it('keeps the contract it was admitted under: admitted before the rule → resumed without a connection', async () => {
+    const b = await bed();
+    const agent = await codexAgent(b, 'old codex', 'default');
+    const task = await b.createTask();
+    const first = await b.waitForRun((await b.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    expect(first.status).toBe('succeeded');
+    // As a console from before the rule saved it: version 1, an isolated home, no connection fields.
+    const row = b.core.ledger.runs.row(first.id)!;
+    const v2 = JSON.parse(row.admission_json!);
+    const { connectionRequired: _required, connection: _connection, ...rest } = v2;
+    const v1 = { ...rest, version: 1, homeMode: 'isolated' };
+    b.core.ledger.db.prepare('UPDATE runs SET admission_json = ? WHERE id = ?').run(JSON.stringify(v1), first.id);
+    await b.call('updateAgent', { agentId: agent.id, homeMode: 'isolated' });
+
+    // A new run of that agent is refused today...
+    expect((await b.call('startRun', { taskId: task.id, agentId: agent.id })).status).toBe('refused');
+    // ...but the old run resumes under the contract it was admitted with.
+    await b.call('resumeRun', { runId: first.id, prompt: 'Carry on' });
+    const resumed = await b.waitForRun(first.id, (run) => run.attempts.length === 2 && ended(run));
+    expect(resumed.status).toBe('succeeded');
+    expect(resumed.homeMode).toBe('isolated');
+    expect(b.decrypts()).toBe(0);
+
+    // A run admitted under the rule is held to it: without a usable connection now, its resume is refused.
+    const saved = JSON.parse(b.core.ledger.runs.row(first.id)!.admission_json!);
+    expect(saved).toMatchObject({ version: 2, connectionRequired: false });
+    b.core.ledger.db
+      .prepare('UPDATE runs SET admission_json = ? WHERE id = ?')
+      .run(JSON.stringify({ ...saved, connectionRequired: true }), first.id);
+    await expect(b.call('resumeRun', { runId: first.id })).rejects.toMatchObject({ code: 'configuration_incomplete', reason: 'ai_connection_required' });
+  });
+});
+
+describe('redaction of the delivered key', () => {
+  it('keeps the key out of the ledger file, the timeline, what a viewer receives, every response and the log', async () => {
+    const b = await bed();
+    const connection = await createConnection(b, { provider: 'custom', baseUrl: 'http://127.0.0.1:59999/v1', name: 'Custom' });
+    // A command agent whose every channel carries the key: a printed variable, a Codex-style JSON error
+    // line (which becomes a timeline entry), and a line that splits it across two writes.
+    const script = [
+      'echo "OPENAI_API_KEY=$OPENAI_API_KEY"',
+      // {{ and }} are literal braces in a command template.
+      'printf \'{{"type":"error","message":"401 for key %s"}}\\n\' "$OPENAI_API_KEY"',
+      'printf "half=%s" "$(printf %s "$OPENAI_API_KEY" | cut -c1-12)"; sleep 0.2; printf "%s\\n" "$(printf %s "$OPENAI_API_KEY" | cut -c13-)"',
+    ].join('; ');
+    const agent = await b.createAgent(['-c', script], { executablePath: '/bin/sh', ...sandboxed });
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+
+    // A viewer subscribed from the start.
+    const received: Uint8Array[] = [];
+    const client = createClientChannel((event, payload) => {
+      if (event === 'runOutput') received.push((payload as { bytes: Uint8Array }).bytes);
+    });
+    const opened = await b.core.dispatch('openRunOutput', { runId: started.id, from: 'start' }, { transport: 'browser', client });
+    expect(opened.ok).toBe(true);
+    const pushed: unknown[] = [];
+    b.core.events.listen((event, payload) => pushed.push({ event, payload }));
+
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.status, `${JSON.stringify(run.failure)} ${outputText(b, run.id)}`).toBe('succeeded');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const text = outputText(b, run.id);
+    expect(text).toContain('OPENAI_API_KEY=[redacted]');
+    expect(text).toContain('half=[redacted]');
+    expect(text).not.toContain(key);
+    expect(text).not.toContain(key.slice(12));
+    const viewer = Buffer.concat(received).toString('utf8');
+    expect(viewer).toContain('[redacted]');
+    expect(viewer).not.toContain(key);
+
+    const { events } = await b.call('listRunEvents', { runId: run.id });
+    const error = events.find((event: { kind: string }) => event.kind === 'error');
+    expect(error.data.message).toBe('401 for key [redacted]');
+
+    const responses = JSON.stringify([
+      await b.call('listConnections'),
+      await b.call('listConnectionsForAgent', { agentId: agent.id }),
+      await b.call('getRun', { runId: run.id }),
+      events,
+      await b.call('listNotices', { status: 'all' }),
+      await b.call('listAgents'),
+      await b.call('getVaultInfo'),
+      await b.call('testConnection', { connectionId: connection.id }),
+      pushed,
+    ]);
+    expect(responses).not.toContain(key);
+    expect(JSON.stringify(b.log.lines)).not.toContain(key);
+
+    // The ledger file itself, main database and write-ahead log, byte for byte.
+    b.core.ledger.db.pragma('wal_checkpoint(PASSIVE)');
+    const needle = Buffer.from(key, 'utf8');
+    for (const file of [b.core.ledger.file, `${b.core.ledger.file}-wal`]) {
+      if (existsSync(file)) expect(readFileSync(file).includes(needle), file).toBe(false);
+    }
+  });
+});
+
+describe('AI connections', () => {
+  it('seal the secret at rest (key file 0600, ciphertext in the ledger) and show only a hint', async () => {
+    const b = await bed();
+    const connection = await createConnection(b);
+    expect(connection).toMatchObject({ secretHint: `OpenAI …${key.slice(-4)}`, storage: 'aes-256-gcm-key-file', status: 'connected', updating: false });
+    expect(JSON.stringify(connection)).not.toContain(key);
+    expect(statSync(path.join(b.dataDir, keyFileName)).mode & 0o777).toBe(0o600);
+    const { secret_ref: sealed } = b.core.ledger.db.prepare('SELECT secret_ref FROM ai_connections WHERE id = ?').get(connection.id) as { secret_ref: string };
+    expect(sealed.startsWith('aes-256-gcm-key-file:')).toBe(true);
+    expect(sealed).not.toContain(key);
+    expect(await b.call('getVaultInfo')).toMatchObject({ kind: 'aes-256-gcm-key-file', protects: true, description: expect.stringContaining(keyFileName) });
+    // No output schema carries a secret: even a handler that returned one would have it stripped.
+    const updated = await b.call('updateConnection', { connectionId: connection.id, name: 'Renamed' });
+    expect(updated.secretHint).toBe(connection.secretHint);
+    expect(b.decrypts()).toBe(0);
+  });
+
+  it('are tested against the provider’s models endpoint at their base URL, and the result is kept', async () => {
+    const b = await bed();
+    const server = await startTestModelServer({ key, models: ['m1'] });
+    servers.push(server);
+    const connection = await createConnection(b, { provider: 'custom', baseUrl: `${server.origin}/v1`, name: 'Local' });
+    const result = await b.call('testConnection', { connectionId: connection.id });
+    expect(result).toMatchObject({ ok: true, message: expect.stringContaining('1 model') });
+    expect(server.requests[0]).toMatchObject({ path: '/v1/models', headers: { authorization: `Bearer ${key}` } });
+    expect((await b.call('listConnections'))[0]).toMatchObject({ status: 'connected', lastTest: { ok: true } });
+
+    const wrong = await b.call('updateConnection', { connectionId: connection.id, secret: 'sk-test-not-the-key-000000000000' });
+    expect(wrong.lastTest).toBeNull(); // a new key: the old result says nothing about it
+    expect(await b.call('testConnection', { connectionId: connection.id })).toMatchObject({ ok: false, code: 'auth_required' });
+    expect((await b.call('listConnections'))[0]).toMatchObject({ status: 'needs_attention', lastTest: { ok: false, code: 'auth_required' } });
+  });
+
+  it('are offered in an agent’s picker only when the agent may use them', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1'], sandboxed);
+    const other = await b.createAgent(['--lines', '1'], sandboxed);
+    const mine = await createConnection(b, { name: 'Mine', agentScope: 'chosen', agentIds: [agent.id] });
+    const theirs = await createConnection(b, { name: 'Theirs', agentScope: 'chosen', agentIds: [other.id] });
+    const anthropic = await createConnection(b, { name: 'Anthropic', provider: 'anthropic', secret: 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz' });
+    const revoked = await createConnection(b, { name: 'Revoked' });
+    await b.call('updateConnection', { connectionId: revoked.id, revoked: true });
+
+    const offered = (await b.call('listConnectionsForAgent', { agentId: agent.id })).map((connection: { name: string }) => connection.name);
+    expect(offered).toEqual(['Mine']);
+    await expect(b.call('setAgentConnection', { agentId: agent.id, connectionId: theirs.id })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(b.call('setAgentConnection', { agentId: agent.id, connectionId: anthropic.id })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(b.call('setAgentConnection', { agentId: agent.id, connectionId: revoked.id })).rejects.toMatchObject({ code: 'invalid_request' });
+    expect((await b.call('setAgentConnection', { agentId: agent.id, connectionId: mine.id })).connectionId).toBe(mine.id);
+
+    // Revoking the bound one refuses the agent's next run (and the picker still shows the current choice).
+    await b.call('updateConnection', { connectionId: mine.id, revoked: true });
+    expect((await b.call('listConnectionsForAgent', { agentId: agent.id })).map((connection: { name: string }) => connection.name)).toEqual(['Mine']);
+    const task = await b.createTask();
+    const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    expect(run.status).toBe('refused');
+    expect((await b.call('getRun', { runId: run.id })).failure.message).toMatch(/“Mine” was revoked/);
+
+    // Deleting a connection unbinds the agents that used it.
+    await b.call('deleteConnection', { connectionId: mine.id });
+    expect((await b.call('getAgent', { agentId: agent.id })).connectionId).toBeNull();
+  });
+});
+
+describe('notices that resolve themselves, and Run again', () => {
+  it('resolves the notice once the agent has a usable connection, and Run again starts each refused task once', async () => {
+    const b = await bed();
+    const agent = await codexAgent(b, 'needs one', 'default', sandboxed);
+    const first = await b.createTask('First task');
+    const second = await b.createTask('Second task');
+    const refused = [
+      await b.call('startRun', { taskId: first.id, agentId: agent.id }),
+      await b.call('startRun', { taskId: first.id, agentId: agent.id }),
+      await b.call('startRun', { taskId: second.id, agentId: agent.id }),
+    ];
+    expect(refused.map((run) => run.status)).toEqual(['refused', 'refused', 'refused']);
+    // One notice for the agent and cause, standing for all three runs and naming both tasks.
+    const notices = await b.call('listNotices', {});
+    expect(notices).toHaveLength(1);
+    const [notice] = notices;
+    expect(notice.runIds).toEqual(refused.map((run) => run.id));
+    expect(notice.message).toMatch(/tasks “First task” and “Second task”/);
+    expect((await b.call('countOpenNotices')).open).toBe(1);
+    await expect(b.call('runAgain', { noticeId: notice.id })).rejects.toMatchObject({ code: 'conflict' });
+
+    // A connection alone does not fix it: the agent must choose it.
+    const connection = await createConnection(b);
+    expect((await b.call('listNotices', {})).map((open: { id: string }) => open.id)).toEqual([notice.id]);
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    expect((await b.call('countOpenNotices')).open).toBe(0);
+    const resolved = (await b.call('listNotices', { status: 'resolved' }))[0];
+    expect(resolved).toMatchObject({ id: notice.id, status: 'resolved', canRunAgain: true, resolvedAt: expect.any(String) });
+    expect((await b.call('getRun', { runId: refused[0].id })).notice).toMatchObject({ id: notice.id, status: 'resolved', canRunAgain: true });
+
+    const again = await b.call('runAgain', { noticeId: notice.id });
+    expect(again.alreadyRan).toBe(false);
+    expect(again.runs.map((run: { taskId: string }) => run.taskId)).toEqual([first.id, second.id]);
+    expect(again.notice).toMatchObject({ canRunAgain: false, rerunRunIds: again.runs.map((run: { id: string }) => run.id) });
+    const twice = await b.call('runAgain', { noticeId: notice.id });
+    expect(twice).toMatchObject({ alreadyRan: true, runs: again.runs.map((run: { id: string }) => expect.objectContaining({ id: run.id })) });
+    for (const run of again.runs) expect((await b.waitForRun(run.id, ended)).status).toBe('succeeded');
+    expect((await b.call('listRuns', {})).runs).toHaveLength(5);
+  });
+
+  it('resolves a stranded run’s notice when the run is archived', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1']);
+    const task = await b.createTask();
+    const run = await b.waitForRun((await b.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    b.core.ledger.db.prepare("UPDATE runs SET status = 'running' WHERE id = ?").run(run.id);
+    await b.core.runs.recover();
+    expect(await b.call('listNotices', {})).toMatchObject([{ kind: 'run_stranded', runId: run.id }]);
+    await b.call('archiveRun', { runId: run.id });
+    expect((await b.call('countOpenNotices')).open).toBe(0);
+    expect(await b.call('listNotices', { status: 'resolved' })).toMatchObject([{ kind: 'run_stranded', canRunAgain: false }]);
+  });
+});
+
+describe('the agent’s Test probe and verification', () => {
+  it('answer with the admission rule without starting anything, and verification waits for the configuration to change', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1'], sandboxed);
+    const tested = await b.call('testAgent', { agentId: agent.id });
+    expect(tested).toMatchObject({
+      ok: false,
+      code: 'configuration_incomplete',
+      reason: 'ai_connection_required',
+      actionUrl: `#/agents/${agent.id}/ai-connection`,
+      message: expect.stringContaining(`Choose an AI connection for ${agent.name}`),
+    });
+    expect(existsSync(path.join(b.dataDir, 'tasks'))).toBe(false);
+    expect(b.decrypts()).toBe(0);
+    expect(b.core.ledger.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
+
+    const refused = (await b.call('getAgent', { agentId: agent.id })).verification;
+    expect(refused).toMatchObject({ state: 'refused', reason: 'ai_connection_required', configRevision: expect.any(String), checkedAt: expect.any(String) });
+    // Unchanged configuration: verification is not attempted again.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await b.call('verifyAgent', { agentId: agent.id })).verification).toEqual(refused);
+
+    // The fix changes the configuration: verification runs again, and passes.
+    const connection = await createConnection(b);
+    const bound = await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    expect(bound.verification).toMatchObject({ state: 'ok' });
+    expect(bound.verification.configRevision).not.toBe(refused.configRevision);
+    expect(await b.call('testAgent', { agentId: agent.id })).toMatchObject({ ok: true, message: expect.stringContaining('Fixture OpenAI') });
+    expect(b.decrypts()).toBe(0);
+  });
+});

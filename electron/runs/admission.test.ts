@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import type { Environment } from '../../shared/entities';
+import type { StoredAgent } from '../ledger/agents-repository';
+import { ProviderCatalog } from '../providers/catalog';
+import { testCatalog } from '../testing/run-test-kit';
+import { admissionConfigRevision, admitRun, requiresConnection, savedAdmission, type AdmissionInput, type ConnectionState } from './admission';
+
+const catalog = new ProviderCatalog(testCatalog() as never);
+const local: Environment = { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false };
+const sandboxed: Environment = { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true };
+
+function agent(overrides: Partial<StoredAgent> = {}): StoredAgent & { deleted: boolean } {
+  return {
+    id: 'agt_1',
+    name: 'Coder',
+    providerId: 'fixture-codex',
+    model: 'model-a',
+    profileId: 'default',
+    capacity: 1,
+    homeMode: 'isolated',
+    environmentId: 'env_sandboxed',
+    connectionId: null,
+    executablePath: null,
+    commandArgs: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    deleted: false,
+    ...overrides,
+  };
+}
+
+function connection(overrides: Partial<ConnectionState> = {}): ConnectionState {
+  return {
+    id: 'con_1',
+    name: 'Team key',
+    provider: 'openai',
+    method: 'api_key',
+    baseUrl: null,
+    ownership: 'shared',
+    agentScope: 'all',
+    agentIds: [],
+    status: 'connected',
+    secretHint: 'OpenAI …abcd',
+    storage: 'aes-256-gcm-key-file',
+    lastTest: null,
+    updating: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+const admit = (input: Partial<AdmissionInput>) =>
+  admitRun({ agent: agent(), environment: sandboxed, catalog, sandbox: { available: true }, connection: undefined, now: 0, ...input });
+
+describe('the AI-connection rule', () => {
+  it('applies to every sandboxed environment and any isolated home', () => {
+    expect(requiresConnection(sandboxed, 'isolated')).toBe(true);
+    expect(requiresConnection({ ...sandboxed, requiresConnection: false }, 'preconfigured')).toBe(true);
+    expect(requiresConnection(local, 'isolated')).toBe(true);
+    expect(requiresConnection(local, 'preconfigured')).toBe(false);
+  });
+
+  it('refuses without a usable connection, naming what is wrong and linking to the picker', () => {
+    const cases: Array<[Partial<StoredAgent>, ConnectionState | undefined, RegExp]> = [
+      [{}, undefined, /^Choose an AI connection for Coder\. It runs in the Sandboxed environment/],
+      [{ connectionId: 'con_1' }, undefined, /was deleted/],
+      [{ connectionId: 'con_1' }, connection({ status: 'revoked' }), /was revoked/],
+      [{ connectionId: 'con_1' }, connection({ status: 'expired' }), /has expired/],
+      [{ connectionId: 'con_1' }, connection({ storage: null }), /no key saved/],
+      [{ connectionId: 'con_1' }, connection({ agentScope: 'chosen', agentIds: ['agt_other'] }), /not shared with this agent/],
+      [{ connectionId: 'con_1' }, connection({ provider: 'anthropic' }), /for anthropic, which Fixture Codex cannot use/],
+    ];
+    for (const [fields, bound, message] of cases) {
+      const verdict = admit({ agent: agent(fields), connection: bound });
+      expect(verdict, String(message)).toMatchObject({
+        admitted: false,
+        deferred: false,
+        failure: { code: 'configuration_incomplete', reason: 'ai_connection_required', actionUrl: '#/agents/agt_1/ai-connection' },
+      });
+      if (!verdict.admitted) expect(verdict.failure.message).toMatch(message);
+    }
+  });
+
+  it('refuses a preconfigured home where a connection is required, pointing at the home mode', () => {
+    const verdict = admit({ agent: agent({ homeMode: 'preconfigured', connectionId: 'con_1' }), connection: connection() });
+    expect(verdict).toMatchObject({ admitted: false, failure: { reason: 'ai_connection_required', actionUrl: '#/agents/agt_1/home-mode' } });
+  });
+
+  it('admits with a usable connection (one that needs attention still counts), and saves it in the admission', () => {
+    const verdict = admit({ agent: agent({ connectionId: 'con_1' }), connection: connection({ status: 'needs_attention', baseUrl: 'http://127.0.0.1:1/v1' }) });
+    expect(verdict).toMatchObject({
+      admitted: true,
+      admission: { version: 2, connectionRequired: true, connectionId: 'con_1', connection: { id: 'con_1', provider: 'openai', baseUrl: 'http://127.0.0.1:1/v1' } },
+    });
+  });
+
+  it('defers while the connection is being updated', () => {
+    expect(admit({ agent: agent({ connectionId: 'con_1' }), connection: connection({ updating: true }) })).toMatchObject({
+      admitted: false,
+      deferred: true,
+      retryAfterMs: expect.any(Number),
+      failure: { code: 'ai_connection_busy' },
+    });
+  });
+
+  it('admits where no connection is required, and delivers none there', () => {
+    const verdict = admit({ agent: agent({ homeMode: 'preconfigured', environmentId: 'env_local', connectionId: 'con_1' }), environment: local, connection: connection() });
+    expect(verdict).toMatchObject({ admitted: true, admission: { connectionRequired: false, connection: null } });
+  });
+
+  it('holds a resumed run to its saved admission: one admitted before the rule is not refused', () => {
+    const before = JSON.stringify({
+      version: 1,
+      agentId: 'agt_1',
+      agentName: 'Coder',
+      providerId: 'fixture-codex',
+      model: 'model-a',
+      profileId: 'default',
+      profileRevision: 'r',
+      environmentId: 'env_sandboxed',
+      environmentKind: 'sandboxed',
+      networkMode: 'provider-only',
+      homeMode: 'isolated',
+      connectionId: null,
+      admittedAt: '2025-01-01T00:00:00.000Z',
+    });
+    const saved = savedAdmission(before)!;
+    expect(saved).toMatchObject({ version: 2, connectionRequired: false, connection: null });
+    expect(admit({ saved })).toMatchObject({ admitted: true, admission: { homeMode: 'isolated', connectionRequired: false } });
+    expect(admit({ saved: { ...saved, connectionRequired: true } })).toMatchObject({ admitted: false, failure: { reason: 'ai_connection_required' } });
+  });
+
+  it('gives a configuration revision that changes with what admission looks at', () => {
+    const base = { agent: agent(), environment: sandboxed, catalog, connection: undefined, sandbox: { available: true } };
+    const revision = admissionConfigRevision(base);
+    expect(admissionConfigRevision(base)).toBe(revision);
+    expect(admissionConfigRevision({ ...base, agent: agent({ connectionId: 'con_1' }), connection: connection() })).not.toBe(revision);
+    expect(admissionConfigRevision({ ...base, agent: agent({ homeMode: 'preconfigured' }) })).not.toBe(revision);
+    const bound = { ...base, agent: agent({ connectionId: 'con_1' }), connection: connection() };
+    expect(admissionConfigRevision({ ...bound, connection: connection({ status: 'revoked' }) })).not.toBe(admissionConfigRevision(bound));
+    expect(admissionConfigRevision({ ...base, sandbox: { available: false } })).not.toBe(revision);
+  });
+});
