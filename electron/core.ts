@@ -9,6 +9,7 @@ import { browseDirectory } from './projects/directory-browser';
 import { ProjectService } from './projects/project-service';
 import { TaskService } from './tasks/task-service';
 import { AgentService } from './agents/agent-service';
+import { CliVersionService } from './agents/cli-version';
 import { loadProviderCatalog, profileRevision } from './providers/catalog';
 import { OutputFanout } from './pty/output-fanout';
 import { OutputStreams } from './runs/output-streams';
@@ -32,6 +33,13 @@ export interface CoreOptions {
    * owns Electron); without one, the core uses AES-256-GCM with a key file in the data directory.
    */
   vault?: SecretVault | undefined;
+  /**
+   * The operator's environment and home as runs see them: confinement copies only an allow-list of
+   * the environment, links a preconfigured home's files from the home, and hides the home inside the
+   * OS sandbox. Default: this process's environment and the OS user's home. Tests pass a stand-in.
+   */
+  operatorEnv?: NodeJS.ProcessEnv | undefined;
+  operatorHome?: string | undefined;
 }
 
 /** The console's core: plain Node, the same in the desktop app and the browser host. */
@@ -62,7 +70,21 @@ export function createCore(options: CoreOptions): Core {
   const fanout = new OutputFanout({ output: ledger.output, log: options.log });
   let sandbox: SandboxState | null = null;
   let closed = false;
-  const runs = new RunService({ ledger, catalog, events, notices, connections, fanout, dataDir, log: options.log, sandbox: () => sandbox });
+  const operatorHome = options.operatorHome ?? homedir();
+  const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
+  const runs = new RunService({
+    ledger,
+    catalog,
+    events,
+    notices,
+    connections,
+    fanout,
+    dataDir,
+    log: options.log,
+    sandbox: () => sandbox,
+    operatorEnv: options.operatorEnv,
+    operatorHome,
+  });
   const verifier = new AgentVerifier(ledger, { admit: (agent) => runs.admit(agent), configRevision: (agent) => runs.admissionRevision(agent) }, options.log);
   /**
    * After anything admission looks at changed (an agent, its binding, a connection, the sandbox): the
@@ -95,12 +117,12 @@ export function createCore(options: CoreOptions): Core {
       dataDir,
       ledgerPath: ledger.file,
       platform: process.platform,
-      homeDir: homedir(),
+      homeDir: operatorHome,
     }),
     listProjects: () => projects.list(),
     addProject: (input) => projects.add(input),
     removeProject: (input) => projects.remove(input.projectId),
-    browseDirectory: (input) => browseDirectory(input?.path ?? homedir()),
+    browseDirectory: (input) => browseDirectory(input?.path ?? operatorHome),
     listTasks: (input) => tasks.list(input ?? {}),
     getTask: (input) => tasks.get(input.taskId),
     createTask: (input) => tasks.create(input),
@@ -153,6 +175,10 @@ export function createCore(options: CoreOptions): Core {
     verifyAgent: (input) => {
       verifier.verify(input.agentId);
       return verifier.decorate(agents.get(input.agentId));
+    },
+    getAgentCliVersion: (input) => {
+      agents.get(input.agentId); // not_found for a deleted agent
+      return cliVersions.forAgent(ledger.agents.get(input.agentId)!);
     },
     setAgentConnection: (input) => {
       connections.setAgentConnection(input.agentId, input.connectionId);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  agentCliVersionSchema,
   agentSchema,
   agentTestResultSchema,
   catalogProviderSchema,
@@ -172,6 +173,11 @@ export const channels = {
    * configuration (its configRevision) changes; it answers the recorded state instead.
    */
   verifyAgent: channel(z.strictObject({ agentId: entityId }), agentSchema),
+  /**
+   * The agent's CLI version: runs its executable with `--version` (at most 10 s, in a confined
+   * environment with no secrets) and compares it with the catalog's testedVersion. For the agent page.
+   */
+  getAgentCliVersion: channel(z.strictObject({ agentId: entityId }), agentCliVersionSchema),
   /** Binds an agent to an AI connection it may use (null unbinds). The agent's AI connection picker. */
   setAgentConnection: channel(z.strictObject({ agentId: entityId, connectionId: entityId.nullable() }), agentSchema),
 

@@ -98,6 +98,18 @@ export const agentTestResultSchema = z.object({
 });
 export type AgentTestResult = z.infer<typeof agentTestResultSchema>;
 
+/**
+ * What the agent's CLI says its version is (`<cli> --version`), beside the version the console's
+ * adapter was checked against (the catalog's testedVersion). `version` is null when the CLI could not
+ * be run or printed no version; `message` says which, in words for the agent page.
+ */
+export const agentCliVersionSchema = z.object({
+  version: z.string().nullable(),
+  testedVersion: z.string().nullable(),
+  message: z.string(),
+});
+export type AgentCliVersion = z.infer<typeof agentCliVersionSchema>;
+
 export const catalogProfileSchema = z.object({
   id: z.string(),
   label: z.string(),
@@ -213,6 +225,7 @@ export const runSummarySchema = z.object({
   createdAt: timestamp,
   startedAt: timestamp.nullable(),
   endedAt: timestamp.nullable(),
+  archived: z.boolean(),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 

@@ -238,6 +238,7 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
   const stdout = Buffer.concat(stdoutChunks).toString('utf8');
   const stderr = Buffer.concat(stderrChunks).toString('utf8');
   for (const line of splitter.flush()) events.push(...parser.parseLine(line));
+  events.push(...parser.flush());
 
   const deliveredFiles = delivered.map((file) => ({ path: file, existsAfterRun: existsSync(file) }));
   if (!options.keepDeliveredFiles) {

@@ -112,6 +112,8 @@ describe('prepareProviderHome, preconfigured', () => {
     const settings = plant(path.join(operatorHome, '.gemini', 'settings.json'));
     const oauth = plant(path.join(operatorHome, '.gemini', 'oauth_creds.json'));
     const accounts = plant(path.join(operatorHome, '.gemini', 'google_accounts.json'));
+    // An API-key login: the key (and a gateway) in ~/.gemini/.env.
+    const env = plant(path.join(operatorHome, '.gemini', '.env'));
     const geminiHome = path.join(cache, 'gemini-home');
     const result = await prepareProviderHome({ providerId: 'gemini', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
     expect(result.homeVar).toEqual({ name: 'GEMINI_CLI_HOME', value: geminiHome });
@@ -119,6 +121,7 @@ describe('prepareProviderHome, preconfigured', () => {
       { path: path.join(geminiHome, '.gemini', 'settings.json'), target: settings },
       { path: path.join(geminiHome, '.gemini', 'oauth_creds.json'), target: oauth },
       { path: path.join(geminiHome, '.gemini', 'google_accounts.json'), target: accounts },
+      { path: path.join(geminiHome, '.gemini', '.env'), target: env },
     ]);
 
     const elsewhere = path.join(base, 'gemini-elsewhere');

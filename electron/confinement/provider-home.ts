@@ -81,8 +81,10 @@ function operatorFiles(providerId: KnownProviderId, operatorHome: string, env: R
     }
     case 'gemini': {
       // GEMINI_CLI_HOME replaces the home folder; the CLI's files live in `.gemini` beneath it.
+      // `.env` is where an API-key login keeps GEMINI_API_KEY (and a gateway's GOOGLE_GEMINI_BASE_URL):
+      // Gemini CLI reads <home>/.gemini/.env when no project folder has one.
       const base = override('GEMINI_CLI_HOME') ?? operatorHome;
-      return ['settings.json', 'oauth_creds.json', 'google_accounts.json'].map((name) => ({
+      return ['settings.json', 'oauth_creds.json', 'google_accounts.json', '.env'].map((name) => ({
         source: path.join(base, '.gemini', name),
         relativePath: path.join('.gemini', name),
       }));

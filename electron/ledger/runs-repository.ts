@@ -15,6 +15,7 @@ interface RunSummaryRow {
   created_at: number;
   started_at: number | null;
   ended_at: number | null;
+  archived_at: number | null;
 }
 
 /** The run row itself, for the run service (which owns what the JSON columns hold). */
@@ -85,7 +86,7 @@ function decodeCursor(cursor: string): { createdAt: number; id: string } | undef
 const summarySelect = `
   SELECT r.id, r.task_id, t.title AS task_title, r.agent_id, a.name AS agent_name, t.project_id, r.status,
          (SELECT count(*) FROM attempts WHERE run_id = r.id) AS attempt,
-         r.created_at, r.started_at, r.ended_at
+         r.created_at, r.started_at, r.ended_at, r.archived_at
   FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id`;
 
 function toSummary(row: RunSummaryRow): RunSummary {
@@ -101,6 +102,7 @@ function toSummary(row: RunSummaryRow): RunSummary {
     createdAt: isoNow(row.created_at),
     startedAt: toIso(row.started_at),
     endedAt: toIso(row.ended_at),
+    archived: row.archived_at !== null,
   };
 }
 

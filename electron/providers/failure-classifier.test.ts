@@ -142,6 +142,15 @@ describe('classifyAttempt on messages the CLIs print', () => {
     expect(classifyAttempt(textAttempt('When using Gemini API, you must specify the GEMINI_API_KEY environment variable. Please set an Auth method in your settings.json'))?.code).toBe(
       'auth_required',
     );
+    // What Gemini CLI 0.61 prints (exit 41) when API-key auth is selected and no key is set.
+    const geminiNoKey = classifyAttempt({
+      providerId: 'gemini-cli',
+      model: 'gemini-2.5-pro',
+      exitCode: 41,
+      outputTail:
+        'YOLO mode is enabled. All tool calls will be automatically approved.\r\nWhen using Gemini API, you must specify the GEMINI_API_KEY environment variable.\r\nUpdate your environment and try again (no reload needed if using .env)!\r\n',
+    });
+    expect(geminiNoKey).toMatchObject({ code: 'auth_required', retryable: false, ownerAction: true });
   });
 
   it('Gemini daily quota → quota_exhausted even with a short retry hint', () => {

@@ -130,6 +130,9 @@ const rules: Rule[] = [
       /\bapi key (?:is )?(?:required|missing)\b/i,
       /\bplease set an auth method\b/i,
       /\bGEMINI_API_KEY environment variable not found\b/i,
+      // Gemini CLI 0.61, API-key auth with no key (exit 41): "When using Gemini API, you must specify
+      // the GEMINI_API_KEY environment variable."
+      /\bmust specify the GEMINI_API_KEY\b/i,
       /\bcould not resolve authentication method\b/i,
     ],
   },

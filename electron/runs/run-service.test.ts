@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../pty/process-group';
@@ -110,6 +110,23 @@ describe('a run', () => {
     expect(notices).toMatchObject([{ title: expect.stringContaining('not found'), actionUrl: `#/agents/${agent.id}`, runId: run.id }]);
   });
 
+  it('fails an attempt that exits 0 after a fatal error (as Pi does on a 401), with the classified code and no retry', async () => {
+    const b = await bed();
+    // A CLI whose stream ends in the model call's failure, and which exits 0 anyway.
+    const failedTurn = JSON.stringify({ type: 'turn.failed', error: { message: 'unexpected status 401 Unauthorized: Incorrect API key provided' } });
+    const cli = path.join(b.dataDir, 'exits-zero-after-401.sh');
+    writeFileSync(cli, `#!/bin/sh\nprintf '%s\\n' '{"type":"thread.started","thread_id":"t-1"}' '${failedTurn}'\nexit 0\n`, { mode: 0o755 });
+    const agent = await b.createAgent(['{prompt}'], { executablePath: cli });
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.status).toBe('failed');
+    expect(run.failure, JSON.stringify(run.failure)).toMatchObject({ code: 'auth_required', actionUrl: `#/agents/${agent.id}` });
+    expect(run.attempts).toMatchObject([{ status: 'failed', failureCode: 'auth_required', exitCode: 0 }]);
+    expect(run.submission).toBeNull();
+    expect(await b.call('listNotices', { runId: run.id })).toMatchObject([{ code: 'auth_required' }]);
+  });
+
   it('waits for the observed reset after a usage limit, then retries', async () => {
     const b = await bed();
     const agent = await b.createAgent(['--rate-limit']);
@@ -200,6 +217,30 @@ describe('resume', () => {
     const { events } = await b.call('listRunEvents', { runId: first.id });
     const fresh = events.find((event: { kind: string }) => event.kind === 'fresh_session');
     expect(fresh.data.reason).toContain('model changed from model-a to model-b');
+  });
+
+  it('resumes the session the console named on the command line, whatever id the CLI’s stream reports (Pi)', async () => {
+    const b = await bed();
+    // Prints the argv, and a session line with Pi's own (internal) id, as Pi does.
+    const cli = path.join(b.dataDir, 'pi-like.sh');
+    writeFileSync(cli, `#!/bin/sh\necho "argv: $*"\nprintf '%s\\n' '{"type":"session","version":3,"id":"pi-internal-id"}'\n`, { mode: 0o755 });
+    const agent = await b.call('createAgent', { name: 'pi-like', providerId: 'fixture-pi', model: 'model-a', profileId: 'default', executablePath: cli });
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const first = await b.waitForRun(started.id, ended);
+    expect(first.status).toBe('succeeded');
+    const locator = first.locators.find((entry: { kind: string }) => entry.kind === 'session').data;
+    expect(locator.id).toMatch(/^[0-9a-f-]{36}$/);
+    const sessionFile = path.join(locator.dir, `${locator.id}.jsonl`);
+    expect(outputText(b, first.id)).toContain(`--session ${sessionFile}`);
+    const { events } = await b.call('listRunEvents', { runId: first.id });
+    expect(events.filter((event: { kind: string }) => event.kind === 'session').map((event: { data: { sessionId: string } }) => event.data.sessionId)).toEqual(['pi-internal-id']);
+
+    await b.call('resumeRun', { runId: first.id, prompt: 'Go on' });
+    const second = await b.waitForRun(first.id, (run) => run.attempts.length === 2 && ended(run));
+    expect(second.status).toBe('succeeded');
+    // The same file again: the stream's id did not replace the one the console resumes by.
+    expect(outputText(b, first.id).split(`--session ${sessionFile}`)).toHaveLength(3);
   });
 
   it('is not offered for a CLI without native sessions', async () => {

@@ -57,8 +57,8 @@ export interface RunServiceOptions {
   dataDir: string;
   log: Logger;
   /** The operator's environment: confinement copies only its allow-list from it. */
-  operatorEnv?: NodeJS.ProcessEnv;
-  operatorHome?: string;
+  operatorEnv?: NodeJS.ProcessEnv | undefined;
+  operatorHome?: string | undefined;
   /** The sandbox probe's answer, once the console has probed. */
   sandbox?: () => SandboxState | null;
   now?: () => number;
@@ -82,6 +82,13 @@ interface ActiveRun {
   /** The CLI's native session, once known (from the argv, or from its JSON stream). */
   sessionId: string | null;
   sessionDir: string | null;
+  /**
+   * Where the session id comes from. `argv`: the console chose it and resumes by it, whatever id the
+   * CLI's stream reports (Pi reports an internal id of the session file the console named). `stream`:
+   * only the stream knows it (Codex's thread id). Null: no session the console can resume (a command,
+   * an ephemeral run); an id the stream reports is still recorded.
+   */
+  sessionSource: 'argv' | 'stream' | null;
   /** Timeline events of the current attempt, for the failure classifier. */
   attemptEvents: TimelineEvent[];
   size: { cols: number; rows: number };
@@ -237,6 +244,9 @@ export class RunService {
    */
   resume(runId: string, prompt?: string): RunSummary {
     const row = this.requireRun(runId);
+    if (row.archived_at !== null) {
+      throw new OperatorError({ code: 'conflict', message: 'This run was archived and its worktree removed, so it cannot be resumed. Re-run the task instead.' });
+    }
     if (this.active.has(runId) || !endedStatuses.includes(row.status) || row.status === 'refused') {
       throw new OperatorError({ code: 'conflict', message: 'Only a run that has ended (and was not refused) can be resumed.' });
     }
@@ -274,7 +284,12 @@ export class RunService {
   sendInput(runId: string, data: string): { accepted: boolean } {
     const session = this.active.get(runId)?.session;
     if (!session || session.exit) return { accepted: false };
-    session.write(data);
+    try {
+      session.write(data);
+    } catch {
+      // The PTY closed between the check and the write: the run is ending, the keystroke has nowhere to go.
+      return { accepted: false };
+    }
     return { accepted: true };
   }
 
@@ -283,7 +298,12 @@ export class RunService {
     if (!active) return { accepted: false };
     active.size = { cols, rows };
     if (!active.session || active.session.exit) return { accepted: false };
-    active.session.resize(cols, rows);
+    try {
+      active.session.resize(cols, rows);
+    } catch {
+      // The PTY closed under the resize (EBADF): the size is kept for a next attempt.
+      return { accepted: false };
+    }
     return { accepted: true };
   }
 
@@ -328,6 +348,7 @@ export class RunService {
       canResume:
         ended &&
         row.status !== 'refused' &&
+        row.archived_at === null &&
         typeof session?.data.id === 'string' &&
         admission !== undefined &&
         (provider ? adapterFor(provider).supportsResume : false),
@@ -362,12 +383,21 @@ export class RunService {
   async openFolder(runId: string): Promise<{ path: string; opened: boolean }> {
     const { taskRoot } = await this.existingTaskRoot(runId);
     const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+    // Opened means the opener said so (exit 0); one that is still running after a moment (some
+    // stay in the foreground) is taken as having opened it. xdg-open without a desktop exits 3.
     const opened = await new Promise<boolean>((resolve) => {
       const child = spawn(opener, [taskRoot.view], { detached: true, stdio: 'ignore' });
-      child.once('error', () => resolve(false));
-      child.once('spawn', () => {
+      const timer = setTimeout(() => {
         child.unref();
         resolve(true);
+      }, 3000);
+      child.once('error', () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code === 0);
       });
     });
     return { path: taskRoot.view, opened };
@@ -646,6 +676,7 @@ export class RunService {
       retryTimer: null,
       sessionId: null,
       sessionDir: null,
+      sessionSource: null,
       attemptEvents: [],
       size: this.options.initialSize ?? { cols: 120, rows: 32 },
       outputFlushed: null,
@@ -701,6 +732,7 @@ export class RunService {
     });
     active.sessionId = spec.session?.id ?? null;
     active.sessionDir = spec.session?.dir ?? null;
+    active.sessionSource = spec.session?.source ?? null;
 
     active.attemptNumber += 1;
     const attemptId = newId('att');
@@ -792,21 +824,23 @@ export class RunService {
     const attemptId = active.attemptId;
     // The bytes are redacted already; the parsed values are checked again, as everything written is.
     const redactor = this.redactorFor(active.runId);
-    const take = (lines: string[]) => {
+    const take = (lines: string[], end = false) => {
       const entries: Array<{ kind: string; data: Record<string, unknown> }> = [];
-      for (const line of lines) {
-        if (line.trim() === '') continue;
-        for (const event of parser.parseLine(line)) {
-          // Unparseable lines stay what they are: raw output, already in the ledger and the terminal.
-          if (event.kind === 'raw') continue;
-          active.attemptEvents.push(event);
-          if (event.kind === 'session' && event.sessionId !== active.sessionId) {
-            active.sessionId = event.sessionId;
-            this.saveSessionLocator(active);
-          }
-          const { kind, ...data } = event;
-          entries.push({ kind, data: redactor ? redactor.redactValue(data) : data });
+      const parsed = lines.flatMap((line) => (line.trim() === '' ? [] : parser.parseLine(line)));
+      // At the end of the output, a message the CLI was still streaming is complete.
+      if (end) parsed.push(...parser.flush());
+      for (const event of parsed) {
+        // Unparseable lines stay what they are: raw output, already in the ledger and the terminal.
+        if (event.kind === 'raw') continue;
+        active.attemptEvents.push(event);
+        if (event.kind === 'session' && active.sessionSource !== 'argv' && event.sessionId !== active.sessionId) {
+          active.sessionId = event.sessionId;
+          this.saveSessionLocator(active);
         }
+        const { kind, ...data } = event;
+        // A message joined from streamed pieces can hold a secret no single piece showed: every value
+        // is redacted as it is written.
+        entries.push({ kind, data: redactor ? redactor.redactValue(data) : data });
       }
       if (entries.length) {
         this.ledger.runs.appendEvents(active.runId, attemptId, entries, this.now());
@@ -814,7 +848,7 @@ export class RunService {
       }
     };
     pipeline.feed.onBatch((batch) => take(splitter.push(batch.bytes)));
-    pipeline.feed.onEnd(() => take(splitter.flush()));
+    pipeline.feed.onEnd(() => take(splitter.flush(), true));
   }
 
   private async attemptEnded(active: ActiveRun, task: { id: string; title: string; planPath: string | null; reviewPath: string | null }, exit: PtyExit): Promise<void> {
@@ -824,7 +858,20 @@ export class RunService {
       this.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'cancelled', failureCode: 'cancelled', retryAt: null });
       return this.endActive(active, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' });
     }
-    if (exit.exitCode === 0 && exit.signal === null) {
+    const tail = this.ledger.output.tail(active.runId, classifierTailBytes);
+    // Exit 0 is not enough: some CLIs (Pi) exit 0 when the model call failed and say so only in their
+    // JSON stream. The classifier calls an attempt a success only when nothing fatal came after the
+    // CLI's last answer.
+    const classified = classifyAttempt({
+      providerId: active.provider.id,
+      providerName: active.provider.displayName,
+      model: active.admission.model,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      outputTail: new TextDecoder().decode(tail.bytes),
+      events: active.attemptEvents,
+    });
+    if (classified === null && exit.exitCode === 0 && exit.signal === null) {
       this.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'succeeded', failureCode: null, retryAt: null });
       const fatal = active.attemptEvents.some((event) => event.kind === 'error' && event.fatal);
       this.ledger.runs.update(active.runId, {
@@ -833,17 +880,14 @@ export class RunService {
       this.resolveFixedBy(active.agentId, fixedBySuccessCodes);
       return this.endActive(active, 'succeeded', null);
     }
-
-    const tail = this.ledger.output.tail(active.runId, classifierTailBytes);
-    const failure = classifyAttempt({
-      providerId: active.provider.id,
-      providerName: active.provider.displayName,
-      model: active.admission.model,
-      exitCode: exit.exitCode,
-      signal: exit.signal,
-      outputTail: new TextDecoder().decode(tail.bytes),
-      events: active.attemptEvents,
-    }) ?? { code: 'process_exit', retryable: true, ownerAction: false, message: `The CLI exited with code ${exit.exitCode}.`, evidence: null, quota: null };
+    const failure: AttemptFailure = classified ?? {
+      code: 'process_exit',
+      retryable: true,
+      ownerAction: false,
+      message: `The CLI exited with code ${exit.exitCode}.`,
+      evidence: null,
+      quota: null,
+    };
     if (failure.quota) this.note(active.runId, attemptId, 'quota_observed', { ...failure.quota });
 
     const delay = this.closing ? null : retryDelayMs(failure, active.attemptNumber, active.profile, this.now());

@@ -70,6 +70,21 @@ export const testCatalog = () => ({
         { id: 'waits', label: 'Waits', env: { FIXTURE_AGENT_FLAGS: '--print-env CODEX_API_KEY --print-env CODEX_HOME --sleep-ms 60000' }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
       ],
     },
+    {
+      // Standing in for Pi (agents set a script as the executable): the real Pi adapter names the
+      // session file on the command line, while the stream reports an id of its own.
+      id: 'fixture-pi',
+      displayName: 'Fixture Pi',
+      adapter: 'pi',
+      executable: 'pi',
+      testedVersion: null,
+      homeVariable: 'PI_CODING_AGENT_DIR',
+      homeDir: 'pi-agent',
+      connectionProviders: ['custom'],
+      eventFormat: 'pi-json',
+      models: [{ id: 'model-a', label: 'Model A' }],
+      profiles: [{ id: 'default', label: 'Default', maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 }],
+    },
   ],
 });
 

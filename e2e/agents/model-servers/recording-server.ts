@@ -38,6 +38,12 @@ export interface ScriptOptions {
   finalText: string;
   /** Answer to side requests (no tools offered: titles, summaries, checks). */
   sideText: string;
+  /**
+   * The model repeats the credential the request carried in its text before the tool call, as a
+   * model that was shown the key (an `env` dump, a config file) might: the CLI then prints the key,
+   * and whoever shows that output must cut it.
+   */
+  echoCredential: boolean;
 }
 
 export const defaultScript: ScriptOptions = {
@@ -46,7 +52,18 @@ export const defaultScript: ScriptOptions = {
   leadText: 'I will create the file now.',
   finalText: 'Done: the file is written.',
   sideText: 'ok',
+  echoCredential: false,
 };
+
+/** The credential a request carried: a bearer token, `x-api-key`, `x-goog-api-key`, or Google's `?key=`. */
+export function credentialOf(headers: http.IncomingHttpHeaders, query: Record<string, string>): string | null {
+  const header = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const bearer = header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+  return bearer ?? header('x-api-key') ?? header('x-goog-api-key') ?? query.key ?? null;
+}
 
 /**
  * A prompt chooses the file with "create the file <name>" (the last such phrase in the latest user
@@ -103,6 +120,11 @@ export interface ModelServer {
   setFailure(plan: FailurePlan | null): void;
   /** Forget recorded requests (the failure plan and script stay). */
   clearRequests(): void;
+  /**
+   * Calls `listener` as each request arrives, before it is answered (the CLI that sent it is still
+   * running): tests look at the CLI's surroundings at that moment. Returns the unsubscribe function.
+   */
+  onRequest(listener: (request: RecordedRequest) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -130,6 +152,7 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
   let failuresUsed = 0;
   const sockets = new Set<import('node:net').Socket>();
   let seq = 0;
+  const listeners = new Set<(request: RecordedRequest) => void>();
 
   const state = {
     script: { ...defaultScript, ...options.script } as ScriptOptions,
@@ -163,8 +186,17 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
           outcome: { type: 'pending' },
         };
         requests.push(record);
+        for (const listener of listeners) {
+          try {
+            listener(record);
+          } catch {
+            // An observer's failure is the test's business, not the server's.
+          }
+        }
         try {
-          const handled = await options.handler(req, res, { script: state.script, takeFailure, record });
+          const credential = state.script.echoCredential ? credentialOf(req.headers, record.query) : null;
+          const script = credential ? { ...state.script, leadText: `${state.script.leadText} (The key I was sent: ${credential})` } : state.script;
+          const handled = await options.handler(req, res, { script, takeFailure, record });
           if (!handled) {
             record.outcome = { type: 'other', status: 404 };
             sendJson(res, 404, { error: { message: `No route for ${record.method} ${record.path} on this scripted ${options.protocol} server.` } });
@@ -209,6 +241,10 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
     },
     clearRequests() {
       requests.length = 0;
+    },
+    onRequest(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     close: () =>
       new Promise<void>((resolve) => {

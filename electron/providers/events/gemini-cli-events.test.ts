@@ -54,4 +54,24 @@ describe('gemini -o stream-json events', () => {
       { kind: 'error', message: 'Loop detected, stopping execution', fatal: false, code: 'warning', httpStatus: null, resetAt: null },
     ]);
   });
+
+  it('joins streamed pieces of assistant text into one message, completed by the next line or the end', () => {
+    const parser = createEventParser('gemini-stream-json');
+    const piece = (content: string) => parser.parseLine(JSON.stringify({ type: 'message', role: 'assistant', content, delta: true }));
+    expect(piece('I will cr')).toEqual([]);
+    expect(piece('eate the ')).toEqual([]);
+    // PTY noise between the pieces does not cut the message.
+    expect(parser.parseLine('Ripgrep is not available. Falling back to GrepTool.')).toEqual([
+      { kind: 'raw', text: 'Ripgrep is not available. Falling back to GrepTool.' },
+    ]);
+    expect(piece('file now.')).toEqual([]);
+    expect(parser.parseLine('{"type":"tool_use","tool_name":"write_file","tool_id":"w1","parameters":{"file_path":"a.txt","content":"x"}}')).toEqual([
+      { kind: 'message', role: 'assistant', text: 'I will create the file now.' },
+      { kind: 'tool_call', callId: 'w1', name: 'write_file', input: '{"file_path":"a.txt","content":"x"}' },
+    ]);
+    expect(piece('Done: the')).toEqual([]);
+    expect(piece(' file is written.')).toEqual([]);
+    expect(parser.flush()).toEqual([{ kind: 'message', role: 'assistant', text: 'Done: the file is written.' }]);
+    expect(parser.flush()).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import type { JsonObject, ParserState, TimelineEvent } from './timeline-event';
-import { clip, describeInput, errorEvent, isObject, num, raw, str } from './timeline-event';
+import { appendMessagePiece, clip, describeInput, errorEvent, isObject, num, raw, str, takePendingMessage } from './timeline-event';
 
 /**
  * `gemini -o stream-json` (Gemini CLI 0.61.0). Observed lines:
@@ -11,11 +11,22 @@ import { clip, describeInput, errorEvent, isObject, num, raw, str } from './time
  *   {"type":"error","timestamp":"...","severity":"warning","message":"..."}
  *   {"type":"result","timestamp":"...","status":"success","stats":{"total_tokens":1640,"input_tokens":1600,"output_tokens":40,"cached":0,...}}
  *   {"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: {\"error\":{\"code\":400,\"message\":\"API key not valid. ...\"}}]"},"stats":{...}}
- * Assistant text arrives in streamed pieces (delta: true); each piece is one message event.
+ * Assistant text arrives in streamed pieces (delta: true, a few words each): they are joined into one
+ * message event, emitted when the next line is something else (or by the parser's flush at the end).
  */
 const fileTools: Record<string, 'write' | 'update'> = { write_file: 'write', replace: 'update', edit: 'update' };
 
 export function parseGeminiCliEvent(event: JsonObject, line: string, state: ParserState): TimelineEvent[] {
+  if (event.type === 'message' && event.delta === true) {
+    const role = event.role === 'assistant' ? 'assistant' : event.role === 'user' ? 'user' : null;
+    const text = str(event.content);
+    if (role !== null && text !== null) return appendMessagePiece(state, role, text);
+  }
+  // Anything else completes the message being streamed, which comes first.
+  return [...takePendingMessage(state), ...parseWholeEvent(event, line, state)];
+}
+
+function parseWholeEvent(event: JsonObject, line: string, state: ParserState): TimelineEvent[] {
   switch (event.type) {
     case 'init': {
       const sessionId = str(event.session_id);

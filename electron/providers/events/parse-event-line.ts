@@ -4,7 +4,7 @@ import { parseCodexEvent } from './codex-events';
 import { parseGeminiCliEvent } from './gemini-cli-events';
 import { parsePiEvent } from './pi-events';
 import type { JsonObject, ParserState, TimelineEvent } from './timeline-event';
-import { isObject, newParserState, raw } from './timeline-event';
+import { isObject, newParserState, raw, takePendingMessage } from './timeline-event';
 
 type FormatParser = (event: JsonObject, line: string, state: ParserState) => TimelineEvent[];
 
@@ -40,8 +40,14 @@ export function parseEventLine(format: EventFormat, line: string, state: ParserS
   }
 }
 
+export interface EventParser {
+  parseLine(line: string): TimelineEvent[];
+  /** At the end of the attempt's output: what was still being assembled (a streamed message). */
+  flush(): TimelineEvent[];
+}
+
 /** A parser bound to one attempt's stream. */
-export function createEventParser(format: EventFormat): { parseLine(line: string): TimelineEvent[] } {
+export function createEventParser(format: EventFormat): EventParser {
   const state = newParserState();
-  return { parseLine: (line) => parseEventLine(format, line, state) };
+  return { parseLine: (line) => parseEventLine(format, line, state), flush: () => takePendingMessage(state) };
 }

@@ -76,11 +76,35 @@ export function num(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-/** Per-attempt memory a parser needs to pair a tool result with its call (name, file path). */
+/**
+ * Per-attempt memory a parser needs: tool calls to pair a result with (name, file path), and the
+ * assistant text a CLI is still streaming in pieces (Gemini CLI's `"delta": true` messages), which
+ * becomes one message event once the piece after it is something else.
+ */
 export interface ParserState {
   toolCalls: Map<string, { name: string; input: unknown }>;
+  pendingMessage: { role: 'assistant' | 'reasoning' | 'user' | 'system'; text: string } | null;
 }
 
 export function newParserState(): ParserState {
-  return { toolCalls: new Map() };
+  return { toolCalls: new Map(), pendingMessage: null };
+}
+
+/** Adds a streamed piece of a message; returns the message it completes when the role changed. */
+export function appendMessagePiece(state: ParserState, role: NonNullable<ParserState['pendingMessage']>['role'], text: string): TimelineEvent[] {
+  if (state.pendingMessage && state.pendingMessage.role === role) {
+    state.pendingMessage.text += text;
+    return [];
+  }
+  const done = takePendingMessage(state);
+  state.pendingMessage = { role, text };
+  return done;
+}
+
+/** The message being streamed, complete now (the next line is something else, or the output ended). */
+export function takePendingMessage(state: ParserState): TimelineEvent[] {
+  const pending = state.pendingMessage;
+  state.pendingMessage = null;
+  if (!pending || pending.text.trim() === '') return [];
+  return [{ kind: 'message', role: pending.role, text: clip(pending.text) }];
 }

@@ -1,0 +1,181 @@
+import { spawn } from 'node:child_process';
+import { promises as fs, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AgentCliVersion } from '../../shared/entities';
+import { OperatorError } from '../../shared/errors';
+import { buildConfinedEnvironment, providerHomeVariable } from '../confinement/environment';
+import type { StoredAgent } from '../ledger/agents-repository';
+import type { Logger } from '../log';
+import type { ProviderCatalog } from '../providers/catalog';
+import { resolveExecutable } from '../pty/pty-session';
+import { providerHomeId } from '../runs/launch-confinement';
+import { resolveAgentLaunch } from './agent-launch';
+
+/**
+ * The agent page's "which version is installed": the agent's CLI run with `--version`, compared with
+ * the version the console's adapter was checked against (the catalog's testedVersion).
+ *
+ * It runs the way a run does, minus the task: an environment built from the allow-list (no operator
+ * secrets, no AI connection), HOME, TMPDIR and the provider's home variable in a throwaway folder
+ * (a CLI that writes state on start writes it there, not into the operator's home), stdin closed, its
+ * own process group killed after 10 s. Answers are kept per executable file (path, size and mtime), so
+ * opening the page again does not start the CLI again until it was reinstalled.
+ */
+
+export const cliVersionTimeoutMs = 10_000;
+const maxOutputBytes = 64 * 1024;
+
+export interface CliVersionOptions {
+  catalog: ProviderCatalog;
+  operatorEnv: NodeJS.ProcessEnv;
+  log: Logger;
+  timeoutMs?: number;
+}
+
+export class CliVersionService {
+  private readonly cache = new Map<string, Promise<AgentCliVersion>>();
+
+  constructor(private readonly options: CliVersionOptions) {}
+
+  async forAgent(agent: StoredAgent): Promise<AgentCliVersion> {
+    const { provider, profile } = resolveAgentLaunch(this.options.catalog, agent);
+    const testedVersion = provider.testedVersion;
+    const name = provider.adapter === 'command' ? 'The program' : provider.displayName;
+    const executable = profile.executable ?? provider.executable;
+    if (provider.adapter === 'command' || !executable) {
+      return { version: null, testedVersion, message: 'A command of your own has no tested version: the console does not run it to ask.' };
+    }
+
+    let file: string;
+    try {
+      // Found on the PATH a run gets (the operator's), as a run would find it.
+      file = resolveExecutable(executable, { PATH: this.options.operatorEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin' }, os.tmpdir());
+    } catch (error) {
+      const detail = error instanceof OperatorError ? error.message : String(error);
+      return { version: null, testedVersion, message: `${name} was not found. ${detail}` };
+    }
+    const key = `${provider.id}\0${file}\0${fingerprint(file)}`;
+    let answer = this.cache.get(key);
+    if (!answer) {
+      answer = this.run(provider.id, providerHomeId(provider), name, file, profile.env, testedVersion);
+      this.cache.set(key, answer);
+      // A failure to run is not remembered: the operator may fix it and look again.
+      void answer.then((result) => {
+        if (result.version === null) this.cache.delete(key);
+      });
+    }
+    return answer;
+  }
+
+  private async run(providerId: string, homeId: string, name: string, file: string, profileEnv: Record<string, string>, testedVersion: string | null): Promise<AgentCliVersion> {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'operator-console-version-'));
+    try {
+      const paths = scratchPaths(root);
+      for (const dir of [paths.tmp, paths.cache, paths.home]) await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      const { env } = buildConfinedEnvironment({
+        operatorEnv: this.options.operatorEnv,
+        taskRoot: paths,
+        providerHomeVar: providerHomeVariable(homeId, paths.cache),
+        profileEnv,
+        extra: { NO_COLOR: '1' },
+      });
+      const result = await runBounded(file, ['--version'], { cwd: paths.view, env, timeoutMs: this.options.timeoutMs ?? cliVersionTimeoutMs });
+      const version = parseVersion(result.output);
+      this.options.log.info('agent CLI version read', { providerId, file, version, exitCode: result.exitCode, timedOut: result.timedOut });
+      return { version, testedVersion, message: describeVersion(name, file, version, testedVersion, result) };
+    } finally {
+      await fs.rm(root, { recursive: true, force: true, maxRetries: 3 });
+    }
+  }
+}
+
+function scratchPaths(root: string) {
+  return { root, view: root, tmp: path.join(root, 'tmp'), cache: path.join(root, 'cache'), home: path.join(root, 'home') };
+}
+
+function fingerprint(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+interface BoundedResult {
+  timeoutMs: number;
+  output: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  spawnError: string | null;
+}
+
+/** Runs a program with stdin closed, stdout and stderr together, killing its whole group at the deadline. */
+function runBounded(file: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<BoundedResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let timedOut = false;
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const take = (chunk: Buffer) => {
+      if (size >= maxOutputBytes) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ timeoutMs: options.timeoutMs, output: '', exitCode: null, timedOut: false, spawnError: error.message });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      // Whatever it left running in its group (a version check that started a helper) goes too.
+      killGroup();
+      resolve({ timeoutMs: options.timeoutMs, output: Buffer.concat(chunks).toString('utf8'), exitCode: code, timedOut, spawnError: null });
+    });
+  });
+}
+
+/** The first dotted version in the output: `codex-cli 0.171.0`, `2.1.197 (Claude Code)`, `0.73.1`. */
+export function parseVersion(output: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  const plain = output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+  return plain.match(/\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b/)?.[1] ?? null;
+}
+
+function describeVersion(name: string, file: string, version: string | null, testedVersion: string | null, result: BoundedResult): string {
+  if (version === null) {
+    const firstLine = result.output.split(/\r?\n/).find((line) => line.trim() !== '')?.trim().slice(0, 200);
+    if (result.spawnError) return `${name} could not be started (${file}): ${result.spawnError}`;
+    if (result.timedOut) return `${name} did not answer \`--version\` within ${Math.round(result.timeoutMs / 100) / 10} s (${file}).`;
+    return `${name} printed no version for \`--version\` (${file}, exit code ${result.exitCode ?? 'unknown'})${firstLine ? `: ${firstLine}` : '.'}`;
+  }
+  if (testedVersion === null) return `${name} ${version} (${file}).`;
+  if (version === testedVersion) return `${name} ${version}: the version the console was tested with.`;
+  const relation = compareVersions(version, testedVersion) > 0 ? 'newer than' : 'older than';
+  return `${name} ${version} is ${relation} the version the console was tested with (${testedVersion}). Runs should work; if its flags or output changed, a run shows it.`;
+}
+
+function compareVersions(a: string, b: string): number {
+  const parts = (version: string) => version.split(/[.-]/).map((part) => Number.parseInt(part, 10));
+  const left = parts(a);
+  const right = parts(b);
+  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
+    const difference = (left[index] || 0) - (right[index] || 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
