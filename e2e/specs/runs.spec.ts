@@ -1,61 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from '@playwright/test';
 import { test, expect } from '../console-test';
-
-const fixtureAgent = path.resolve(import.meta.dirname, '..', 'fixtures', 'fixture-agent.mjs');
-
-/** A git repository for the project, as an operator's would be. */
-function makeRepository(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=e2e@example.invalid', '-c', 'user.name=E2E', ...args], { cwd: dir });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(path.join(dir, 'README.md'), '# checkout service\n');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'initial');
-  return dir;
-}
-
-async function addProject(page: Page, dir: string) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
-  await page.getByRole('link', { name: 'Projects' }).click();
-  await page.getByLabel('Project folder').fill(dir);
-  await page.getByRole('button', { name: 'Add project' }).click();
-  await expect(page.getByRole('list', { name: 'Projects' }).getByText(path.basename(dir), { exact: true })).toBeVisible();
-}
-
-/** An agent whose CLI is the fixture agent, through the command provider. */
-async function addFixtureAgent(page: Page, name: string, args: string[]) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
-  await page.getByRole('button', { name: 'New agent' }).click();
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Provider').selectOption({ label: 'Command' });
-  await page.getByLabel('Profile').selectOption('program-codex-json');
-  await page.getByLabel('Executable path').fill(fixtureAgent);
-  await page.getByLabel('Arguments').fill(args.join('\n'));
-  await page.getByRole('button', { name: 'Create agent' }).click();
-  await expect(page.getByRole('link', { name })).toBeVisible();
-}
-
-async function addTask(page: Page, title: string) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
-  await page.getByRole('button', { name: 'New task' }).click();
-  await page.getByLabel('Title').fill(title);
-  await page.getByLabel('Prompt').fill('Write notes/plan.md with the plan for the refund flow.');
-  await page.getByRole('button', { name: 'Create task' }).click();
-  await expect(page.getByText(title, { exact: true })).toBeVisible();
-}
-
-async function runTask(page: Page, title: string, agent: string) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
-  await page.getByRole('button', { name: `Run ${title}` }).click();
-  await page.getByLabel('Agent').selectOption({ label: agent });
-  await page.getByRole('button', { name: 'Start run' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
-}
-
-const terminal = (page: Page) => page.getByRole('group', { name: 'Run output' }).or(page.getByRole('region', { name: 'Run output' }));
+import { addFixtureAgent, addProject, addTask, makeRepository, runTask, terminal } from './helpers';
 
 test('an operator runs a task, watches its output live, reads the timeline and stops it', async ({ console: app, scratchDir }) => {
   const { page } = app;

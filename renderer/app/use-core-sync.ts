@@ -33,8 +33,18 @@ export function useCoreSync(): void {
       client.subscribe('noticesChanged', (payload) => {
         queryClient.setQueryData(queryKeys.noticesCount, { open: payload.open });
         void queryClient.invalidateQueries({ queryKey: queryKeys.noticesAll });
+        // A refused run's detail shows its notice inline (resolved, ran again, ...).
+        void queryClient.invalidateQueries({ queryKey: queryKeys.runAll });
       }),
       client.subscribe('agentsChanged', () => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.agents });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.agentAll });
+        // An agent's picker lists the connection it is bound to, whatever its state.
+        void queryClient.invalidateQueries({ queryKey: queryKeys.connections });
+      }),
+      client.subscribe('connectionsChanged', () => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.connections });
+        // A connection change re-verifies the agents that may use it.
         void queryClient.invalidateQueries({ queryKey: queryKeys.agents });
         void queryClient.invalidateQueries({ queryKey: queryKeys.agentAll });
       }),
@@ -42,7 +52,14 @@ export function useCoreSync(): void {
         void queryClient.invalidateQueries({ queryKey: queryKeys.runsAll });
         // Each task shows its latest run's status.
         void queryClient.invalidateQueries({ queryKey: queryKeys.tasksAll });
-        for (const runId of payload.runIds) void queryClient.invalidateQueries({ queryKey: queryKeys.run(runId) });
+        for (const runId of payload.runIds) {
+          void queryClient.invalidateQueries({ queryKey: queryKeys.run(runId) });
+          // A run that ended, was archived or was resumed has other changes to show. A read still in
+          // flight may predate the change, and without data react-query would join it rather than
+          // start another: cancel it first.
+          const diffKey = queryKeys.runDiff(runId);
+          void queryClient.cancelQueries({ queryKey: diffKey }).then(() => queryClient.invalidateQueries({ queryKey: diffKey }));
+        }
       }),
       client.subscribe('runTimeline', (payload) => refetchTimeline.call(payload.runId)),
     ];

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Agent } from '../../../shared/entities';
 import { isOperatorError } from '../../../shared/errors';
@@ -11,7 +11,8 @@ import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
 import { agentFormFromAgent, updateAgentInput } from './agent-form';
 import { AgentForm } from './agent-form-fields';
-import { useAgent, useConnections, useDeleteAgent, useEnvironments, useUpdateAgent } from './use-agents';
+import { AgentConnectionSection } from './agent-connection-section';
+import { useAgent, useAgentCliVersion, useDeleteAgent, useEnvironments, useUpdateAgent } from './use-agents';
 import { findProvider, providerDisplayName, useCatalog } from './use-catalog';
 
 /** The settings an action link can open directly (shared/routes.ts builds these paths). */
@@ -117,18 +118,10 @@ function AgentSettingsForm({ agent, focusHomeMode }: { agent: Agent; focusHomeMo
 export function AgentPage({ agentId, setting }: { agentId: string; setting?: string }) {
   const agentQuery = useAgent(agentId);
   const environments = useEnvironments();
-  const connections = useConnections();
   const catalog = useCatalog();
   const [deleting, setDeleting] = useState(false);
   const focusSection = isAgentSetting(setting) ? setting : undefined;
-  const connectionRef = useRef<HTMLElement>(null);
   const agent = agentQuery.data;
-  const agentLoaded = agent !== undefined;
-
-  // An action link names one setting: bring it into view, so the fix is where the operator lands.
-  useEffect(() => {
-    if (agentLoaded && focusSection === 'ai-connection') connectionRef.current?.scrollIntoView({ block: 'start' });
-  }, [agentLoaded, focusSection]);
 
   if (setting !== undefined && !focusSection) return <NotFoundPage />;
 
@@ -160,8 +153,6 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
   }
 
   const environment = environments.data?.find((candidate) => candidate.id === agent.environmentId);
-  const connection = agent.connectionId ? connections.data?.find((candidate) => candidate.id === agent.connectionId) : undefined;
-  const needsConnection = Boolean(environment?.requiresConnection || agent.homeMode === 'isolated');
   const provider = findProvider(catalog.data, agent.providerId);
 
   return (
@@ -193,6 +184,10 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
             <span className="muted">—</span>
           )}
         </dd>
+        <dt>Installed version</dt>
+        <dd>
+          <InstalledCliVersion agentId={agent.id} />
+        </dd>
         <dt>Profile revision</dt>
         <dd>
           <code title={agent.profileRevision}>{shortDigest(agent.profileRevision)}</code>
@@ -201,28 +196,13 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
         <dd>{formatFullTimestamp(agent.createdAt)}</dd>
       </dl>
 
-      <section
-        ref={connectionRef}
-        className={`settings-section${focusSection === 'ai-connection' ? ' settings-section--target' : ''}`}
-        aria-labelledby="agent-ai-connection-heading"
-      >
-        <h2 id="agent-ai-connection-heading" className="section-title">
-          AI connection
-        </h2>
-        {connection ? (
-          <p>
-            Runs use <strong>{connection.name}</strong>; its key is delivered to each run and removed when the run ends.
-          </p>
-        ) : agent.connectionId ? (
-          <p className="form-error">The AI connection bound to this agent is no longer in the console.</p>
-        ) : needsConnection ? (
-          <p className="callout callout--warning">
-            <strong>No AI connection bound.</strong> This agent {environment?.requiresConnection ? 'runs in a sandboxed environment' : 'uses an isolated home'}, so it needs a managed AI connection: its runs are refused before anything starts until one is bound.
-          </p>
-        ) : (
-          <p>None. This agent runs locally with your own login, so it does not need one.</p>
-        )}
-      </section>
+      {/* An action link names one setting: the picker is brought into view and focused, so the fix is where the operator lands. */}
+      <AgentConnectionSection
+        key={agent.id}
+        agent={agent}
+        environment={environment}
+        focusPicker={focusSection === 'ai-connection'}
+      />
 
       <section className="settings-section" aria-labelledby="agent-settings-heading">
         <h2 id="agent-settings-heading" className="section-title">
@@ -235,5 +215,20 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
 
       {deleting ? <DeleteAgentDialog agent={agent} onClose={() => setDeleting(false)} /> : null}
     </Page>
+  );
+}
+
+/** What `<cli> --version` says, beside the catalog's tested version; the message says when they differ. */
+function InstalledCliVersion({ agentId }: { agentId: string }) {
+  const version = useAgentCliVersion(agentId);
+  if (version.isPending) return <span className="muted">Checking…</span>;
+  if (version.isError) return <span className="muted">Could not be read</span>;
+  const { version: installed, message } = version.data;
+  return installed ? (
+    <>
+      <code>{installed}</code> <span className="muted">{message}</span>
+    </>
+  ) : (
+    <span className="muted">{message}</span>
   );
 }

@@ -13,6 +13,12 @@ export function useAgent(agentId: string) {
   return useQuery({ queryKey: queryKeys.agent(agentId), queryFn: () => client.getAgent({ agentId }) });
 }
 
+/** The installed CLI's own `--version`, read by the core (bounded, confined, no secrets). */
+export function useAgentCliVersion(agentId: string) {
+  const client = useOperatorClient();
+  return useQuery({ queryKey: queryKeys.agentCliVersion(agentId), queryFn: () => client.getAgentCliVersion({ agentId }), staleTime: 60_000 });
+}
+
 export function useEnvironments() {
   const client = useOperatorClient();
   return useQuery({ queryKey: queryKeys.environments, queryFn: () => client.listEnvironments() });

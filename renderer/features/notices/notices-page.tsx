@@ -1,113 +1,65 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import type { Notice } from '../../../shared/entities';
-import { useOperatorClient } from '../../app/operator-context';
-import { queryKeys } from '../../app/query-keys';
 import { useUiStore } from '../../state/ui-store';
 import { EmptyState } from '../../ui/empty-state';
-import { operatorMessage, safeActionHref } from '../../ui/error-message';
-import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
+import { NoticeCard } from './notice-card';
+import { groupNotices } from './notice-state';
+import { useNotices } from './use-notices';
 
-const severityLabels: Record<Notice['severity'], { label: string; tone: string }> = {
-  error: { label: 'Error', tone: 'danger' },
-  warning: { label: 'Warning', tone: 'warning' },
-  info: { label: 'Info', tone: 'progress' },
-};
-
-const closedLabels: Record<Exclude<Notice['status'], 'open'>, string> = {
-  resolved: 'Resolved',
-  dismissed: 'Dismissed',
-};
-
-function NoticeItem({ notice }: { notice: Notice }) {
-  const client = useOperatorClient();
-  const queryClient = useQueryClient();
-  const titleId = useId();
-  const dismiss = useMutation({
-    mutationFn: () => client.dismissNotice({ noticeId: notice.id }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.noticesAll }),
-  });
-  const severity = severityLabels[notice.severity];
-  const actionHref = safeActionHref(notice.actionUrl);
-  const now = Date.now();
-
+function NoticeGroup({ label, notices, onRanAgain }: { label: string; notices: Notice[]; onRanAgain: (noticeId: string) => void }): ReactNode {
+  const labelId = useId();
+  if (notices.length === 0) return null;
   return (
-    <li className={`notice notice--${notice.severity}${notice.status === 'open' ? '' : ' notice--closed'}`}>
-      <article aria-labelledby={titleId}>
-        <header className="notice__header">
-          <span className={`status-badge tone-${severity.tone}`}>
-            <span className="status-badge__mark" aria-hidden="true" />
-            {severity.label}
-          </span>
-          <h2 id={titleId} className="notice__title">
-            {notice.title}
-          </h2>
-          <time className="notice__time muted" dateTime={notice.createdAt} title={formatFullTimestamp(notice.createdAt)}>
-            {formatTimestamp(notice.createdAt, now)}
-          </time>
-        </header>
-        <p className="notice__message">{notice.message}</p>
-        <div className="notice__actions">
-          {actionHref ? (
-            <a className="button button--primary" href={actionHref}>
-              {notice.actionLabel ?? 'Open the setting'}
-            </a>
-          ) : null}
-          {notice.status === 'open' ? (
-            <button
-              type="button"
-              className="button"
-              aria-describedby={titleId}
-              aria-disabled={dismiss.isPending || undefined}
-              onClick={() => {
-                if (!dismiss.isPending) dismiss.mutate();
-              }}
-            >
-              Dismiss
-            </button>
-          ) : (
-            <span className="notice__closed muted">
-              {closedLabels[notice.status]}
-              {notice.resolvedAt ? ` ${formatTimestamp(notice.resolvedAt, now)}` : ''}
-            </span>
-          )}
-        </div>
-        {dismiss.isError ? (
-          <p className="form-error" role="alert">
-            Could not dismiss this notice. {operatorMessage(dismiss.error)}
-          </p>
-        ) : null}
-      </article>
-    </li>
+    <div className="notice-group">
+      <p id={labelId} className="notice-group__label">
+        {label} <span className="notice-group__count">({notices.length})</span>
+      </p>
+      <ul className="notice-list" aria-labelledby={labelId}>
+        {notices.map((notice) => (
+          <li key={notice.id}>
+            <NoticeCard notice={notice} onRanAgain={onRanAgain} />
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
+/**
+ * Open notices first; then resolved ones that can still Run again, which left the open list (and the
+ * badge) but still have something for the operator to do; the rest on request.
+ */
 export function NoticesPage() {
-  const client = useOperatorClient();
   const showClosed = useUiStore((state) => state.showClosedNotices);
   const setShowClosed = useUiStore((state) => state.setShowClosedNotices);
-  const status = showClosed ? 'all' : 'open';
-  const notices = useQuery({ queryKey: queryKeys.notices(status), queryFn: () => client.listNotices({ status }) });
+  const notices = useNotices('all');
+  const [ranHere, setRanHere] = useState<ReadonlySet<string>>(() => new Set());
   const toggleId = useId();
+  const onRanAgain = (noticeId: string) => setRanHere((current) => new Set([...current, noticeId]));
 
   let body;
   if (notices.isPending) body = <Loading what="notices" />;
   else if (notices.isError) body = <QueryError what="notices" error={notices.error} onRetry={() => void notices.refetch()} />;
-  else if (notices.data.length === 0) {
+  else {
+    const groups = groupNotices(notices.data, ranHere);
+    const nothingToDo = groups.open.length === 0 && groups.ready.length === 0;
     body = (
-      <EmptyState title="No notices — nothing needs your attention.">
-        <p>When a run needs you (a missing AI connection, an expired login, a CLI that is not installed), a notice appears here with a link to the fix.</p>
-      </EmptyState>
-    );
-  } else {
-    body = (
-      <ul className="notice-list" aria-label={showClosed ? 'All notices' : 'Open notices'}>
-        {notices.data.map((notice) => (
-          <NoticeItem key={notice.id} notice={notice} />
-        ))}
-      </ul>
+      <>
+        {nothingToDo ? (
+          <EmptyState title="No notices — nothing needs your attention.">
+            <p>
+              When a run needs you (a missing AI connection, an expired login, a CLI that is not installed), a notice appears
+              here with a link to the fix.
+            </p>
+          </EmptyState>
+        ) : null}
+        <NoticeGroup label="Open" notices={groups.open} onRanAgain={onRanAgain} />
+        <NoticeGroup label="Resolved" notices={groups.ready} onRanAgain={onRanAgain} />
+        {showClosed ? <NoticeGroup label="Closed" notices={groups.closed} onRanAgain={onRanAgain} /> : null}
+        {showClosed && groups.closed.length === 0 ? <p className="muted">No resolved or dismissed notices.</p> : null}
+      </>
     );
   }
 

@@ -1,4 +1,4 @@
-import type { Attempt, RunDetail } from '../../../shared/entities';
+import type { Attempt, RunDetail, RunSummary } from '../../../shared/entities';
 import { formatDuration } from '../../ui/format';
 import { isActiveRunStatus } from '../../ui/run-status';
 import { compactJson } from './timeline-entry';
@@ -69,4 +69,22 @@ export function locatorFacts(data: Record<string, unknown>): Array<{ label: stri
 /** Whether a run can be started again as a new run of the same task and agent. */
 export function canRerun(run: Pick<RunDetail, 'status'>): boolean {
   return !isActiveRunStatus(run.status);
+}
+
+/** Whether a run has ended for good, so that it may be archived or deleted (the core refuses otherwise). */
+export function canArchiveOrDelete(run: Pick<RunDetail, 'status' | 'canStop'>): boolean {
+  return !isActiveRunStatus(run.status) && !run.canStop;
+}
+
+/** Resume continues the CLI's session in the task root: an archived run has none left. */
+export function canResumeRun(run: Pick<RunDetail, 'canResume' | 'archived'>): boolean {
+  return run.canResume && !run.archived;
+}
+
+/**
+ * Whether a run is archived. A run detail always says; a run summary (the run list) says only where
+ * the core sends the field, and one without it reads as not archived.
+ */
+export function isArchivedRun(run: RunSummary | Pick<RunDetail, 'archived'>): boolean {
+  return run.archived;
 }

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { RunDetail } from '../../../shared/entities';
 import { isOperatorError } from '../../../shared/errors';
@@ -7,16 +7,19 @@ import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
 import { formatDuration, formatFullTimestamp, runDurationMs } from '../../ui/format';
+import { ModalDialog } from '../../ui/modal-dialog';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
 import { isActiveRunStatus, runStatusDescription } from '../../ui/run-status';
 import { StatusBadge } from '../../ui/status-badge';
 import { useNow } from '../../ui/use-now';
 import { providerDisplayName, useCatalog } from '../agents/use-catalog';
-import { canRerun, pendingRetry, retryWaitLabel } from './run-detail-format';
-import { AttemptsPanel, LocatorsPanel, RunDetailsPanel, SubmissionPanel } from './run-panels';
+import { NoticeCard } from '../notices/notice-card';
+import { canArchiveOrDelete, canRerun, canResumeRun, pendingRetry, retryWaitLabel } from './run-detail-format';
+import { RunChanges } from './run-changes';
+import { AttemptsPanel, ConfinementPanel, LocatorsPanel, RunDetailsPanel, SubmissionPanel } from './run-panels';
 import { RunTimeline } from './run-timeline';
-import { useResumeRun, useRun, useStartRun, useStopRun } from './use-runs';
+import { useArchiveRun, useDeleteRun, useResumeRun, useRun, useStartRun, useStopRun } from './use-runs';
 
 // xterm.js is most of the bundle's weight: it loads with the first run detail opened, not at start.
 const RunTerminal = lazy(() => import('../terminal/run-terminal').then((module) => ({ default: module.RunTerminal })));
@@ -31,6 +34,15 @@ function TerminalLoading() {
   );
 }
 
+function ArchivedBadge() {
+  return (
+    <span className="status-badge tone-muted archived-badge" title="Archived: the record stays, the worktree was removed">
+      <span className="status-badge__mark" aria-hidden="true" />
+      Archived
+    </span>
+  );
+}
+
 function BackToRuns() {
   return (
     <Link href="/runs" className="button">
@@ -39,12 +51,53 @@ function BackToRuns() {
   );
 }
 
+/** Opens another run (a resumed or re-run one) and keeps focus on the page heading. */
+function useGoToRun(currentRunId: string) {
+  const [, navigate] = useLocation();
+  return (runId: string) => {
+    if (runId === currentRunId) return;
+    navigate(`/runs/${encodeURIComponent(runId)}`);
+    // Same section, so the layout keeps focus where it was: on a button the new run may not show.
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-page-heading]')?.focus());
+  };
+}
+
+/** A stranded run that can be resumed: Resume, where the operator reads what happened, with what it does. */
+function StrandedResume({ run }: { run: RunDetail }) {
+  const resumeRun = useResumeRun();
+  const goTo = useGoToRun(run.id);
+  return (
+    <div className="run-failure__action">
+      <button
+        type="button"
+        className="button button--primary"
+        aria-disabled={resumeRun.isPending || undefined}
+        onClick={() => {
+          if (!resumeRun.isPending) resumeRun.mutate({ runId: run.id }, { onSuccess: (next) => goTo(next.id) });
+        }}
+      >
+        Resume
+      </button>
+      <span className="run-failure__hint" aria-live="polite">
+        {resumeRun.isPending ? 'Resuming…' : 'Picks up where the agent stopped; the changes it made so far are kept.'}
+      </span>
+      {resumeRun.isError ? <ErrorAlert error={resumeRun.error} prefix="Could not resume the run." /> : null}
+    </div>
+  );
+}
+
+/** Stranded runs resume from their own box; the header offers Resume for the others. */
+function resumesInFailureBox(run: RunDetail): boolean {
+  return run.status === 'stranded' && canResumeRun(run);
+}
+
 /** Failures that need the operator get the fix's link; the others say what happened. */
 function RunFailure({ run }: { run: RunDetail }) {
   if (!run.failure) return null;
   // A stranded run's link points at the run itself: no use offering it here.
   const ownRoute = actionRoute({ kind: 'run', runId: run.id });
-  const actionHref = run.failure.actionUrl === ownRoute ? undefined : safeActionHref(run.failure.actionUrl);
+  // The run's own page needs no link to itself, and a refused run's notice (shown below) carries the fix.
+  const actionHref = run.failure.actionUrl === ownRoute || run.notice ? undefined : safeActionHref(run.failure.actionUrl);
   const title =
     run.status === 'refused'
       ? 'Refused before anything started'
@@ -61,6 +114,7 @@ function RunFailure({ run }: { run: RunDetail }) {
         {run.failure.reason ? <code className="run-failure__code">{run.failure.reason}</code> : null}
       </p>
       <p className="run-failure__message">{run.failure.message}</p>
+      {resumesInFailureBox(run) ? <StrandedResume run={run} /> : null}
       {actionHref ? (
         <p>
           <a className="button button--primary button--small" href={actionHref}>
@@ -72,23 +126,90 @@ function RunFailure({ run }: { run: RunDetail }) {
   );
 }
 
-function RunActions({ run }: { run: RunDetail }) {
+function ArchiveRunDialog({ run, onClose }: { run: RunDetail; onClose: () => void }) {
+  const archiveRun = useArchiveRun();
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  return (
+    <ModalDialog
+      role="alertdialog"
+      title="Archive run"
+      description={<p>Archive this run? Its record stays; its worktree and branch are removed, so it cannot be resumed.</p>}
+      onClose={onClose}
+      initialFocusRef={cancelRef}
+      footer={
+        <>
+          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="button button--danger"
+            aria-disabled={archiveRun.isPending || undefined}
+            onClick={() => {
+              if (archiveRun.isPending) return;
+              archiveRun.mutate(run.id, { onSuccess: onClose });
+            }}
+          >
+            Archive
+          </button>
+        </>
+      }
+    >
+      {archiveRun.isPending ? <p className="muted">Removing the worktree…</p> : null}
+      {archiveRun.isError ? <ErrorAlert error={archiveRun.error} prefix="Could not archive the run." /> : null}
+    </ModalDialog>
+  );
+}
+
+function DeleteRunDialog({ run, onClose }: { run: RunDetail; onClose: () => void }) {
+  const deleteRun = useDeleteRun();
   const [, navigate] = useLocation();
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  return (
+    <ModalDialog
+      role="alertdialog"
+      title="Delete run"
+      description={<p>Delete this run? Its record, output and worktree are removed.</p>}
+      onClose={onClose}
+      initialFocusRef={cancelRef}
+      footer={
+        <>
+          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="button button--danger"
+            aria-disabled={deleteRun.isPending || undefined}
+            onClick={() => {
+              if (deleteRun.isPending) return;
+              deleteRun.mutate(run.id, { onSuccess: () => navigate('/runs') });
+            }}
+          >
+            Delete
+          </button>
+        </>
+      }
+    >
+      {deleteRun.isPending ? <p className="muted">Removing the run and its worktree…</p> : null}
+      {deleteRun.isError ? <ErrorAlert error={deleteRun.error} prefix="Could not delete the run." /> : null}
+    </ModalDialog>
+  );
+}
+
+function RunActions({ run }: { run: RunDetail }) {
   const stopRun = useStopRun();
   const resumeRun = useResumeRun();
   const startRun = useStartRun();
-  const goTo = (runId: string) => {
-    if (runId === run.id) return;
-    navigate(`/runs/${encodeURIComponent(runId)}`);
-    // Same section, so the layout keeps focus where it was: on a button the new run may not show.
-    requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-page-heading]')?.focus());
-  };
+  const goTo = useGoToRun(run.id);
+  const [confirming, setConfirming] = useState<'archive' | 'delete' | null>(null);
   const busy = stopRun.isPending || resumeRun.isPending || startRun.isPending;
   const failed = [
     { mutation: stopRun, prefix: 'Could not stop the run.' },
     { mutation: resumeRun, prefix: 'Could not resume the run.' },
     { mutation: startRun, prefix: 'Could not start the task again.' },
   ].find(({ mutation }) => mutation.isError);
+  const offerResume = canResumeRun(run) && !resumesInFailureBox(run);
 
   return (
     <div className="run-actions">
@@ -105,7 +226,7 @@ function RunActions({ run }: { run: RunDetail }) {
             Stop
           </button>
         ) : null}
-        {run.canResume ? (
+        {offerResume ? (
           <button
             type="button"
             className="button button--primary"
@@ -120,7 +241,7 @@ function RunActions({ run }: { run: RunDetail }) {
         {canRerun(run) ? (
           <button
             type="button"
-            className={`button${run.canResume ? '' : ' button--primary'}`}
+            className={`button${canResumeRun(run) ? '' : ' button--primary'}`}
             aria-disabled={busy || undefined}
             onClick={() => {
               if (!busy) startRun.mutate({ taskId: run.taskId, agentId: run.agentId }, { onSuccess: (next) => goTo(next.id) });
@@ -129,12 +250,24 @@ function RunActions({ run }: { run: RunDetail }) {
             Re-run
           </button>
         ) : null}
+        {canArchiveOrDelete(run) && !run.archived ? (
+          <button type="button" className="button" onClick={() => setConfirming('archive')}>
+            Archive run
+          </button>
+        ) : null}
+        {canArchiveOrDelete(run) ? (
+          <button type="button" className="button button--danger-quiet" onClick={() => setConfirming('delete')}>
+            Delete run
+          </button>
+        ) : null}
         <BackToRuns />
       </div>
       <span className="run-actions__progress muted" aria-live="polite">
         {stopRun.isPending ? 'Stopping…' : resumeRun.isPending ? 'Resuming…' : startRun.isPending ? 'Starting a new run…' : ''}
       </span>
       {failed ? <ErrorAlert error={failed.mutation.error} prefix={failed.prefix} /> : null}
+      {confirming === 'archive' ? <ArchiveRunDialog run={run} onClose={() => setConfirming(null)} /> : null}
+      {confirming === 'delete' ? <DeleteRunDialog run={run} onClose={() => setConfirming(null)} /> : null}
     </div>
   );
 }
@@ -150,6 +283,7 @@ function RunSummaryFacts({ run, now }: { run: RunDetail; now: number }) {
           <dt>Status</dt>
           <dd>
             <StatusBadge status={run.status} />
+            {run.archived ? <ArchivedBadge /> : null}
           </dd>
         </div>
         <div className="run-summary__item">
@@ -236,6 +370,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
         <QueryError what="the latest state of this run" error={query.error} onRetry={() => void query.refetch()} />
       ) : null}
       <RunFailure run={run} />
+      {run.notice ? <NoticeCard notice={run.notice} className="run-notice" /> : null}
       <div className="run-detail-layout">
         <div className="run-detail-layout__output">
           <Suspense fallback={<TerminalLoading />}>
@@ -247,9 +382,11 @@ export function RunDetailPage({ runId }: { runId: string }) {
           <RunTimeline runId={run.id} multipleAttempts={run.attempts.length > 1} />
           <SubmissionPanel run={run} />
           <LocatorsPanel run={run} />
+          <ConfinementPanel run={run} />
           <RunDetailsPanel run={run} providerName={providerDisplayName(catalog.data, run.providerId)} />
         </div>
       </div>
+      <RunChanges key={run.id} run={run} />
     </Page>
   );
 }

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import type { RunDetail } from '../../../shared/entities';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
-import { networkModeLabel } from '../agents/agent-labels';
+import { isActiveRunStatus } from '../../ui/run-status';
 import { attemptExit, locatorFacts, shortDigest } from './run-detail-format';
 
 const attemptStatusLabels: Record<RunDetail['attempts'][number]['status'], { label: string; tone: string }> = {
@@ -12,10 +12,23 @@ const attemptStatusLabels: Record<RunDetail['attempts'][number]['status'], { lab
   stranded: { label: 'Stranded', tone: 'stranded' },
 };
 
-const sandboxLabels: Record<RunDetail['confinement']['sandbox'], string> = {
-  none: 'no OS sandbox',
-  bubblewrap: 'bubblewrap sandbox',
-  seatbelt: 'Seatbelt sandbox',
+type Confinement = RunDetail['confinement'];
+
+const sandboxLabels: Record<Confinement['sandbox'], string> = {
+  none: 'None (local)',
+  bubblewrap: 'bubblewrap',
+  seatbelt: 'Seatbelt',
+};
+
+const networkLabels: Record<Confinement['network'], string> = {
+  open: 'Open (the host’s network)',
+  none: 'None',
+  'provider-only': 'Provider API only',
+};
+
+const environmentKindLabels: Record<Confinement['environmentKind'], string> = {
+  local: 'Local',
+  sandboxed: 'Sandboxed',
 };
 
 /** A path inside the task root reads relative to it (`view`, `tmp`); the full path is in the tooltip. */
@@ -176,34 +189,6 @@ export function RunDetailsPanel({ run, providerName }: { run: RunDetail; provide
             </span>
           ) : null}
         </dd>
-        <dt>Home</dt>
-        <dd>{run.homeMode === 'isolated' ? 'Isolated' : 'Preconfigured (your own login)'}</dd>
-        <dt>Environment</dt>
-        <dd>
-          {run.confinement.environmentName} · {sandboxLabels[run.confinement.sandbox]} · {networkModeLabel(run.confinement.network)}
-        </dd>
-        {run.taskRoot ? (
-          <>
-            <dt>Task root</dt>
-            <dd>
-              <code>{run.taskRoot}</code>
-            </dd>
-          </>
-        ) : null}
-        {run.confinement.writableRoots.length > 0 ? (
-          <>
-            <dt>Writable</dt>
-            <dd>
-              <ul className="plain-list plain-list--inline">
-                {run.confinement.writableRoots.map((root) => (
-                  <li key={root} title={root}>
-                    <code>{withinTaskRoot(root, run.taskRoot)}</code>
-                  </li>
-                ))}
-              </ul>
-            </dd>
-          </>
-        ) : null}
         <dt>Working directory</dt>
         <dd>{run.cwd ? <code title={run.cwd}>{withinTaskRoot(run.cwd, run.taskRoot)}</code> : <span className="muted">Not prepared</span>}</dd>
         {run.baseRevision ? (
@@ -227,6 +212,64 @@ export function RunDetailsPanel({ run, providerName }: { run: RunDetail; provide
         <dt>Run id</dt>
         <dd>
           <code>{run.id}</code>
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+/** How the run is confined (DESIGN.md section 4): what it could reach, and where it could write. */
+export function ConfinementPanel({ run }: { run: RunDetail }) {
+  const headingId = useId();
+  const rootsId = useId();
+  const { confinement } = run;
+  const kind = environmentKindLabels[confinement.environmentKind];
+  return (
+    <section className="run-panel" aria-labelledby={headingId}>
+      <div className="run-panel__header">
+        <h2 id={headingId} className="run-panel__title">
+          Confinement
+        </h2>
+      </div>
+      <dl className="facts facts--compact">
+        <dt>Environment</dt>
+        <dd>
+          {confinement.environmentName === kind ? (
+            kind
+          ) : (
+            <>
+              {confinement.environmentName} <span className="muted">({kind})</span>
+            </>
+          )}
+        </dd>
+        <dt>Sandbox</dt>
+        <dd>{sandboxLabels[confinement.sandbox]}</dd>
+        <dt>Network</dt>
+        <dd>{networkLabels[confinement.network]}</dd>
+        <dt>Home</dt>
+        <dd>{confinement.homeMode === 'isolated' ? 'Isolated' : 'Preconfigured (your own login)'}</dd>
+        {run.taskRoot ? (
+          <>
+            <dt>Task root</dt>
+            <dd>
+              <code>{run.taskRoot}</code>
+              {run.archived ? <span className="muted"> · removed when the run was archived</span> : null}
+            </dd>
+          </>
+        ) : null}
+        <dt id={rootsId}>Writable roots</dt>
+        <dd>
+          {confinement.writableRoots.length > 0 ? (
+            <ul className="plain-list" aria-labelledby={rootsId}>
+              {confinement.writableRoots.map((root) => (
+                <li key={root} title={root}>
+                  <code>{withinTaskRoot(root, run.taskRoot)}</code>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <span className="muted">{isActiveRunStatus(run.status) ? 'None yet: made when the run starts' : 'None: the run never had a task root'}</span>
+          )}
         </dd>
       </dl>
     </section>

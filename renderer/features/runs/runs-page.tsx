@@ -14,6 +14,7 @@ import { isActiveRunStatus, runStatusLabel } from '../../ui/run-status';
 import { StatusBadge } from '../../ui/status-badge';
 import { useNow } from '../../ui/use-now';
 import { useProjects } from '../projects/use-projects';
+import { isArchivedRun } from './run-detail-format';
 import { hasRunFilters } from './run-list-input';
 import { useRunList } from './use-runs';
 
@@ -101,6 +102,11 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
         <Link href={`/runs/${encodeURIComponent(run.id)}`} className="table-link">
           {run.taskTitle}
         </Link>
+        {isArchivedRun(run) ? (
+          <span className="tag" title="Archived: the record stays, the worktree was removed">
+            Archived
+          </span>
+        ) : null}
       </th>
       <td>{run.agentName}</td>
       <td className="numeric">{run.attempt === 0 ? <span className="muted">—</span> : run.attempt}</td>

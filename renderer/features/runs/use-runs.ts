@@ -75,6 +75,7 @@ function useRunMutation<I>(mutationFn: (input: I) => Promise<ChannelOutput<'star
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: queryKeys.runsAll }),
         queryClient.invalidateQueries({ queryKey: queryKeys.run(run.id) }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.runDiff(run.id) }),
         // Each task shows its latest run's status.
         queryClient.invalidateQueries({ queryKey: queryKeys.tasksAll }),
       ]);
@@ -95,4 +96,47 @@ export function useStopRun() {
 export function useResumeRun() {
   const client = useOperatorClient();
   return useRunMutation((input: ChannelInput<'resumeRun'>) => client.resumeRun(input));
+}
+
+/** While the agent works, its changes are read again this often (runsChanged covers the rest). */
+export const runningDiffRefetchMs = 4000;
+
+/**
+ * The run's view against its base revision, read again while the agent works. A run with no working
+ * folder (not started yet, or archived) answers not_found: a state to show, not a glitch to retry.
+ */
+export function useRunDiff(runId: string, running: boolean) {
+  const client = useOperatorClient();
+  return useQuery({
+    queryKey: queryKeys.runDiff(runId),
+    queryFn: () => client.getRunDiff({ runId }),
+    staleTime: 0,
+    refetchInterval: running ? runningDiffRefetchMs : false,
+  });
+}
+
+export function useOpenRunFolder() {
+  const client = useOperatorClient();
+  return useMutation({ mutationFn: (runId: string) => client.openRunFolder({ runId }) });
+}
+
+/** Keeps the record, removes the worktree: the Changes section then says so. */
+export function useArchiveRun() {
+  const client = useOperatorClient();
+  return useRunMutation((runId: string) => client.archiveRun({ runId }));
+}
+
+export function useDeleteRun() {
+  const client = useOperatorClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (runId: string) => client.deleteRun({ runId }),
+    // The run's own queries are left to expire: the page showing it navigates away.
+    onSuccess: async () => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.runsAll }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.tasksAll }),
+      ]);
+    },
+  });
 }

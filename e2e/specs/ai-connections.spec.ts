@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { test, expect } from '../console-test';
+import { addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
+
+/**
+ * DESIGN.md section 3, as an operator meets it: a sandboxed agent without a managed AI connection is
+ * refused before anything starts, with a notice whose link opens the agent's picker; once a
+ * connection is chosen the notice resolves, Run again starts the task, and the key the run gets is
+ * never shown, in the terminal or anywhere else on the page.
+ */
+
+interface ModelServer {
+  /** The OpenAI-compatible base URL, e.g. http://127.0.0.1:PORT/v1. */
+  baseUrl: string;
+  /** The Authorization header of each request to /v1/models. */
+  modelRequests: string[];
+  close(): Promise<void>;
+}
+
+/** Just enough of an OpenAI-compatible server for a connection's Test: GET /v1/models. */
+async function startModelServer(): Promise<ModelServer> {
+  const modelRequests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    if (request.method === 'GET' && request.url === '/v1/models') {
+      modelRequests.push(request.headers.authorization ?? '');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ object: 'list', data: [] }));
+      return;
+    }
+    response.writeHead(404, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: { message: 'not found' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    modelRequests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** An agent whose CLI is the fixture agent, in the Sandboxed environment with an isolated home, and no connection. */
+async function addSandboxedFixtureAgent(page: Page, name: string, args: string[]) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
+  await page.getByRole('button', { name: 'New agent' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New agent' });
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
+  await dialog.getByLabel('Profile').selectOption('program-codex-json');
+  const environment = dialog.getByLabel('Environment');
+  const sandboxed = await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value');
+  await environment.selectOption(sandboxed!);
+  await dialog.getByLabel('Home mode').selectOption('isolated');
+  await dialog.getByLabel('Executable path').fill(fixtureAgent);
+  await dialog.getByLabel('Arguments').fill(args.join('\n'));
+  await dialog.getByRole('button', { name: 'Create agent' }).click();
+  await expect(page.getByRole('link', { name })).toBeVisible();
+}
+
+test('a sandboxed run without an AI connection is refused; the notice leads to the fix, and Run again runs it with the key redacted', async ({
+  console: app,
+  scratchDir,
+}) => {
+  const { page } = app;
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const badge = nav.getByRole('img', { name: /open notices?$/ });
+  const modelServer = await startModelServer();
+  const key = `sk-test-e2e-${randomBytes(12).toString('hex')}`;
+  // What the console shows instead of the key: the provider and its last four characters.
+  const hint = `Custom (OpenAI-compatible) …${key.slice(-4)}`;
+
+  try {
+    await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
+    await addSandboxedFixtureAgent(page, 'Sandboxed fixture', ['--json-events', '--lines', '5', '--print-env', 'OPENAI_API_KEY']);
+    await addTask(page, 'Plan the refund flow');
+    await expect(badge).toHaveCount(0);
+
+    // Refused before anything started, with the notice inline and the badge in the navigation.
+    await runTask(page, 'Plan the refund flow', 'Sandboxed fixture');
+    await expect(page.getByText('Refused', { exact: true }).first()).toBeVisible();
+    const inline = page.getByRole('article', { name: 'AI connection required' });
+    await expect(inline).toContainText('Choose an AI connection for Sandboxed fixture');
+    await expect(inline.getByRole('link', { name: 'Choose an AI connection' })).toBeVisible();
+    const refusedRunUrl = page.url();
+    await expect(nav.getByRole('img', { name: '1 open notice' })).toBeVisible();
+
+    // The Notices page: the notice names the agent and links to its picker, which takes focus.
+    await nav.getByRole('link', { name: /^Notices/ }).click();
+    const notice = page.getByRole('article', { name: 'AI connection required' });
+    await expect(notice).toContainText('Sandboxed fixture');
+    await expect(notice).toContainText('Plan the refund flow');
+    await notice.getByRole('link', { name: 'Choose an AI connection' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Sandboxed fixture' })).toBeVisible();
+    await expect(page).toHaveURL(/#\/agents\/[^/]+\/ai-connection$/);
+    const picker = page.getByRole('combobox', { name: 'AI connection' });
+    await expect(picker).toBeFocused();
+    await expect(page.getByRole('region', { name: 'AI connection' })).toContainText('No AI connection bound');
+
+    // No connection this agent may use yet: make one, with the model server's address, and Test it.
+    await page.getByRole('link', { name: 'Create an AI connection' }).click();
+    await expect(page.getByRole('heading', { level: 2, name: 'AI connections' })).toBeVisible();
+    await expect(page.getByText(/AES-256-GCM/)).toBeVisible();
+    await page.getByRole('button', { name: 'New connection' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New AI connection' });
+    await dialog.getByLabel('Name').fill('E2E model server');
+    await dialog.getByLabel('Provider').selectOption({ label: 'Custom (OpenAI-compatible)' });
+    await dialog.getByLabel('API key').fill(key);
+    await dialog.getByLabel('Base URL').fill(modelServer.baseUrl);
+    await dialog.getByRole('button', { name: 'Create connection' }).click();
+    await expect(dialog).toBeHidden();
+
+    const connection = page.getByRole('list', { name: 'AI connections' }).getByRole('listitem').filter({ hasText: 'E2E model server' });
+    await expect(connection).toContainText(hint);
+    await expect(connection).toContainText('All agents');
+    await expect(connection).toContainText('Not tested yet');
+    await connection.getByRole('button', { name: 'Test E2E model server' }).click();
+    await expect(connection.getByText(/the key was accepted and 0 models are available/)).toBeVisible();
+    await expect(connection.getByText('OK', { exact: true })).toBeVisible();
+    expect(modelServer.modelRequests).toEqual([`Bearer ${key}`]);
+
+    // Back on the agent's page: choose it. The notice resolves, and the badge goes.
+    await nav.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'Sandboxed fixture' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Sandboxed fixture' })).toBeVisible();
+    await picker.selectOption({ label: `E2E model server · ${hint}` });
+    await page.getByRole('button', { name: 'Save connection' }).click();
+    await expect(page.getByText('Saved: runs of Sandboxed fixture use E2E model server.')).toBeVisible();
+    const section = page.getByRole('region', { name: 'AI connection' });
+    await expect(section).toContainText(/Uses\s*E2E model server\s*Connected/);
+    await expect(section).not.toContainText('No AI connection bound');
+    await expect(badge).toHaveCount(0);
+    await page.getByRole('button', { name: 'Test agent' }).click();
+    await expect(page.getByText('Ready', { exact: true })).toBeVisible();
+
+    // Run again, once, from the resolved notice; the new run starts and its output streams in.
+    await nav.getByRole('link', { name: /^Notices/ }).click();
+    const resolved = page.getByRole('article', { name: 'AI connection required' });
+    await expect(resolved).toContainText('Resolved');
+    await resolved.getByRole('button', { name: 'Run again' }).click();
+    await expect(resolved.getByRole('button', { name: 'Run again' })).toHaveCount(0);
+    await resolved.getByRole('link', { name: 'Open the new run' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Plan the refund flow' })).toBeVisible();
+    expect(page.url()).not.toBe(refusedRunUrl);
+    await expect(terminal(page)).toContainText('line 5 of 5', { timeout: 30_000 });
+    await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+
+    // The run got the key, and printed it: the terminal shows it redacted, and the page never has it.
+    await expect(terminal(page)).toContainText('OPENAI_API_KEY=[redacted]');
+    await expect(terminal(page)).not.toContainText(key);
+    expect(await page.content()).not.toContain(key);
+
+    // The refused run shows its notice resolved, with the run it started.
+    await page.goto(refusedRunUrl);
+    const settled = page.getByRole('article', { name: 'AI connection required' });
+    await expect(settled).toContainText('Resolved');
+    await expect(settled.getByRole('link', { name: 'Open the new run' })).toBeVisible();
+  } finally {
+    await modelServer.close();
+  }
+});
+
+test('an operator edits a connection without retyping its key, replaces the key, and deletes the connection', async ({ console: app }) => {
+  const { page } = app;
+  const key = `sk-test-e2e-${randomBytes(12).toString('hex')}`;
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'AI connections' }).click();
+  await expect(page.getByText('No AI connections yet')).toBeVisible();
+
+  await page.getByRole('button', { name: 'New connection' }).click();
+  const create = page.getByRole('dialog', { name: 'New AI connection' });
+  // Nothing filled in: each problem is named at its field, and nothing is sent.
+  await create.getByRole('button', { name: 'Create connection' }).click();
+  await expect(create.getByLabel('Name')).toBeFocused();
+  await expect(create.getByText('Give the connection a name.')).toBeVisible();
+  await expect(create.getByText('Enter the API key.')).toBeVisible();
+  await create.getByLabel('Name').fill('Work OpenAI');
+  await create.getByLabel('API key').fill(key);
+  await create.getByRole('radio', { name: 'Shared' }).check();
+  await create.getByRole('button', { name: 'Create connection' }).click();
+  await expect(create).toBeHidden();
+
+  const list = page.getByRole('list', { name: 'AI connections' });
+  await expect(list.getByRole('listitem')).toHaveCount(1);
+  const row = list.getByRole('listitem').first();
+  await expect(row).toContainText(`OpenAI …${key.slice(-4)}`);
+  await expect(row).toContainText('Shared');
+  await row.getByRole('button', { name: 'Test Work OpenAI' }).click();
+  await expect(row.getByText(/The key looks like an? OpenAI key/)).toBeVisible();
+
+  // Edit: the key field starts empty, and empty keeps the stored key.
+  await row.getByRole('button', { name: 'Edit Work OpenAI' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit Work OpenAI' });
+  await expect(edit.getByLabel('API key')).toHaveValue('');
+  await expect(edit.getByText(/Leave empty to keep the stored API key/)).toBeVisible();
+  await edit.getByLabel('Name').fill('Team OpenAI');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toBeHidden();
+  await expect(row).toContainText('Team OpenAI');
+  await expect(row).toContainText(`OpenAI …${key.slice(-4)}`);
+
+  // A new key that is not an OpenAI key: its Test says so, and the connection needs attention.
+  await row.getByRole('button', { name: 'Edit Team OpenAI' }).click();
+  await page.getByRole('dialog', { name: 'Edit Team OpenAI' }).getByLabel('API key').fill('not-a-key-9z9z');
+  await page.getByRole('dialog', { name: 'Edit Team OpenAI' }).getByRole('button', { name: 'Save changes' }).click();
+  await expect(row).toContainText('OpenAI …9z9z');
+  await row.getByRole('button', { name: 'Test Team OpenAI' }).click();
+  await expect(row.getByText('Failed', { exact: true })).toBeVisible();
+  await expect(row.getByText('Needs attention', { exact: true })).toBeVisible();
+
+  await row.getByRole('button', { name: 'Delete Team OpenAI' }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Delete AI connection' });
+  await expect(confirm).toContainText('Delete Team OpenAI?');
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByText('No AI connections yet')).toBeVisible();
+  expect(await page.content()).not.toContain(key);
+});

@@ -1,0 +1,269 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link } from 'wouter';
+import type { Agent, AiConnection, Environment } from '../../../shared/entities';
+import { actionPath, actionRoute } from '../../../shared/routes';
+import { ErrorAlert } from '../../ui/error-alert';
+import { safeActionHref } from '../../ui/error-message';
+import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
+import { QueryError } from '../../ui/query-error';
+import {
+  connectionOptionLabel,
+  connectionStatusDescription,
+  connectionStatusLabel,
+  connectionStatusTone,
+  connectionTestOutcome,
+} from '../connections/connection-labels';
+import { useConnectionsForAgent, useSetAgentConnection, useTestAgent } from '../connections/use-connections';
+import { latestAgentCheck, type AgentCheck } from './agent-check';
+
+const noConnection = '';
+
+/**
+ * The agent's AI connection picker, at the route notices link to (`#/agents/<id>/ai-connection`).
+ * Choosing is saved with Save connection rather than on change: a keyboard user arrowing through
+ * the list would otherwise rebind the agent at every step.
+ */
+export function AgentConnectionSection({
+  agent,
+  environment,
+  focusPicker,
+}: {
+  agent: Agent;
+  environment: Environment | undefined;
+  /** Opened by an action link to this setting: bring it into view and put focus on the picker. */
+  focusPicker: boolean;
+}) {
+  const connections = useConnectionsForAgent(agent.id);
+  const setConnection = useSetAgentConnection();
+  const testAgent = useTestAgent();
+  const [choice, setChoice] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const sectionRef = useRef<HTMLElement>(null);
+  const pickerRef = useRef<HTMLSelectElement>(null);
+  const focused = useRef(false);
+  const ids = { picker: useId(), pickerHint: useId() };
+
+  const list = connections.data;
+  const pickerShown = list !== undefined;
+  const bound = agent.connectionId ? list?.find((connection) => connection.id === agent.connectionId) : undefined;
+  // A choice that left the list (deleted meanwhile) falls back to what the agent has.
+  const choiceListed = choice === noConnection || (choice !== null && list?.some((connection) => connection.id === choice));
+  const selected = choiceListed && choice !== null ? choice : (agent.connectionId ?? noConnection);
+  const changed = selected !== (agent.connectionId ?? noConnection);
+  const usable = (list ?? []).filter((connection) => connection.id !== agent.connectionId || connection.status === 'connected');
+  const needsConnection = Boolean(environment?.requiresConnection || agent.homeMode === 'isolated');
+
+  useEffect(() => {
+    if (!focusPicker) {
+      focused.current = false;
+      return;
+    }
+    if (!pickerShown || focused.current) return;
+    focused.current = true;
+    // After the layout has focused the new page's heading (it does so in the same commit), not before.
+    const timer = setTimeout(() => {
+      sectionRef.current?.scrollIntoView({ block: 'start' });
+      pickerRef.current?.focus({ preventScroll: true });
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [focusPicker, pickerShown]);
+
+  const focusThePicker = () => {
+    sectionRef.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    pickerRef.current?.focus({ preventScroll: true });
+  };
+
+  const save = () => {
+    if (setConnection.isPending) return;
+    setSaved(null);
+    if (!changed) {
+      setSaved('Nothing to save: that is the connection it already has.');
+      return;
+    }
+    const connectionId = selected === noConnection ? null : selected;
+    const name = list?.find((connection) => connection.id === connectionId)?.name;
+    setConnection.mutate(
+      { agentId: agent.id, connectionId },
+      {
+        onSuccess: () => {
+          setChoice(null);
+          setSaved(name ? `Saved: runs of ${agent.name} use ${name}.` : `Saved: ${agent.name} has no AI connection.`);
+        },
+      },
+    );
+  };
+
+  return (
+    <section
+      ref={sectionRef}
+      id="ai-connection"
+      className={`settings-section agent-connection${focusPicker ? ' settings-section--target' : ''}`}
+      aria-labelledby="agent-ai-connection-heading"
+    >
+      <h2 id="agent-ai-connection-heading" className="section-title">
+        AI connection
+      </h2>
+      {agent.connectionId && bound === undefined && list !== undefined ? (
+        <p className="form-error">The AI connection bound to this agent is no longer in the console. Choose another one.</p>
+      ) : !agent.connectionId && needsConnection ? (
+        <p className="callout callout--warning">
+          <strong>No AI connection bound.</strong> This agent{' '}
+          {environment?.requiresConnection ? 'runs in a sandboxed environment' : 'uses an isolated home'}, so it needs a
+          managed AI connection: its runs are refused before anything starts until one is chosen here.
+        </p>
+      ) : !agent.connectionId ? (
+        <p className="muted">This agent runs locally with your own login, so it does not need one.</p>
+      ) : null}
+
+      {connections.isError ? (
+        <QueryError what="the AI connections this agent may use" error={connections.error} onRetry={() => void connections.refetch()} />
+      ) : !pickerShown ? (
+        <p className="loading" aria-busy="true">
+          Loading the AI connections this agent may use…
+        </p>
+      ) : (
+        <div className="agent-connection__picker">
+          <div className="field">
+            <label htmlFor={ids.picker}>AI connection</label>
+            <div className="field__row">
+              <select
+                ref={pickerRef}
+                id={ids.picker}
+                className="select agent-connection__select"
+                value={selected}
+                onChange={(event) => {
+                  setSaved(null);
+                  setChoice(event.target.value);
+                }}
+                aria-describedby={ids.pickerHint}
+              >
+                <option value={noConnection}>None</option>
+                {list.map((connection) => (
+                  <option key={connection.id} value={connection.id}>
+                    {connectionOptionLabel(connection)}
+                  </option>
+                ))}
+              </select>
+              <button type="button" className="button button--primary" aria-disabled={setConnection.isPending || undefined} onClick={save}>
+                Save connection
+              </button>
+            </div>
+            <p id={ids.pickerHint} className="field__hint">
+              {usable.length === 0
+                ? 'No AI connection this agent may use yet: one must allow this agent (or all agents) and be of a provider its CLI speaks.'
+                : 'The connections this agent may use: allowed for it, of a provider its CLI speaks, and not revoked or expired.'}{' '}
+              <Link href={actionPath({ kind: 'settings-ai-connections' })}>Create an AI connection</Link>
+            </p>
+          </div>
+          <p className="form-success" aria-live="polite">
+            {setConnection.isPending ? 'Saving…' : saved}
+          </p>
+          {setConnection.isError ? <ErrorAlert error={setConnection.error} prefix="Could not save the AI connection." /> : null}
+          {bound ? <BoundConnection connection={bound} /> : null}
+        </div>
+      )}
+
+      <div className="agent-check">
+        <div className="agent-check__header">
+          <h3 className="agent-check__title">Check</h3>
+          <button
+            type="button"
+            className="button button--small"
+            aria-disabled={testAgent.isPending || undefined}
+            onClick={() => {
+              if (!testAgent.isPending) testAgent.mutate(agent.id);
+            }}
+          >
+            Test agent
+          </button>
+        </div>
+        <div aria-live="polite">
+          {testAgent.isPending ? (
+            <p className="muted">Checking the agent against the admission rules…</p>
+          ) : (
+            <AgentCheckResult check={latestAgentCheck(agent.verification, testAgent.data)} agentId={agent.id} onChoose={focusThePicker} />
+          )}
+        </div>
+        {testAgent.isError ? <ErrorAlert error={testAgent.error} prefix="Could not test the agent." /> : null}
+      </div>
+    </section>
+  );
+}
+
+function BoundConnection({ connection }: { connection: AiConnection }) {
+  const lastTest = connection.lastTest;
+  const outcome = lastTest ? connectionTestOutcome(lastTest) : null;
+  return (
+    <>
+      <p className="field__hint">
+        Its key is delivered to each run of this agent and removed when the run ends; runs never see your own login.
+      </p>
+      <dl className="facts facts--compact agent-connection__bound" aria-label="Bound AI connection">
+        <dt>Uses</dt>
+        <dd>
+          <strong>{connection.name}</strong>{' '}
+          <span className={`status-badge tone-${connectionStatusTone(connection.status)}`} title={connectionStatusDescription(connection.status)}>
+            <span className="status-badge__mark" aria-hidden="true" />
+            {connectionStatusLabel(connection.status)}
+          </span>
+        </dd>
+        <dt>Key</dt>
+        <dd>{connection.secretHint ? <code>{connection.secretHint}</code> : <span className="muted">None saved</span>}</dd>
+        <dt>Last test</dt>
+        <dd>
+          {lastTest && outcome ? (
+            <>
+              {outcome.label}: {lastTest.message}{' '}
+              <time className="muted" dateTime={lastTest.checkedAt} title={formatFullTimestamp(lastTest.checkedAt)}>
+                {formatTimestamp(lastTest.checkedAt, Date.now())}
+              </time>
+            </>
+          ) : (
+            <span className="muted">Not tested yet (Settings → AI connections)</span>
+          )}
+        </dd>
+      </dl>
+    </>
+  );
+}
+
+function AgentCheckResult({ check, agentId, onChoose }: { check: AgentCheck; agentId: string; onChoose: () => void }) {
+  if (check.state === 'unverified') {
+    return <p className="muted">Not checked yet. Test agent checks it against the admission rules without starting anything.</p>;
+  }
+  const ownPicker = actionRoute({ kind: 'agent-ai-connection', agentId });
+  const actionHref = check.actionUrl === ownPicker ? undefined : safeActionHref(check.actionUrl);
+  return (
+    <div className={`agent-check__result agent-check__result--${check.state}`}>
+      <p>
+        <span className={`status-badge tone-${check.state === 'ok' ? 'success' : 'warning'}`}>
+          <span className="status-badge__mark" aria-hidden="true" />
+          {check.state === 'ok' ? 'Ready' : 'Would be refused'}
+        </span>{' '}
+        {check.message ?? (check.state === 'ok' ? 'Runs of this agent would be admitted.' : '')}
+        {check.checkedAt ? (
+          <>
+            {' '}
+            <time className="muted" dateTime={check.checkedAt} title={formatFullTimestamp(check.checkedAt)}>
+              {formatTimestamp(check.checkedAt, Date.now())}
+            </time>
+          </>
+        ) : null}
+      </p>
+      {check.state === 'refused' && check.actionUrl === ownPicker ? (
+        <p>
+          <button type="button" className="button button--small" onClick={onChoose}>
+            Choose an AI connection
+          </button>
+        </p>
+      ) : actionHref ? (
+        <p>
+          <a className="button button--small" href={actionHref}>
+            Open the setting that fixes this
+          </a>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+

@@ -1,0 +1,418 @@
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { connectionMethods, connectionOwnerships, connectionProviders, type AiConnection } from '../../../shared/entities';
+import { ErrorAlert } from '../../ui/error-alert';
+import { ModalDialog } from '../../ui/modal-dialog';
+import { useAgents } from '../agents/use-agents';
+import { findProvider, providerDisplayName, useCatalog } from '../agents/use-catalog';
+import {
+  connectionFormFromConnection,
+  connectionFormProblems,
+  createConnectionInput,
+  emptyConnectionForm,
+  exampleBaseUrl,
+  firstProblem,
+  isEmptyUpdate,
+  methodAllowed,
+  updateConnectionInput,
+  withConnectionProvider,
+  type ConnectionFormField,
+  type ConnectionFormProblems,
+  type ConnectionFormValues,
+} from '../connections/connection-form';
+import { connectionMethodLabels, connectionOwnershipLabels, connectionProviderLabels, secretFieldLabel, secretNoun } from '../connections/connection-labels';
+import { useCreateConnection, useUpdateConnection } from '../connections/use-connections';
+
+const ownershipHints: Record<AiConnection['ownership'], string> = {
+  personal: 'Your own account with the provider.',
+  shared: 'A team or organisation key that others use too.',
+};
+
+/**
+ * New connection and Edit <name>: one form. The key goes into a password field that React does not
+ * hold: it is read when the request is sent and wiped once the connection is saved.
+ */
+export function ConnectionDialog({
+  connection,
+  onClose,
+  onSaved,
+}: {
+  /** The connection being edited; absent for a new one. */
+  connection?: AiConnection;
+  onClose: () => void;
+  onSaved: (connection: AiConnection) => void;
+}) {
+  const mode = connection ? 'edit' : 'create';
+  const [values, setValues] = useState<ConnectionFormValues>(() => (connection ? connectionFormFromConnection(connection) : emptyConnectionForm()));
+  const [problems, setProblems] = useState<ConnectionFormProblems>({});
+  const [unchanged, setUnchanged] = useState(false);
+  const secretInput = useRef<HTMLInputElement>(null);
+  const readSecret = () => secretInput.current?.value.trim() ?? '';
+  const wipeSecret = () => {
+    if (secretInput.current) secretInput.current.value = '';
+  };
+  const createConnection = useCreateConnection(readSecret);
+  const updateConnection = useUpdateConnection(readSecret);
+  const saving = createConnection.isPending || updateConnection.isPending;
+  const failed = mode === 'create' ? createConnection : updateConnection;
+  const agents = useAgents();
+  const catalog = useCatalog();
+  const formId = useId();
+  const ids = {
+    name: useId(),
+    provider: useId(),
+    method: useId(),
+    methodHint: useId(),
+    secret: useId(),
+    secretHint: useId(),
+    baseUrl: useId(),
+    baseUrlHint: useId(),
+    agents: useId(),
+  };
+  const fieldRefs = useRef(new Map<ConnectionFormField, HTMLElement>());
+  const register = (field: ConnectionFormField) => (element: HTMLElement | null) => {
+    if (element) fieldRefs.current.set(field, element);
+    else fieldRefs.current.delete(field);
+  };
+
+  const update = (patch: Partial<ConnectionFormValues>) => {
+    setUnchanged(false);
+    setValues((current) => ({ ...current, ...patch }));
+    const touched = Object.keys(patch) as ConnectionFormField[];
+    if (touched.some((field) => problems[field])) {
+      setProblems((current) => {
+        const next = { ...current };
+        for (const field of touched) delete next[field];
+        return next;
+      });
+    }
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (saving) return;
+    const found = connectionFormProblems(values, readSecret(), mode);
+    setProblems(found);
+    const first = firstProblem(found);
+    if (first) {
+      fieldRefs.current.get(first)?.focus();
+      return;
+    }
+    const onSuccess = (saved: AiConnection) => {
+      wipeSecret();
+      onSaved(saved);
+    };
+    if (!connection) {
+      // The key is read by the mutation itself (readSecret): it is not part of what the cache keeps.
+      const { secret: _secret, ...input } = createConnectionInput(values, '');
+      createConnection.mutate(input, { onSuccess });
+      return;
+    }
+    const { secret: _secret, ...input } = updateConnectionInput(connection, values, '');
+    if (isEmptyUpdate(input) && !readSecret()) {
+      setUnchanged(true);
+      return;
+    }
+    updateConnection.mutate(input, { onSuccess });
+  };
+
+  const problemId = (field: ConnectionFormField) => `${ids[field === 'agentIds' ? 'agents' : field]}-problem`;
+  const describedBy = (field: ConnectionFormField, ...hints: string[]) =>
+    [problems[field] ? problemId(field) : undefined, ...hints].filter(Boolean).join(' ') || undefined;
+  const invalid = (field: ConnectionFormField) => (problems[field] ? true : undefined);
+  const problemText = (field: ConnectionFormField) =>
+    problems[field] ? (
+      <p id={problemId(field)} className="field__problem">
+        {problems[field]}
+      </p>
+    ) : null;
+
+  const secretName = secretFieldLabel(values.method);
+  const agentList = agents.data ?? [];
+
+  return (
+    <ModalDialog
+      title={connection ? `Edit ${connection.name}` : 'New AI connection'}
+      description={
+        <p className="muted">
+          {connection
+            ? 'Change what runs get from this connection. Agents bound to it are checked again when you save.'
+            : 'A key or token the console delivers to the runs of the agents that may use it, and removes when they end.'}
+        </p>
+      }
+      onClose={onClose}
+      className="connection-dialog"
+      footer={
+        <>
+          {saving ? <span className="form-card__progress">Saving…</span> : null}
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form={formId} className="button button--primary" aria-disabled={saving || undefined}>
+            {connection ? 'Save changes' : 'Create connection'}
+          </button>
+        </>
+      }
+    >
+      <form id={formId} className="dialog-form connection-form" onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor={ids.name}>Name</label>
+          <input
+            ref={register('name')}
+            id={ids.name}
+            className="input"
+            type="text"
+            value={values.name}
+            onChange={(event) => update({ name: event.target.value })}
+            autoComplete="off"
+            aria-invalid={invalid('name')}
+            aria-describedby={describedBy('name')}
+          />
+          {problemText('name')}
+        </div>
+
+        <div className="agent-form__row">
+          <div className="field">
+            <label htmlFor={ids.provider}>Provider</label>
+            <select
+              ref={register('provider')}
+              id={ids.provider}
+              className="select"
+              value={values.provider}
+              onChange={(event) => {
+                const next = connectionProviders.find((provider) => provider === event.target.value) ?? 'openai';
+                setValues((current) => withConnectionProvider(current, next));
+                setProblems((current) => {
+                  const { provider: _provider, method: _method, baseUrl: _baseUrl, ...rest } = current;
+                  return rest;
+                });
+                setUnchanged(false);
+              }}
+            >
+              {connectionProviders.map((provider) => (
+                <option key={provider} value={provider}>
+                  {connectionProviderLabels[provider]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={ids.method}>Method</label>
+            <select
+              ref={register('method')}
+              id={ids.method}
+              className="select"
+              value={values.method}
+              onChange={(event) => update({ method: event.target.value === 'subscription_token' ? 'subscription_token' : 'api_key' })}
+              aria-invalid={invalid('method')}
+              aria-describedby={describedBy('method', ids.methodHint)}
+            >
+              {connectionMethods.map((method) => (
+                <option key={method} value={method} disabled={!methodAllowed(values.provider, method)}>
+                  {connectionMethodLabels[method]}
+                  {method === 'subscription_token' && values.provider !== 'anthropic' ? ' (Anthropic only)' : ''}
+                </option>
+              ))}
+            </select>
+            <p id={ids.methodHint} className="field__hint">
+              {values.method === 'subscription_token'
+                ? 'Claude Code’s long-lived sign-in token, made with claude setup-token.'
+                : 'A key from the provider’s console, or the key your gateway or server expects.'}
+            </p>
+            {problemText('method')}
+          </div>
+        </div>
+
+        <div className="field">
+          <label htmlFor={ids.secret}>{secretName}</label>
+          <input
+            ref={(element) => {
+              secretInput.current = element;
+              register('secret')(element);
+            }}
+            id={ids.secret}
+            className="input input--mono"
+            type="password"
+            name="connection-secret"
+            autoComplete="off"
+            spellCheck={false}
+            onChange={() => {
+              setUnchanged(false);
+              if (problems.secret) {
+                setProblems((current) => {
+                  const { secret: _secret, ...rest } = current;
+                  return rest;
+                });
+              }
+            }}
+            aria-invalid={invalid('secret')}
+            aria-describedby={describedBy('secret', ids.secretHint)}
+          />
+          <p id={ids.secretHint} className="field__hint">
+            {connection
+              ? `Leave empty to keep the stored ${secretNoun(values.method)}${connection.secretHint ? `, ${connection.secretHint}` : ''}. A new one replaces it.`
+              : `Encrypted before it is stored. It is never shown again: the list shows only a hint, such as the provider and its last four characters.`}
+          </p>
+          {problemText('secret')}
+        </div>
+
+        <div className="field">
+          <label htmlFor={ids.baseUrl}>Base URL</label>
+          <input
+            ref={register('baseUrl')}
+            id={ids.baseUrl}
+            className="input input--mono"
+            type="url"
+            inputMode="url"
+            value={values.baseUrl}
+            onChange={(event) => update({ baseUrl: event.target.value })}
+            placeholder={values.provider === 'custom' ? exampleBaseUrl : ''}
+            autoComplete="off"
+            spellCheck={false}
+            aria-invalid={invalid('baseUrl')}
+            aria-describedby={describedBy('baseUrl', ids.baseUrlHint)}
+          />
+          <p id={ids.baseUrlHint} className="field__hint">
+            {values.provider === 'custom'
+              ? `Required: the address of your OpenAI-compatible server, e.g. ${exampleBaseUrl}.`
+              : 'Optional: a gateway or a local server. Empty uses the provider’s own API.'}
+          </p>
+          {problemText('baseUrl')}
+        </div>
+
+        <fieldset className="form-section">
+          <legend className="form-section__legend">Ownership</legend>
+          <div className="choice-list">
+            {connectionOwnerships.map((ownership) => (
+              <Choice
+                key={ownership}
+                type="radio"
+                name={`${formId}-ownership`}
+                value={ownership}
+                checked={values.ownership === ownership}
+                onChange={() => update({ ownership })}
+                label={connectionOwnershipLabels[ownership]}
+                hint={ownershipHints[ownership]}
+              />
+            ))}
+          </div>
+        </fieldset>
+
+        <fieldset className="form-section" aria-describedby={problems.agentIds ? problemId('agentIds') : undefined}>
+          <legend className="form-section__legend">Agents</legend>
+          <div className="choice-list">
+            <Choice
+              type="radio"
+              name={`${formId}-scope`}
+              value="all"
+              checked={values.agentScope === 'all'}
+              onChange={() => update({ agentScope: 'all' })}
+              label="All agents"
+              hint="Every agent whose CLI speaks this provider, now and later."
+            />
+            <Choice
+              inputRef={register('agentIds')}
+              type="radio"
+              name={`${formId}-scope`}
+              value="chosen"
+              checked={values.agentScope === 'chosen'}
+              onChange={() => update({ agentScope: 'chosen' })}
+              label="Chosen agents"
+              hint="Only the agents ticked below."
+            />
+          </div>
+          {values.agentScope === 'chosen' ? (
+            agentList.length === 0 ? (
+              <p className="field__hint">There are no agents yet. Choose All agents, or create an agent first.</p>
+            ) : (
+              <ul id={ids.agents} className="choice-list choice-list--nested" aria-label="Agents that may use it">
+                {agentList.map((agent) => {
+                  const provider = findProvider(catalog.data, agent.providerId);
+                  const speaks = !provider || provider.connectionProviders.includes(values.provider);
+                  return (
+                    <li key={agent.id}>
+                      <Choice
+                        type="checkbox"
+                        value={agent.id}
+                        checked={values.agentIds.includes(agent.id)}
+                        onChange={(checked) =>
+                          update({ agentIds: checked ? [...values.agentIds, agent.id] : values.agentIds.filter((id) => id !== agent.id) })
+                        }
+                        label={agent.name}
+                        hint={`${providerDisplayName(catalog.data, agent.providerId)}${
+                          speaks ? '' : ` — its CLI cannot use a ${connectionProviderLabels[values.provider]} connection`
+                        }`}
+                      />
+                    </li>
+                  );
+                })}
+              </ul>
+            )
+          ) : null}
+          {problemText('agentIds')}
+        </fieldset>
+
+        {connection ? (
+          <Choice
+            type="checkbox"
+            value="revoked"
+            checked={values.revoked}
+            onChange={(checked) => update({ revoked: checked })}
+            label="Revoked"
+            hint="Retired: no run gets its key, and agents bound to it are refused until it is restored or they choose another."
+          />
+        ) : null}
+
+        {unchanged ? <p className="form-success">Nothing to save: the connection is unchanged.</p> : null}
+        {failed.isError ? (
+          <ErrorAlert error={failed.error} prefix={connection ? 'Could not save the connection.' : 'Could not create the connection.'} />
+        ) : null}
+      </form>
+    </ModalDialog>
+  );
+}
+
+/** A radio button or checkbox named by its label alone, with its hint as the description. */
+function Choice({
+  type,
+  name,
+  value,
+  checked,
+  onChange,
+  label,
+  hint,
+  inputRef,
+}: {
+  type: 'radio' | 'checkbox';
+  name?: string;
+  value: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  label: string;
+  hint?: string;
+  inputRef?: (element: HTMLInputElement | null) => void;
+}) {
+  const id = useId();
+  const hintId = useId();
+  return (
+    <div className="choice">
+      <input
+        ref={inputRef}
+        id={id}
+        type={type}
+        name={name}
+        value={value}
+        checked={checked}
+        onChange={(event) => onChange(event.target.checked)}
+        aria-describedby={hint ? hintId : undefined}
+      />
+      <div className="choice__text">
+        <label htmlFor={id}>{label}</label>
+        {hint ? (
+          <span id={hintId} className="choice__hint">
+            {hint}
+          </span>
+        ) : null}
+      </div>
+    </div>
+  );
+}
