@@ -141,3 +141,26 @@ describe('the AI-connection rule', () => {
     expect(admissionConfigRevision({ ...base, sandbox: { available: false } })).not.toBe(revision);
   });
 });
+
+describe('the OS sandbox rule', () => {
+  it('refuses a sandboxed run, with what to install, when the sandbox the console probed is unavailable', () => {
+    const verdict = admit({
+      agent: agent({ connectionId: 'con_1' }),
+      connection: connection(),
+      sandbox: { available: false, reason: 'bwrap: not found', hint: 'Install bubblewrap (apt install bubblewrap).' },
+    });
+    expect(verdict).toMatchObject({
+      admitted: false,
+      failure: { code: 'sandbox_unavailable', actionUrl: '#/agents/agt_1', message: expect.stringContaining('Install bubblewrap') },
+    });
+  });
+
+  it('does not hold a local run to it', () => {
+    const verdict = admit({
+      agent: agent({ environmentId: 'env_local', homeMode: 'preconfigured' }),
+      environment: local,
+      sandbox: { available: false, reason: 'bwrap: not found' },
+    });
+    expect(verdict.admitted).toBe(true);
+  });
+});

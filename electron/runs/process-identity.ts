@@ -1,3 +1,4 @@
+import { OperatorError } from '../../shared/errors';
 import { readFileSync } from 'node:fs';
 
 /**
@@ -14,4 +15,16 @@ export function processStartTime(pid: number): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The process locator of a launched attempt. A launch is bound to the child it started: one with no
+ * child (no pid, or a pid that is not alive and never was) is an error, never a run to await.
+ */
+export function processLocator(pid: number | undefined, attempt: number): { pid: number; pgid: number; startTime: string | null; attempt: number } {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 0) {
+    throw new OperatorError({ code: 'spawn_failed', reason: 'no_child_process', message: 'The CLI did not start: there is no process to follow.' });
+  }
+  // node-pty makes the child a session leader, so its process group is its pid.
+  return { pid, pgid: pid, startTime: processStartTime(pid), attempt };
 }

@@ -243,6 +243,26 @@ describe('resume', () => {
     expect(outputText(b, first.id).split(`--session ${sessionFile}`)).toHaveLength(3);
   });
 
+  it("keeps the home mode it was admitted with, while new runs take the agent's current one", async () => {
+    const b = await bed();
+    const agent = await b.call('createAgent', { name: 'home keeper', providerId: 'fixture-codex', model: 'model-a', profileId: 'default', homeMode: 'preconfigured' });
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const first = await b.waitForRun(started.id, ended);
+    expect(first.confinement.homeMode).toBe('preconfigured');
+
+    // The agent moves to an isolated home (which would need an AI connection it does not have).
+    await b.call('updateAgent', { agentId: agent.id, homeMode: 'isolated' });
+    await b.call('resumeRun', { runId: first.id, prompt: 'Carry on' });
+    const resumed = await b.waitForRun(first.id, (run) => run.attempts.length === 2 && ended(run));
+    expect(resumed.status).toBe('succeeded');
+    expect(resumed.confinement.homeMode).toBe('preconfigured');
+
+    const fresh = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    expect(fresh.status).toBe('refused');
+    expect((await b.call('getRun', { runId: fresh.id })).failure).toMatchObject({ reason: 'ai_connection_required' });
+  });
+
   it('is not offered for a CLI without native sessions', async () => {
     const b = await bed();
     const agent = await b.createAgent(['--json-events']);

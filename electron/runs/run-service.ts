@@ -43,7 +43,7 @@ import {
 } from './admission';
 import { diffTaskView, prepareTaskRoot, removeTaskRoot, taskRootPaths, taskWritableRoots } from '../confinement/task-root';
 import { confineLaunch, providerHomeId, type ConfinedLaunch } from './launch-confinement';
-import { processStartTime } from './process-identity';
+import { processLocator, processStartTime } from './process-identity';
 import { buildWorkerPrompt } from './worker-prompt';
 
 export interface RunServiceOptions {
@@ -786,8 +786,7 @@ export class RunService {
 
     // The process (and the CLI's session, where it names one up front) must be findable again before
     // the run is awaited: if the console dies from here on, recovery starts from these.
-    const startTime = processStartTime(session.pid);
-    this.saveLocator(active.runId, 'process', { pid: session.pid, pgid: session.pid, startTime, attempt: active.attemptNumber });
+    this.saveLocator(active.runId, 'process', processLocator(session.pid, active.attemptNumber));
     if (active.sessionId) this.saveSessionLocator(active);
 
     const pipeline = new OutputPipeline({
