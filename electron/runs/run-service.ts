@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { homedir } from 'node:os';
-import type { Notice, RunDetail, RunDiff, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
+import type { Notice, RunDetail, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { resolveAgentLaunch } from '../agents/agent-launch';
@@ -41,7 +39,8 @@ import {
   type AdmissionResult,
   type SandboxState,
 } from './admission';
-import { diffTaskView, prepareTaskRoot, removeTaskRoot, taskRootPaths, taskWritableRoots } from '../confinement/task-root';
+import { prepareTaskRoot } from '../confinement/task-root';
+import { RunWorkspace } from './run-workspace';
 import { confineLaunch, providerHomeId, type ConfinedLaunch } from './launch-confinement';
 import { processLocator, processStartTime } from './process-identity';
 import { buildWorkerPrompt } from './worker-prompt';
@@ -128,6 +127,8 @@ export function artifactIdentity(task: { id: string; planPath: string | null; re
  */
 export class RunService {
   private readonly ledger: Ledger;
+  /** The run's folder on disk: its diff, its confinement, its cleanup. */
+  readonly workspace: RunWorkspace;
   private readonly active = new Map<string, ActiveRun>();
   private readonly now: () => number;
   private readonly timelineTimers = new Map<string, NodeJS.Timeout>();
@@ -140,6 +141,7 @@ export class RunService {
 
   constructor(private readonly options: RunServiceOptions) {
     this.ledger = options.ledger;
+    this.workspace = new RunWorkspace(options.ledger, options.dataDir);
     this.now = options.now ?? Date.now;
   }
 
@@ -343,7 +345,7 @@ export class RunService {
       submission: row.submission_json ? (JSON.parse(row.submission_json) as RunDetail['submission']) : null,
       outputBytes: this.ledger.output.totalBytes(runId),
       archived: row.archived_at !== null,
-      confinement: this.confinementOf(admission, agent, row.task_root),
+      confinement: this.workspace.confinementOf(admission, agent, row.task_root),
       canStop: row.status === 'queued' || active !== undefined,
       canResume:
         ended &&
@@ -358,55 +360,10 @@ export class RunService {
     };
   }
 
-  /** Environment, sandbox, network, home mode and writable roots: what the run detail shows. */
-  private confinementOf(admission: Admission | undefined, agent: StoredAgent | undefined, taskRoot: string | null): RunDetail['confinement'] {
-    const environment = this.ledger.agents.getEnvironment(admission?.environmentId ?? agent?.environmentId ?? 'env_local');
-    const kind = admission?.environmentKind ?? environment?.kind ?? 'local';
-    return {
-      environmentName: environment?.name ?? 'Unknown',
-      environmentKind: kind,
-      sandbox: kind === 'sandboxed' ? (process.platform === 'darwin' ? 'seatbelt' : 'bubblewrap') : 'none',
-      network: kind === 'sandboxed' ? (admission?.networkMode ?? environment?.networkMode ?? 'provider-only') : 'open',
-      homeMode: admission?.homeMode ?? agent?.homeMode ?? 'preconfigured',
-      writableRoots: taskRoot ? taskWritableRoots(taskRootPaths(this.options.dataDir, path.basename(taskRoot))) : [],
-    };
-  }
-
-  /** The run's view against its base revision: what the agent changed, committed or not. */
-  async diff(runId: string): Promise<RunDiff> {
-    const { taskRoot } = await this.existingTaskRoot(runId);
-    const diff = await diffTaskView(taskRoot);
-    return { baseRevision: taskRoot.baseRevision, files: diff.files, unifiedDiff: diff.unifiedDiff, truncated: diff.truncated };
-  }
-
-  /** Opens the run's view in the file manager of the machine the console runs on. */
-  async openFolder(runId: string): Promise<{ path: string; opened: boolean }> {
-    const { taskRoot } = await this.existingTaskRoot(runId);
-    const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-    // Opened means the opener said so (exit 0); one that is still running after a moment (some
-    // stay in the foreground) is taken as having opened it. xdg-open without a desktop exits 3.
-    const opened = await new Promise<boolean>((resolve) => {
-      const child = spawn(opener, [taskRoot.view], { detached: true, stdio: 'ignore' });
-      const timer = setTimeout(() => {
-        child.unref();
-        resolve(true);
-      }, 3000);
-      child.once('error', () => {
-        clearTimeout(timer);
-        resolve(false);
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        resolve(code === 0);
-      });
-    });
-    return { path: taskRoot.view, opened };
-  }
-
   /** Keeps the run's record and removes its worktree: an archived run is never resumed. */
   async archive(runId: string): Promise<RunSummary> {
     const row = this.requireEnded(runId, 'archived');
-    await this.removeWorktree(row);
+    await this.workspace.removeWorktree(row);
     this.resolveRunNotices(runId, ['run_stranded']);
     this.ledger.runs.update(runId, { archivedAt: this.now() });
     this.announce(runId);
@@ -415,7 +372,7 @@ export class RunService {
 
   async delete(runId: string): Promise<{ runId: string }> {
     const row = this.requireEnded(runId, 'deleted');
-    await this.removeWorktree(row);
+    await this.workspace.removeWorktree(row);
     // Before the record goes: a stranded notice about it has nothing left to point at.
     this.resolveRunNotices(runId, ['run_stranded']);
     this.ledger.runs.delete(runId);
@@ -429,26 +386,6 @@ export class RunService {
       throw new OperatorError({ code: 'conflict', message: `A run that is queued or running cannot be ${verb}. Stop it first.` });
     }
     return row;
-  }
-
-  private async removeWorktree(row: { id: string; task_id: string }): Promise<void> {
-    const task = this.ledger.tasks.get(row.task_id);
-    const project = task ? this.ledger.projects.get(task.projectId) : undefined;
-    await removeTaskRoot({ dataDir: this.options.dataDir, runId: row.id, project: project ?? { path: '', isGitRepo: false } });
-  }
-
-  private async existingTaskRoot(runId: string) {
-    const row = this.requireRun(runId);
-    const task = this.ledger.tasks.get(row.task_id);
-    const project = task ? this.ledger.projects.get(task.projectId) : undefined;
-    if (!row.task_root || row.archived_at !== null || !existsSync(row.task_root) || !project) {
-      throw new OperatorError({
-        code: 'not_found',
-        message: row.archived_at !== null ? 'This run was archived, and its worktree was cleaned up with it.' : 'This run has no working folder (it never started).',
-      });
-    }
-    // Preparing is idempotent: on an existing task root it only reads its record.
-    return { taskRoot: await prepareTaskRoot({ dataDir: this.options.dataDir, runId, project }) };
   }
 
   events(runId: string, afterId: number, limit: number): { events: RunEvent[]; lastId: number } {
