@@ -4,7 +4,7 @@ import { operatorActionUrl, operatorMessage } from './error-message';
  * A failed action, inline where it happened: the core's message (which names the fix) and, when the
  * error carries one, a link to the setting that fixes it.
  */
-export function ErrorAlert({ error, prefix }: { error: unknown; prefix?: string }) {
+export function ErrorAlert({ error, prefix }: { error: unknown; prefix?: string | undefined }) {
   const actionUrl = operatorActionUrl(error);
   return (
     <div className="form-error" role="alert">

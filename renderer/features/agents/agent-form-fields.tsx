@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { CatalogProvider, Environment } from '../../../shared/entities';
+import { FormField } from '../../ui/form-field';
 import { environmentLabel, networkModeLabel } from './agent-labels';
 import {
   agentFormProblems,
@@ -54,22 +55,6 @@ export function AgentForm({
 }) {
   const [values, setValues] = useState(initial);
   const [problems, setProblems] = useState<AgentFormProblems>({});
-  const ids = {
-    name: useId(),
-    providerId: useId(),
-    model: useId(),
-    modelHint: useId(),
-    profileId: useId(),
-    capacity: useId(),
-    capacityHint: useId(),
-    environmentId: useId(),
-    homeMode: useId(),
-    homeHint: useId(),
-    executablePath: useId(),
-    executableHint: useId(),
-    commandArgs: useId(),
-    argsHint: useId(),
-  };
   const fieldRefs = useRef(new Map<AgentFormField, HTMLElement>());
   const homeSectionRef = useRef<HTMLFieldSetElement>(null);
   const register = (field: AgentFormField) => (element: HTMLElement | null) => {
@@ -92,6 +77,8 @@ export function AgentForm({
   const command = isCommandProvider(provider);
   const profile = provider?.profiles.find((candidate) => candidate.id === values.profileId);
   const environment = environments.find((candidate) => candidate.id === values.environmentId);
+  // A provider that lists its models offers them to choose from; otherwise the model is free text.
+  const modelList = provider && provider.models.length > 0 ? provider.models : undefined;
 
   const update = (patch: Partial<AgentFormValues>) => {
     setValues((current) => ({ ...current, ...patch }));
@@ -117,89 +104,81 @@ export function AgentForm({
     onSubmit(values, provider);
   };
 
-  const problemId = (field: AgentFormField) => `${ids[field]}-problem`;
-  const describedBy = (field: AgentFormField, ...hints: string[]) =>
-    [problems[field] ? problemId(field) : undefined, ...hints].filter(Boolean).join(' ') || undefined;
-  const invalid = (field: AgentFormField) => (problems[field] ? true : undefined);
-  const problemText = (field: AgentFormField) =>
-    problems[field] ? (
-      <p id={problemId(field)} className="field__problem">
-        {problems[field]}
-      </p>
-    ) : null;
-
   const sandboxNeedsIsolated = values.homeMode === 'preconfigured' && environment?.requiresConnection;
 
   return (
     <form id={formId} className="agent-form" onSubmit={submit} noValidate>
-      <div className="field">
-        <label htmlFor={ids.name}>Name</label>
-        <input
-          ref={register('name')}
-          id={ids.name}
-          className="input"
-          type="text"
-          value={values.name}
-          onChange={(event) => update({ name: event.target.value })}
-          autoComplete="off"
-          aria-invalid={invalid('name')}
-          aria-describedby={describedBy('name')}
-        />
-        {problemText('name')}
-      </div>
+      <FormField label="Name" problem={problems.name}>
+        {(control) => (
+          <input
+            ref={register('name')}
+            {...control}
+            className="input"
+            type="text"
+            value={values.name}
+            onChange={(event) => update({ name: event.target.value })}
+            autoComplete="off"
+          />
+        )}
+      </FormField>
 
       <div className="agent-form__row">
-        <div className="field">
-          <label htmlFor={ids.providerId}>Provider</label>
-          <select
-            ref={register('providerId')}
-            id={ids.providerId}
-            className="select"
-            value={values.providerId}
-            onChange={(event) => {
-              const next = providers.find((candidate) => candidate.id === event.target.value);
-              setValues((current) => withProvider({ ...current, providerId: event.target.value }, next));
-              setProblems({});
-            }}
-            aria-invalid={invalid('providerId')}
-            aria-describedby={describedBy('providerId')}
-          >
-            {provider ? null : <option value={values.providerId}>{values.providerId || 'Choose a provider'}</option>}
-            {providers.map((candidate) => (
-              <option key={candidate.id} value={candidate.id}>
-                {providerOptionLabel(candidate)}
-              </option>
-            ))}
-          </select>
-          {problemText('providerId')}
-        </div>
-
-        <div className="field">
-          <label htmlFor={ids.model}>Model</label>
-          {provider && provider.models.length > 0 ? (
+        <FormField label="Provider" problem={problems.providerId}>
+          {(control) => (
             <select
-              ref={register('model')}
-              id={ids.model}
+              ref={register('providerId')}
+              {...control}
               className="select"
-              value={values.model}
-              onChange={(event) => update({ model: event.target.value })}
-              aria-invalid={invalid('model')}
-              aria-describedby={describedBy('model')}
+              value={values.providerId}
+              onChange={(event) => {
+                const next = providers.find((candidate) => candidate.id === event.target.value);
+                setValues((current) => withProvider({ ...current, providerId: event.target.value }, next));
+                setProblems({});
+              }}
             >
-              {provider.models.some((model) => model.id === values.model) ? null : (
-                <option value={values.model}>{values.model || 'Choose a model'}</option>
-              )}
-              {provider.models.map((model) => (
-                <option key={model.id} value={model.id}>
-                  {model.label}
+              {provider ? null : <option value={values.providerId}>{values.providerId || 'Choose a provider'}</option>}
+              {providers.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {providerOptionLabel(candidate)}
                 </option>
               ))}
             </select>
-          ) : (
-            <>
+          )}
+        </FormField>
+
+        <FormField
+          label="Model"
+          problem={problems.model}
+          hint={
+            modelList ? undefined : (
+              <>
+                Optional. Passed to the command as <code>{'{model}'}</code>.
+              </>
+            )
+          }
+        >
+          {(control) =>
+            modelList ? (
+              <select
+                ref={register('model')}
+                {...control}
+                className="select"
+                value={values.model}
+                onChange={(event) => update({ model: event.target.value })}
+              >
+                {modelList.some((model) => model.id === values.model) ? null : (
+                  <option value={values.model}>{values.model || 'Choose a model'}</option>
+                )}
+                {modelList.map((model) => (
+                  <option key={model.id} value={model.id}>
+                    {model.label}
+                  </option>
+                ))}
+              </select>
+            ) : (
               <input
                 ref={register('model')}
-                id={ids.model}
+                {...control}
                 className="input input--mono"
                 type="text"
                 value={values.model}
@@ -207,85 +186,75 @@ export function AgentForm({
                 placeholder="default"
                 autoComplete="off"
                 spellCheck={false}
-                aria-invalid={invalid('model')}
-                aria-describedby={describedBy('model', ids.modelHint)}
               />
-              <p id={ids.modelHint} className="field__hint">
-                Optional. Passed to the command as <code>{'{model}'}</code>.
-              </p>
-            </>
-          )}
-          {problemText('model')}
-        </div>
+            )
+          }
+        </FormField>
       </div>
 
       <div className="agent-form__row">
-        <div className="field">
-          <label htmlFor={ids.profileId}>Profile</label>
+        <FormField label="Profile" problem={problems.profileId}>
+          {(control) => (
+            <select
+              ref={register('profileId')}
+              {...control}
+              className="select"
+              value={values.profileId}
+              onChange={(event) => update({ profileId: event.target.value })}
+            >
+              {provider?.profiles.some((profile) => profile.id === values.profileId) ? null : (
+                <option value={values.profileId}>{values.profileId || 'Choose a profile'}</option>
+              )}
+              {(provider?.profiles ?? []).map((profile) => (
+                <option key={profile.id} value={profile.id}>
+                  {profile.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+
+        <FormField
+          label="Runs at once"
+          className="field--narrow"
+          problem={problems.capacity}
+          hint="Capacity: more runs of this agent wait in the queue."
+        >
+          {(control) => (
+            <input
+              ref={register('capacity')}
+              {...control}
+              className="input"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={32}
+              step={1}
+              value={values.capacity}
+              onChange={(event) => update({ capacity: event.target.value })}
+            />
+          )}
+        </FormField>
+      </div>
+
+      <FormField label="Environment" problem={problems.environmentId}>
+        {(control) => (
           <select
-            ref={register('profileId')}
-            id={ids.profileId}
+            ref={register('environmentId')}
+            {...control}
             className="select"
-            value={values.profileId}
-            onChange={(event) => update({ profileId: event.target.value })}
-            aria-invalid={invalid('profileId')}
-            aria-describedby={describedBy('profileId')}
+            value={values.environmentId}
+            onChange={(event) => update({ environmentId: event.target.value })}
           >
-            {provider?.profiles.some((profile) => profile.id === values.profileId) ? null : (
-              <option value={values.profileId}>{values.profileId || 'Choose a profile'}</option>
-            )}
-            {(provider?.profiles ?? []).map((profile) => (
-              <option key={profile.id} value={profile.id}>
-                {profile.label}
+            {environment ? null : <option value={values.environmentId}>{values.environmentId || 'Choose an environment'}</option>}
+            {environments.map((candidate) => (
+              <option key={candidate.id} value={candidate.id}>
+                {environmentLabel(candidate)} · {networkModeLabel(candidate.networkMode)}
               </option>
             ))}
           </select>
-          {problemText('profileId')}
-        </div>
-
-        <div className="field field--narrow">
-          <label htmlFor={ids.capacity}>Runs at once</label>
-          <input
-            ref={register('capacity')}
-            id={ids.capacity}
-            className="input"
-            type="number"
-            inputMode="numeric"
-            min={1}
-            max={32}
-            step={1}
-            value={values.capacity}
-            onChange={(event) => update({ capacity: event.target.value })}
-            aria-invalid={invalid('capacity')}
-            aria-describedby={describedBy('capacity', ids.capacityHint)}
-          />
-          <p id={ids.capacityHint} className="field__hint">
-            Capacity: more runs of this agent wait in the queue.
-          </p>
-          {problemText('capacity')}
-        </div>
-      </div>
-
-      <div className="field">
-        <label htmlFor={ids.environmentId}>Environment</label>
-        <select
-          ref={register('environmentId')}
-          id={ids.environmentId}
-          className="select"
-          value={values.environmentId}
-          onChange={(event) => update({ environmentId: event.target.value })}
-          aria-invalid={invalid('environmentId')}
-          aria-describedby={describedBy('environmentId')}
-        >
-          {environment ? null : <option value={values.environmentId}>{values.environmentId || 'Choose an environment'}</option>}
-          {environments.map((candidate) => (
-            <option key={candidate.id} value={candidate.id}>
-              {environmentLabel(candidate)} · {networkModeLabel(candidate.networkMode)}
-            </option>
-          ))}
-        </select>
-        {problemText('environmentId')}
-      </div>
+        )}
+      </FormField>
 
       <fieldset
         ref={homeSectionRef}
@@ -293,28 +262,31 @@ export function AgentForm({
         className={`form-section${focusHomeMode ? ' form-section--target' : ''}`}
       >
         <legend className="form-section__legend">Home</legend>
-        <div className="field">
-          <label htmlFor={ids.homeMode}>Home mode</label>
-          <select
-            ref={register('homeMode')}
-            id={ids.homeMode}
-            className="select"
-            value={values.homeMode}
-            onChange={(event) => update({ homeMode: event.target.value === 'isolated' ? 'isolated' : 'preconfigured' })}
-            aria-describedby={describedBy('homeMode', ids.homeHint)}
-          >
-            {homeModeOptions.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-          <p id={ids.homeHint} className="field__hint">
-            {values.homeMode === 'isolated'
+        {/* The home mode is always valid: it has no problem to show. */}
+        <FormField
+          label="Home mode"
+          hint={
+            values.homeMode === 'isolated'
               ? 'Each run gets a fresh provider home holding only what its AI connection delivers.'
-              : 'Runs use your own CLI login, through links to your auth files; sessions and logs stay in the task.'}
-          </p>
-        </div>
+              : 'Runs use your own CLI login, through links to your auth files; sessions and logs stay in the task.'
+          }
+        >
+          {(control) => (
+            <select
+              ref={register('homeMode')}
+              {...control}
+              className="select"
+              value={values.homeMode}
+              onChange={(event) => update({ homeMode: event.target.value === 'isolated' ? 'isolated' : 'preconfigured' })}
+            >
+              {homeModeOptions.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
         {sandboxNeedsIsolated ? (
           <p className="callout callout--warning">
             A sandboxed environment needs an isolated home: your own login is not handed to unattended runs, so runs of
@@ -323,62 +295,66 @@ export function AgentForm({
         ) : null}
       </fieldset>
 
-      <div className="field">
-        <label htmlFor={ids.executablePath}>Executable path</label>
-        <input
-          ref={register('executablePath')}
-          id={ids.executablePath}
-          className="input input--mono"
-          type="text"
-          value={values.executablePath}
-          onChange={(event) => update({ executablePath: event.target.value })}
-          placeholder={command ? '/path/to/program' : (provider?.executable ?? '')}
-          autoComplete="off"
-          spellCheck={false}
-          aria-invalid={invalid('executablePath')}
-          aria-describedby={describedBy('executablePath', ids.executableHint)}
-        />
-        <p id={ids.executableHint} className="field__hint">
-          {command
+      <FormField
+        label="Executable path"
+        problem={problems.executablePath}
+        hint={
+          command
             ? 'The program this agent runs. Required unless the profile runs one of its own (a shell command does).'
-            : `Optional: where the CLI is, if not on PATH${provider?.executable ? ` (the console looks for ${provider.executable})` : ''}.`}
-        </p>
-        {problemText('executablePath')}
-      </div>
+            : `Optional: where the CLI is, if not on PATH${provider?.executable ? ` (the console looks for ${provider.executable})` : ''}.`
+        }
+      >
+        {(control) => (
+          <input
+            ref={register('executablePath')}
+            {...control}
+            className="input input--mono"
+            type="text"
+            value={values.executablePath}
+            onChange={(event) => update({ executablePath: event.target.value })}
+            placeholder={command ? '/path/to/program' : (provider?.executable ?? '')}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        )}
+      </FormField>
 
       {command ? (
-        <div className="field">
-          <label htmlFor={ids.commandArgs}>Arguments</label>
-          <textarea
-            ref={register('commandArgs')}
-            id={ids.commandArgs}
-            className="input input--mono textarea"
-            rows={5}
-            value={values.commandArgs}
-            onChange={(event) => update({ commandArgs: event.target.value })}
-            spellCheck={false}
-            aria-invalid={invalid('commandArgs')}
-            aria-describedby={describedBy('commandArgs', ids.argsHint)}
-          />
-          <p id={ids.argsHint} className="field__hint">
-            One argument per line, passed as-is (no shell). Placeholders:{' '}
-            {commandPlaceholders.map((placeholder, index) => (
-              <span key={placeholder}>
-                {index > 0 ? ' ' : ''}
-                <code>{placeholder}</code>
-              </span>
-            ))}
-            .{' '}
-            {profile?.argsTemplate ? (
-              <>
-                Empty uses the profile’s: <code>{profile.argsTemplate.join(' ')}</code>
-              </>
-            ) : (
-              'Empty uses the profile’s arguments.'
-            )}
-          </p>
-          {problemText('commandArgs')}
-        </div>
+        <FormField
+          label="Arguments"
+          problem={problems.commandArgs}
+          hint={
+            <>
+              One argument per line, passed as-is (no shell). Placeholders:{' '}
+              {commandPlaceholders.map((placeholder, index) => (
+                <span key={placeholder}>
+                  {index > 0 ? ' ' : ''}
+                  <code>{placeholder}</code>
+                </span>
+              ))}
+              .{' '}
+              {profile?.argsTemplate ? (
+                <>
+                  Empty uses the profile’s: <code>{profile.argsTemplate.join(' ')}</code>
+                </>
+              ) : (
+                'Empty uses the profile’s arguments.'
+              )}
+            </>
+          }
+        >
+          {(control) => (
+            <textarea
+              ref={register('commandArgs')}
+              {...control}
+              className="input input--mono textarea"
+              rows={5}
+              value={values.commandArgs}
+              onChange={(event) => update({ commandArgs: event.target.value })}
+              spellCheck={false}
+            />
+          )}
+        </FormField>
       ) : null}
 
       {children}

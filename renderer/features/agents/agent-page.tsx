@@ -1,12 +1,12 @@
-import { useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Agent } from '../../../shared/entities';
 import { isOperatorError } from '../../../shared/errors';
 import { NotFoundPage } from '../../app/not-found-page';
+import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp } from '../../ui/format';
-import { ModalDialog } from '../../ui/modal-dialog';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
 import { agentFormFromAgent, updateAgentInput } from './agent-form';
@@ -38,35 +38,17 @@ function shortDigest(digest: string | null | undefined): string {
 function DeleteAgentDialog({ agent, onClose }: { agent: Agent; onClose: () => void }) {
   const deleteAgent = useDeleteAgent();
   const [, navigate] = useLocation();
-  const cancelRef = useRef<HTMLButtonElement>(null);
   return (
-    <ModalDialog
-      role="alertdialog"
+    <ConfirmDialog
       title="Delete agent"
       description={<p>Delete {agent.name}? Runs it made stay in the run history; tasks are not touched.</p>}
+      confirmLabel="Delete"
+      pending={deleteAgent.isPending}
+      error={deleteAgent.error}
+      errorPrefix="Could not delete the agent."
+      onConfirm={() => deleteAgent.mutate(agent.id, { onSuccess: () => navigate('/agents') })}
       onClose={onClose}
-      initialFocusRef={cancelRef}
-      footer={
-        <>
-          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button--danger"
-            aria-disabled={deleteAgent.isPending || undefined}
-            onClick={() => {
-              if (deleteAgent.isPending) return;
-              deleteAgent.mutate(agent.id, { onSuccess: () => navigate('/agents') });
-            }}
-          >
-            Delete
-          </button>
-        </>
-      }
-    >
-      {deleteAgent.isError ? <ErrorAlert error={deleteAgent.error} prefix="Could not delete the agent." /> : null}
-    </ModalDialog>
+    />
   );
 }
 

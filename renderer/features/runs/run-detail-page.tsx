@@ -1,13 +1,13 @@
-import { lazy, Suspense, useRef, useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { RunDetail } from '../../../shared/entities';
 import { isOperatorError } from '../../../shared/errors';
 import { actionRoute } from '../../../shared/routes';
+import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
 import { formatDuration, formatFullTimestamp, runDurationMs } from '../../ui/format';
-import { ModalDialog } from '../../ui/modal-dialog';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
 import { isActiveRunStatus, runStatusDescription } from '../../ui/run-status';
@@ -128,72 +128,36 @@ function RunFailure({ run }: { run: RunDetail }) {
 
 function ArchiveRunDialog({ run, onClose }: { run: RunDetail; onClose: () => void }) {
   const archiveRun = useArchiveRun();
-  const cancelRef = useRef<HTMLButtonElement>(null);
   return (
-    <ModalDialog
-      role="alertdialog"
+    <ConfirmDialog
       title="Archive run"
       description={<p>Archive this run? Its record stays; its worktree and branch are removed, so it cannot be resumed.</p>}
+      confirmLabel="Archive"
+      pending={archiveRun.isPending}
+      pendingNote="Removing the worktree…"
+      error={archiveRun.error}
+      errorPrefix="Could not archive the run."
+      onConfirm={() => archiveRun.mutate(run.id, { onSuccess: onClose })}
       onClose={onClose}
-      initialFocusRef={cancelRef}
-      footer={
-        <>
-          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button--danger"
-            aria-disabled={archiveRun.isPending || undefined}
-            onClick={() => {
-              if (archiveRun.isPending) return;
-              archiveRun.mutate(run.id, { onSuccess: onClose });
-            }}
-          >
-            Archive
-          </button>
-        </>
-      }
-    >
-      {archiveRun.isPending ? <p className="muted">Removing the worktree…</p> : null}
-      {archiveRun.isError ? <ErrorAlert error={archiveRun.error} prefix="Could not archive the run." /> : null}
-    </ModalDialog>
+    />
   );
 }
 
 function DeleteRunDialog({ run, onClose }: { run: RunDetail; onClose: () => void }) {
   const deleteRun = useDeleteRun();
   const [, navigate] = useLocation();
-  const cancelRef = useRef<HTMLButtonElement>(null);
   return (
-    <ModalDialog
-      role="alertdialog"
+    <ConfirmDialog
       title="Delete run"
       description={<p>Delete this run? Its record, output and worktree are removed.</p>}
+      confirmLabel="Delete"
+      pending={deleteRun.isPending}
+      pendingNote="Removing the run and its worktree…"
+      error={deleteRun.error}
+      errorPrefix="Could not delete the run."
+      onConfirm={() => deleteRun.mutate(run.id, { onSuccess: () => navigate('/runs') })}
       onClose={onClose}
-      initialFocusRef={cancelRef}
-      footer={
-        <>
-          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button--danger"
-            aria-disabled={deleteRun.isPending || undefined}
-            onClick={() => {
-              if (deleteRun.isPending) return;
-              deleteRun.mutate(run.id, { onSuccess: () => navigate('/runs') });
-            }}
-          >
-            Delete
-          </button>
-        </>
-      }
-    >
-      {deleteRun.isPending ? <p className="muted">Removing the run and its worktree…</p> : null}
-      {deleteRun.isError ? <ErrorAlert error={deleteRun.error} prefix="Could not delete the run." /> : null}
-    </ModalDialog>
+    />
   );
 }
 

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import type { AiConnection } from '../../../shared/entities';
 import { useAgents, useConnections } from '../agents/use-agents';
 import {
@@ -12,10 +12,10 @@ import {
   connectionTestOutcome,
 } from '../connections/connection-labels';
 import { useDeleteConnection, useTestConnection, useVaultInfo } from '../connections/use-connections';
+import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
-import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
 import { ConnectionDialog } from './connection-dialog';
 
@@ -235,11 +235,9 @@ function ConnectionRow({ connection, onEdit, onDelete }: { connection: AiConnect
 function DeleteConnectionDialog({ connection, onClose, onDeleted }: { connection: AiConnection; onClose: () => void; onDeleted: () => void }) {
   const deleteConnection = useDeleteConnection();
   const agents = useAgents();
-  const cancelRef = useRef<HTMLButtonElement>(null);
   const bound = (agents.data ?? []).filter((agent) => agent.connectionId === connection.id);
   return (
-    <ModalDialog
-      role="alertdialog"
+    <ConfirmDialog
       title="Delete AI connection"
       description={
         <p>
@@ -249,28 +247,12 @@ function DeleteConnectionDialog({ connection, onClose, onDeleted }: { connection
             : 'No agent uses it now.'}
         </p>
       }
+      confirmLabel="Delete"
+      pending={deleteConnection.isPending}
+      error={deleteConnection.error}
+      errorPrefix="Could not delete the connection."
+      onConfirm={() => deleteConnection.mutate(connection.id, { onSuccess: onDeleted })}
       onClose={onClose}
-      initialFocusRef={cancelRef}
-      footer={
-        <>
-          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button--danger"
-            aria-disabled={deleteConnection.isPending || undefined}
-            onClick={() => {
-              if (deleteConnection.isPending) return;
-              deleteConnection.mutate(connection.id, { onSuccess: onDeleted });
-            }}
-          >
-            Delete
-          </button>
-        </>
-      }
-    >
-      {deleteConnection.isError ? <ErrorAlert error={deleteConnection.error} prefix="Could not delete the connection." /> : null}
-    </ModalDialog>
+    />
   );
 }

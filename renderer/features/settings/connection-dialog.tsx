@@ -1,6 +1,7 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { connectionMethods, connectionOwnerships, connectionProviders, type AiConnection } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
+import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
 import { useAgents } from '../agents/use-agents';
 import { findProvider, providerDisplayName, useCatalog } from '../agents/use-catalog';
@@ -57,17 +58,7 @@ export function ConnectionDialog({
   const agents = useAgents();
   const catalog = useCatalog();
   const formId = useId();
-  const ids = {
-    name: useId(),
-    provider: useId(),
-    method: useId(),
-    methodHint: useId(),
-    secret: useId(),
-    secretHint: useId(),
-    baseUrl: useId(),
-    baseUrlHint: useId(),
-    agents: useId(),
-  };
+  const agentsId = useId();
   const fieldRefs = useRef(new Map<ConnectionFormField, HTMLElement>());
   const register = (field: ConnectionFormField) => (element: HTMLElement | null) => {
     if (element) fieldRefs.current.set(field, element);
@@ -115,16 +106,8 @@ export function ConnectionDialog({
     updateConnection.mutate(input, { onSuccess });
   };
 
-  const problemId = (field: ConnectionFormField) => `${ids[field === 'agentIds' ? 'agents' : field]}-problem`;
-  const describedBy = (field: ConnectionFormField, ...hints: string[]) =>
-    [problems[field] ? problemId(field) : undefined, ...hints].filter(Boolean).join(' ') || undefined;
-  const invalid = (field: ConnectionFormField) => (problems[field] ? true : undefined);
-  const problemText = (field: ConnectionFormField) =>
-    problems[field] ? (
-      <p id={problemId(field)} className="field__problem">
-        {problems[field]}
-      </p>
-    ) : null;
+  // The agents are chosen in a fieldset of their own, not one control: its problem is wired by hand.
+  const agentsProblemId = `${agentsId}-problem`;
 
   const secretName = secretFieldLabel(values.method);
   const agentList = agents.data ?? [];
@@ -154,130 +137,132 @@ export function ConnectionDialog({
       }
     >
       <form id={formId} className="dialog-form connection-form" onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor={ids.name}>Name</label>
-          <input
-            ref={register('name')}
-            id={ids.name}
-            className="input"
-            type="text"
-            value={values.name}
-            onChange={(event) => update({ name: event.target.value })}
-            autoComplete="off"
-            aria-invalid={invalid('name')}
-            aria-describedby={describedBy('name')}
-          />
-          {problemText('name')}
-        </div>
+        <FormField label="Name" problem={problems.name}>
+          {(control) => (
+            <input
+              ref={register('name')}
+              {...control}
+              className="input"
+              type="text"
+              value={values.name}
+              onChange={(event) => update({ name: event.target.value })}
+              autoComplete="off"
+            />
+          )}
+        </FormField>
 
         <div className="agent-form__row">
-          <div className="field">
-            <label htmlFor={ids.provider}>Provider</label>
-            <select
-              ref={register('provider')}
-              id={ids.provider}
-              className="select"
-              value={values.provider}
-              onChange={(event) => {
-                const next = connectionProviders.find((provider) => provider === event.target.value) ?? 'openai';
-                setValues((current) => withConnectionProvider(current, next));
-                setProblems((current) => {
-                  const { provider: _provider, method: _method, baseUrl: _baseUrl, ...rest } = current;
-                  return rest;
-                });
-                setUnchanged(false);
-              }}
-            >
-              {connectionProviders.map((provider) => (
-                <option key={provider} value={provider}>
-                  {connectionProviderLabels[provider]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor={ids.method}>Method</label>
-            <select
-              ref={register('method')}
-              id={ids.method}
-              className="select"
-              value={values.method}
-              onChange={(event) => update({ method: event.target.value === 'subscription_token' ? 'subscription_token' : 'api_key' })}
-              aria-invalid={invalid('method')}
-              aria-describedby={describedBy('method', ids.methodHint)}
-            >
-              {connectionMethods.map((method) => (
-                <option key={method} value={method} disabled={!methodAllowed(values.provider, method)}>
-                  {connectionMethodLabels[method]}
-                  {method === 'subscription_token' && values.provider !== 'anthropic' ? ' (Anthropic only)' : ''}
-                </option>
-              ))}
-            </select>
-            <p id={ids.methodHint} className="field__hint">
-              {values.method === 'subscription_token'
+          <FormField label="Provider">
+            {(control) => (
+              <select
+                ref={register('provider')}
+                {...control}
+                className="select"
+                value={values.provider}
+                onChange={(event) => {
+                  const next = connectionProviders.find((provider) => provider === event.target.value) ?? 'openai';
+                  setValues((current) => withConnectionProvider(current, next));
+                  setProblems((current) => {
+                    const { provider: _provider, method: _method, baseUrl: _baseUrl, ...rest } = current;
+                    return rest;
+                  });
+                  setUnchanged(false);
+                }}
+              >
+                {connectionProviders.map((provider) => (
+                  <option key={provider} value={provider}>
+                    {connectionProviderLabels[provider]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </FormField>
+          <FormField
+            label="Method"
+            problem={problems.method}
+            hint={
+              values.method === 'subscription_token'
                 ? 'Claude Code’s long-lived sign-in token, made with claude setup-token.'
-                : 'A key from the provider’s console, or the key your gateway or server expects.'}
-            </p>
-            {problemText('method')}
-          </div>
+                : 'A key from the provider’s console, or the key your gateway or server expects.'
+            }
+          >
+            {(control) => (
+              <select
+                ref={register('method')}
+                {...control}
+                className="select"
+                value={values.method}
+                onChange={(event) => update({ method: event.target.value === 'subscription_token' ? 'subscription_token' : 'api_key' })}
+              >
+                {connectionMethods.map((method) => (
+                  <option key={method} value={method} disabled={!methodAllowed(values.provider, method)}>
+                    {connectionMethodLabels[method]}
+                    {method === 'subscription_token' && values.provider !== 'anthropic' ? ' (Anthropic only)' : ''}
+                  </option>
+                ))}
+              </select>
+            )}
+          </FormField>
         </div>
 
-        <div className="field">
-          <label htmlFor={ids.secret}>{secretName}</label>
-          <input
-            ref={(element) => {
-              secretInput.current = element;
-              register('secret')(element);
-            }}
-            id={ids.secret}
-            className="input input--mono"
-            type="password"
-            name="connection-secret"
-            autoComplete="off"
-            spellCheck={false}
-            onChange={() => {
-              setUnchanged(false);
-              if (problems.secret) {
-                setProblems((current) => {
-                  const { secret: _secret, ...rest } = current;
-                  return rest;
-                });
-              }
-            }}
-            aria-invalid={invalid('secret')}
-            aria-describedby={describedBy('secret', ids.secretHint)}
-          />
-          <p id={ids.secretHint} className="field__hint">
-            {connection
+        <FormField
+          label={secretName}
+          problem={problems.secret}
+          hint={
+            connection
               ? `Leave empty to keep the stored ${secretNoun(values.method)}${connection.secretHint ? `, ${connection.secretHint}` : ''}. A new one replaces it.`
-              : `Encrypted before it is stored. It is never shown again: the list shows only a hint, such as the provider and its last four characters.`}
-          </p>
-          {problemText('secret')}
-        </div>
+              : `Encrypted before it is stored. It is never shown again: the list shows only a hint, such as the provider and its last four characters.`
+          }
+        >
+          {(control) => (
+            <input
+              ref={(element) => {
+                secretInput.current = element;
+                register('secret')(element);
+              }}
+              {...control}
+              className="input input--mono"
+              type="password"
+              name="connection-secret"
+              autoComplete="off"
+              spellCheck={false}
+              onChange={() => {
+                setUnchanged(false);
+                if (problems.secret) {
+                  setProblems((current) => {
+                    const { secret: _secret, ...rest } = current;
+                    return rest;
+                  });
+                }
+              }}
+            />
+          )}
+        </FormField>
 
-        <div className="field">
-          <label htmlFor={ids.baseUrl}>Base URL</label>
-          <input
-            ref={register('baseUrl')}
-            id={ids.baseUrl}
-            className="input input--mono"
-            type="url"
-            inputMode="url"
-            value={values.baseUrl}
-            onChange={(event) => update({ baseUrl: event.target.value })}
-            placeholder={values.provider === 'custom' ? exampleBaseUrl : ''}
-            autoComplete="off"
-            spellCheck={false}
-            aria-invalid={invalid('baseUrl')}
-            aria-describedby={describedBy('baseUrl', ids.baseUrlHint)}
-          />
-          <p id={ids.baseUrlHint} className="field__hint">
-            {values.provider === 'custom'
+        <FormField
+          label="Base URL"
+          problem={problems.baseUrl}
+          hint={
+            values.provider === 'custom'
               ? `Required: the address of your OpenAI-compatible server, e.g. ${exampleBaseUrl}.`
-              : 'Optional: a gateway or a local server. Empty uses the provider’s own API.'}
-          </p>
-          {problemText('baseUrl')}
-        </div>
+              : 'Optional: a gateway or a local server. Empty uses the provider’s own API.'
+          }
+        >
+          {(control) => (
+            <input
+              ref={register('baseUrl')}
+              {...control}
+              className="input input--mono"
+              type="url"
+              inputMode="url"
+              value={values.baseUrl}
+              onChange={(event) => update({ baseUrl: event.target.value })}
+              placeholder={values.provider === 'custom' ? exampleBaseUrl : ''}
+              autoComplete="off"
+              spellCheck={false}
+            />
+          )}
+        </FormField>
 
         <fieldset className="form-section">
           <legend className="form-section__legend">Ownership</legend>
@@ -297,7 +282,7 @@ export function ConnectionDialog({
           </div>
         </fieldset>
 
-        <fieldset className="form-section" aria-describedby={problems.agentIds ? problemId('agentIds') : undefined}>
+        <fieldset className="form-section" aria-describedby={problems.agentIds ? agentsProblemId : undefined}>
           <legend className="form-section__legend">Agents</legend>
           <div className="choice-list">
             <Choice
@@ -324,7 +309,7 @@ export function ConnectionDialog({
             agentList.length === 0 ? (
               <p className="field__hint">There are no agents yet. Choose All agents, or create an agent first.</p>
             ) : (
-              <ul id={ids.agents} className="choice-list choice-list--nested" aria-label="Agents that may use it">
+              <ul id={agentsId} className="choice-list choice-list--nested" aria-label="Agents that may use it">
                 {agentList.map((agent) => {
                   const provider = findProvider(catalog.data, agent.providerId);
                   const speaks = !provider || provider.connectionProviders.includes(values.provider);
@@ -348,7 +333,11 @@ export function ConnectionDialog({
               </ul>
             )
           ) : null}
-          {problemText('agentIds')}
+          {problems.agentIds ? (
+            <p id={agentsProblemId} className="field__problem">
+              {problems.agentIds}
+            </p>
+          ) : null}
         </fieldset>
 
         {connection ? (

@@ -1,9 +1,9 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { Project } from '../../../shared/entities';
 import { useUiStore } from '../../state/ui-store';
+import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { EmptyState } from '../../ui/empty-state';
 import { operatorMessage } from '../../ui/error-message';
-import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
 import { GitTag } from '../projects/project-tags';
 import { useAddProject, useProjects, useRemoveProject } from '../projects/use-projects';
@@ -207,41 +207,19 @@ export function removeProjectQuestion(name: string): string {
 
 function RemoveProjectDialog({ project, onClose }: { project: Project; onClose: () => void }) {
   const removeProject = useRemoveProject();
-  const cancelRef = useRef<HTMLButtonElement>(null);
   return (
-    <ModalDialog
-      role="alertdialog"
+    <ConfirmDialog
       title="Remove project"
       description={<p>{removeProjectQuestion(project.name)}</p>}
+      confirmLabel="Remove"
+      pending={removeProject.isPending}
+      error={removeProject.error}
+      onConfirm={() => removeProject.mutate(project.id, { onSuccess: onClose })}
       onClose={onClose}
-      initialFocusRef={cancelRef}
-      footer={
-        <>
-          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button--danger"
-            aria-disabled={removeProject.isPending || undefined}
-            onClick={() => {
-              if (removeProject.isPending) return;
-              removeProject.mutate(project.id, { onSuccess: onClose });
-            }}
-          >
-            Remove
-          </button>
-        </>
-      }
     >
       <p className="modal__detail">
         <code>{project.path}</code>
       </p>
-      {removeProject.isError ? (
-        <p className="form-error" role="alert">
-          {operatorMessage(removeProject.error)}
-        </p>
-      ) : null}
-    </ModalDialog>
+    </ConfirmDialog>
   );
 }

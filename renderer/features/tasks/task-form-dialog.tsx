@@ -1,6 +1,7 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import type { Project, Task } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
+import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
 import {
   createTaskInput,
@@ -24,13 +25,7 @@ export function TaskFormDialog({ project, task, onClose }: { project: Project; t
   const updateTask = useUpdateTask();
   const mutation = task ? updateTask : createTask;
   const formId = useId();
-  const ids = {
-    title: useId(),
-    prompt: useId(),
-    planPath: useId(),
-    reviewPath: useId(),
-    artifactsHint: useId(),
-  };
+  const artifactsHintId = useId();
   const refs = {
     title: useRef<HTMLInputElement>(null),
     prompt: useRef<HTMLTextAreaElement>(null),
@@ -57,16 +52,6 @@ export function TaskFormDialog({ project, task, onClose }: { project: Project; t
     else createTask.mutate(createTaskInput(project.id, values), { onSuccess: onClose });
   };
 
-  const problemId = (field: TaskFormField) => `${ids[field]}-problem`;
-  const describedBy = (field: TaskFormField, hint?: string) =>
-    [problems[field] ? problemId(field) : undefined, hint].filter(Boolean).join(' ') || undefined;
-  const problemText = (field: TaskFormField) =>
-    problems[field] ? (
-      <p id={problemId(field)} className="field__problem">
-        {problems[field]}
-      </p>
-    ) : null;
-
   return (
     <ModalDialog
       title={task ? 'Edit task' : 'New task'}
@@ -87,72 +72,55 @@ export function TaskFormDialog({ project, task, onClose }: { project: Project; t
       }
     >
       <form id={formId} className="dialog-form" onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor={ids.title}>Title</label>
-          <input
-            ref={refs.title}
-            id={ids.title}
-            className="input"
-            type="text"
-            value={values.title}
-            onChange={set('title')}
-            autoComplete="off"
-            aria-invalid={problems.title ? true : undefined}
-            aria-describedby={describedBy('title')}
-          />
-          {problemText('title')}
-        </div>
-        <div className="field">
-          <label htmlFor={ids.prompt}>Prompt</label>
-          <textarea
-            ref={refs.prompt}
-            id={ids.prompt}
-            className="input textarea"
-            rows={7}
-            value={values.prompt}
-            onChange={set('prompt')}
-            aria-invalid={problems.prompt ? true : undefined}
-            aria-describedby={describedBy('prompt')}
-          />
-          {problemText('prompt')}
-        </div>
-        <p id={ids.artifactsHint} className="field__hint">
+        <FormField label="Title" problem={problems.title}>
+          {(control) => (
+            <input
+              ref={refs.title}
+              {...control}
+              className="input"
+              type="text"
+              value={values.title}
+              onChange={set('title')}
+              autoComplete="off"
+            />
+          )}
+        </FormField>
+        <FormField label="Prompt" problem={problems.prompt}>
+          {(control) => <textarea ref={refs.prompt} {...control} className="input textarea" rows={7} value={values.prompt} onChange={set('prompt')} />}
+        </FormField>
+        <p id={artifactsHintId} className="field__hint">
           Optional. Paths relative to the project folder; the agent is told both and works from them.
         </p>
-        <div className="field">
-          <label htmlFor={ids.planPath}>Plan artifact</label>
-          <input
-            ref={refs.planPath}
-            id={ids.planPath}
-            className="input input--mono"
-            type="text"
-            value={values.planPath}
-            onChange={set('planPath')}
-            placeholder="agent-task/…/PLAN-….md"
-            autoComplete="off"
-            spellCheck={false}
-            aria-invalid={problems.planPath ? true : undefined}
-            aria-describedby={describedBy('planPath', ids.artifactsHint)}
-          />
-          {problemText('planPath')}
-        </div>
-        <div className="field">
-          <label htmlFor={ids.reviewPath}>Review artifact</label>
-          <input
-            ref={refs.reviewPath}
-            id={ids.reviewPath}
-            className="input input--mono"
-            type="text"
-            value={values.reviewPath}
-            onChange={set('reviewPath')}
-            placeholder="agent-task/…/CODE_REVIEW-….md"
-            autoComplete="off"
-            spellCheck={false}
-            aria-invalid={problems.reviewPath ? true : undefined}
-            aria-describedby={describedBy('reviewPath', ids.artifactsHint)}
-          />
-          {problemText('reviewPath')}
-        </div>
+        <FormField label="Plan artifact" problem={problems.planPath} describedBy={artifactsHintId}>
+          {(control) => (
+            <input
+              ref={refs.planPath}
+              {...control}
+              className="input input--mono"
+              type="text"
+              value={values.planPath}
+              onChange={set('planPath')}
+              placeholder="agent-task/…/PLAN-….md"
+              autoComplete="off"
+              spellCheck={false}
+            />
+          )}
+        </FormField>
+        <FormField label="Review artifact" problem={problems.reviewPath} describedBy={artifactsHintId}>
+          {(control) => (
+            <input
+              ref={refs.reviewPath}
+              {...control}
+              className="input input--mono"
+              type="text"
+              value={values.reviewPath}
+              onChange={set('reviewPath')}
+              placeholder="agent-task/…/CODE_REVIEW-….md"
+              autoComplete="off"
+              spellCheck={false}
+            />
+          )}
+        </FormField>
         {mutation.isError ? <ErrorAlert error={mutation.error} prefix={task ? 'Could not save the task.' : 'Could not create the task.'} /> : null}
       </form>
     </ModalDialog>
