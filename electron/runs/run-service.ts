@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import { homedir } from 'node:os';
 import type { Notice, RunDetail, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { resolveAgentLaunch } from '../agents/agent-launch';
-import { providerHomeVariable } from '../confinement/environment';
-import { removeDeliveredFiles } from '../confinement/provider-home';
 import type { ConnectionService } from '../connections/connection-service';
-import { credentialDelivery, deliveredFilePaths, effectiveBaseUrl, modelArgumentFor } from '../connections/credential-delivery';
+import { modelArgumentFor } from '../connections/credential-delivery';
 import { SecretRedactor } from '../connections/secret-redaction';
 import type { StoredAgent } from '../ledger/agents-repository';
 import { newId } from '../ledger/ids';
@@ -24,15 +21,12 @@ import type { TimelineEvent } from '../providers/events/timeline-event';
 import { classifyAttempt, retryDelayMs, type AttemptFailure } from '../providers/failure-classifier';
 import type { OutputFanout } from '../pty/output-fanout';
 import { OutputPipeline } from '../pty/output-pipeline';
-import { isProcessGroupAlive, signalProcessGroup } from '../pty/process-group';
 import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
 import type { EventHub } from '../transport/event-hub';
 import {
   admissionConfigRevision,
   admitRun,
-  aiConnectionRequired,
   configFingerprint,
-  connectionProblem,
   describeConfigChange,
   savedAdmission,
   type Admission,
@@ -41,8 +35,11 @@ import {
 } from './admission';
 import { prepareTaskRoot } from '../confinement/task-root';
 import { RunWorkspace } from './run-workspace';
-import { confineLaunch, providerHomeId, type ConfinedLaunch } from './launch-confinement';
-import { processLocator, processStartTime } from './process-identity';
+import { confineLaunch, type ConfinedLaunch } from './launch-confinement';
+import { processLocator } from './process-identity';
+import { strandOrphanedRuns } from './recovery';
+import { credentialFor } from './run-credentials';
+import { fixedBySuccessCodes, RunNotices } from './run-notices';
 import { buildWorkerPrompt } from './worker-prompt';
 
 export interface RunServiceOptions {
@@ -100,16 +97,11 @@ interface ActiveRun {
   secrets: Set<string>;
 }
 
-const activeStatuses: readonly RunStatus[] = ['admitted', 'preparing', 'running'];
 const endedStatuses: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'];
 /** How much of an attempt's output the failure classifier reads. */
 const classifierTailBytes = 64 * 1024;
 /** Timeline updates are announced at most this often per run. */
 const timelineNoticeMs = 100;
-/** Refusals from admission that a notice stands for until the agent's configuration fixes them. */
-const admissionNoticeCodes = ['configuration_incomplete', 'sandbox_unavailable'];
-/** Owner-action notices that a later successful attempt of the same agent shows to be fixed. */
-const fixedBySuccessCodes = ['spawn_failed', 'auth_required', 'auth_expired', 'quota_exhausted', 'sandbox_unavailable'];
 
 export function digest(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
@@ -138,11 +130,20 @@ export class RunService {
   private pumpTimer: NodeJS.Timeout | null = null;
   /** Queued runs whose deferral the timeline already noted (one note per wait, not one per retry). */
   private readonly deferred = new Set<string>();
+  /** The owner-action and stranded-run notices runs raise and resolve, and Run again. */
+  private readonly runNotices: RunNotices;
 
   constructor(private readonly options: RunServiceOptions) {
     this.ledger = options.ledger;
     this.workspace = new RunWorkspace(options.ledger, options.dataDir);
     this.now = options.now ?? Date.now;
+    this.runNotices = new RunNotices({
+      ledger: options.ledger,
+      notices: options.notices,
+      log: options.log,
+      admit: (agent) => this.admit(agent),
+      start: (taskId, agentId) => this.start(taskId, agentId),
+    });
   }
 
   // Operator actions ------------------------------------------------------------------------------
@@ -160,7 +161,7 @@ export class RunService {
     if (!verdict.admitted && !verdict.deferred) {
       // Refused: an owner action, not a failure. Nothing was started, so nothing is retried or undone.
       this.ledger.runs.insert({ id: runId, taskId, agentId, status: 'refused', createdAt: this.now(), failure: verdict.failure });
-      this.raiseOwnerNotice(runId, agent, { id: task.id, title: task.title }, verdict.failure);
+      this.runNotices.raiseOwnerNotice(runId, agent, { id: task.id, title: task.title }, verdict.failure);
       this.options.log.info('run refused', { runId, code: verdict.failure.code, reason: verdict.failure.reason });
       this.announce(runId);
       return this.summary(runId);
@@ -172,47 +173,9 @@ export class RunService {
     return this.summary(runId);
   }
 
-  /**
-   * Run again, from a notice whose cause is gone: starts each refused task it stands for once. The
-   * notice's claim makes a second call (another click, another window) start nothing.
-   */
+  /** Run again, from a notice whose cause is gone: each refused task it stands for, once. */
   runAgain(noticeId: string): { notice: Notice; runs: RunSummary[]; alreadyRan: boolean } {
-    let notice = this.options.notices.get(noticeId);
-    // The cause may have gone without a change the console watches (the sandbox probe): look again.
-    if (notice.status === 'open' && notice.agentId) this.reviewNotices([notice.agentId]);
-    notice = this.options.notices.get(noticeId);
-    if (this.options.notices.rerunClaimed(noticeId)) {
-      const runs = notice.rerunRunIds.flatMap((runId) => (this.ledger.runs.summary(runId) ? [this.summary(runId)] : []));
-      return { notice, runs, alreadyRan: true };
-    }
-    if (notice.status === 'open') {
-      const shape: OperatorErrorShape = { code: 'conflict', message: `Its cause is not fixed yet. ${notice.message}` };
-      if (notice.reason) shape.reason = notice.reason;
-      if (notice.actionUrl) shape.actionUrl = notice.actionUrl;
-      throw new OperatorError(shape);
-    }
-    if (!notice.canRunAgain || !this.options.notices.claimRerun(noticeId)) {
-      throw new OperatorError({ code: 'conflict', message: 'This notice has nothing to run again.', actionUrl: actionRoute({ kind: 'notices' }) });
-    }
-    const started: RunSummary[] = [];
-    const tasksStarted = new Set<string>();
-    for (const link of this.options.notices.runsOf(noticeId)) {
-      const row = this.ledger.runs.row(link.run_id);
-      if (!row || row.status !== 'refused' || tasksStarted.has(row.task_id)) continue;
-      tasksStarted.add(row.task_id);
-      try {
-        const run = this.start(row.task_id, row.agent_id);
-        this.options.notices.recordRerun(noticeId, row.id, run.id);
-        started.push(run);
-      } catch (error) {
-        // The task or agent went away since: there is nothing of it to run again.
-        if (!(error instanceof OperatorError)) throw error;
-        this.options.log.info('run again skipped a task', { noticeId, taskId: row.task_id, code: error.code });
-      }
-    }
-    this.options.log.info('run again', { noticeId, runs: started.map((run) => run.id) });
-    this.options.notices.announce();
-    return { notice: this.options.notices.get(noticeId), runs: started, alreadyRan: false };
+    return this.runNotices.runAgain(noticeId);
   }
 
   stop(runId: string): RunSummary {
@@ -267,7 +230,7 @@ export class RunService {
     const verdict = this.admit(agent, saved);
     if (!verdict.admitted) throw new OperatorError(verdict.failure);
     const admission = verdict.admission;
-    this.resolveRunNotices(runId, ['run_stranded']);
+    this.runNotices.resolveRunNotices(runId, ['run_stranded']);
     const sameConfig = configFingerprint(admission) === row.config_fingerprint;
     const active = this.activate(runId, admission);
     active.attemptNumber = this.ledger.runs.attempts(runId).length;
@@ -364,7 +327,7 @@ export class RunService {
   async archive(runId: string): Promise<RunSummary> {
     const row = this.requireEnded(runId, 'archived');
     await this.workspace.removeWorktree(row);
-    this.resolveRunNotices(runId, ['run_stranded']);
+    this.runNotices.resolveRunNotices(runId, ['run_stranded']);
     this.ledger.runs.update(runId, { archivedAt: this.now() });
     this.announce(runId);
     return this.summary(runId);
@@ -374,7 +337,7 @@ export class RunService {
     const row = this.requireEnded(runId, 'deleted');
     await this.workspace.removeWorktree(row);
     // Before the record goes: a stranded notice about it has nothing left to point at.
-    this.resolveRunNotices(runId, ['run_stranded']);
+    this.runNotices.resolveRunNotices(runId, ['run_stranded']);
     this.ledger.runs.delete(runId);
     this.announce(runId);
     return { runId };
@@ -400,55 +363,19 @@ export class RunService {
 
   // Start-up and shutdown -------------------------------------------------------------------------
 
-  /**
-   * At start: runs the ledger says were live belong to a console that is gone. A process it left
-   * behind cannot be reattached to (its PTY died with it), so it is stopped; the run becomes stranded
-   * with a notice, and offers Resume where the CLI has a native session. Queued runs just go on.
-   */
+  /** At start: runs a console that is gone left live are stranded (see recovery.ts). Queued runs just go on. */
   async recover(): Promise<void> {
-    const orphans = this.ledger.runs.withStatus(activeStatuses);
-    for (const row of orphans) {
-      const process = this.ledger.runs.locators(row.id).find((locator) => locator.kind === 'process');
-      if (process) await stopOrphanedProcess(process.data, this.options.log);
-      // The console died before it could remove the connection's files from the run's home.
-      await this.removeLeftoverCredentials(row);
-      const attempt = this.ledger.runs.lastAttempt(row.id);
-      if (attempt && attempt.status === 'running') {
-        this.ledger.runs.finishAttempt(attempt.id, { status: 'stranded', failureCode: 'stranded', exitCode: null, signal: null, retryAt: null, endedAt: this.now() });
-      }
-      this.ledger.runs.clearRetry(row.id);
-      const admission = savedAdmission(row.admission_json);
-      const provider = admission ? this.options.catalog.findProvider(admission.providerId) : undefined;
-      const hasSession =
-        provider !== undefined &&
-        adapterFor(provider).supportsResume &&
-        this.ledger.runs.locators(row.id).some((locator) => locator.kind === 'session' && typeof locator.data.id === 'string');
-      const failure: OperatorErrorShape = {
-        code: 'stranded',
-        message: hasSession
-          ? 'The console stopped while this run was running. Resume continues the CLI’s session in the same task root.'
-          : 'The console stopped while this run was running. Re-run the task to start it again.',
-        actionUrl: actionRoute({ kind: 'run', runId: row.id }),
-      };
-      this.ledger.runs.update(row.id, { status: 'stranded', failure, endedAt: this.now() });
-      const task = this.ledger.tasks.get(row.task_id);
-      this.options.notices.raise({
-        kind: 'run_stranded',
-        severity: 'warning',
-        title: 'Run stranded',
-        message: `“${task?.title ?? 'A task'}” was running when the console stopped. ${hasSession ? 'Resume it to continue its session.' : 'Re-run it to start again.'}`,
-        actionUrl: actionRoute({ kind: 'run', runId: row.id }),
-        actionLabel: hasSession ? 'Resume the run' : 'Open the run',
-        code: 'stranded',
-        runId: row.id,
-        agentId: row.agent_id,
-        taskId: row.task_id,
-        dedupeKey: `stranded:${row.id}`,
-      });
-      this.deferred.delete(row.id);
-      this.options.log.warn('run stranded', { runId: row.id });
-      this.announce(row.id);
-    }
+    await strandOrphanedRuns({
+      ledger: this.ledger,
+      catalog: this.options.catalog,
+      notices: this.options.notices,
+      log: this.options.log,
+      now: this.now,
+      stranded: (runId) => {
+        this.deferred.delete(runId);
+        this.announce(runId);
+      },
+    });
     this.pump();
   }
 
@@ -500,40 +427,9 @@ export class RunService {
     });
   }
 
-  /**
-   * Looks again at open notices raised by admission (for these agents, or all): one whose agent would
-   * now be admitted is resolved (and offers Run again); one still refused for the same reason is
-   * rewritten to name today's fix. Called whenever an agent, a connection or the sandbox changes.
-   */
+  /** Looks again at open admission notices (for these agents, or all): called whenever an agent, a connection or the sandbox changes. */
   reviewNotices(agentIds?: Iterable<string>): void {
-    const wanted = agentIds ? new Set(agentIds) : null;
-    const open = this.options.notices.list('open').filter((notice) => notice.agentId && notice.code && admissionNoticeCodes.includes(notice.code));
-    for (const notice of open) {
-      if (wanted && !wanted.has(notice.agentId!)) continue;
-      const agent = this.ledger.agents.get(notice.agentId!);
-      if (!agent) continue;
-      const verdict = this.admit(agent);
-      if (verdict.admitted) {
-        this.options.notices.resolve(notice.id);
-        this.options.log.info('notice resolved: its cause is gone', { noticeId: notice.id, kind: notice.kind, agentId: agent.id });
-      } else if (!verdict.deferred && verdict.failure.reason === notice.reason && verdict.failure.code === notice.code) {
-        this.options.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, verdict.failure));
-      }
-    }
-  }
-
-  /** Resolves a run's open notices of these kinds (a stranded run that was resumed, archived or deleted). */
-  private resolveRunNotices(runId: string, kinds: readonly string[]): void {
-    for (const notice of this.options.notices.list('open', runId)) {
-      if (kinds.includes(notice.kind)) this.options.notices.resolve(notice.id);
-    }
-  }
-
-  /** An attempt of the agent worked: notices about what stopped earlier ones are out of date. */
-  private resolveFixedBy(agentId: string, codes: readonly string[]): void {
-    for (const notice of this.options.notices.openForAgent(agentId)) {
-      if (notice.code && codes.includes(notice.code)) this.options.notices.resolve(notice.id);
-    }
+    this.runNotices.reviewNotices(agentIds);
   }
 
   /** The timeline says once why a queued run waits; the pump looks again after the delay. */
@@ -578,7 +474,7 @@ export class RunService {
         if (!verdict.admitted) {
           this.finishRun(row.id, 'refused', verdict.failure);
           const task = this.ledger.tasks.get(row.task_id);
-          this.raiseOwnerNotice(row.id, agent, { id: row.task_id, title: task?.title ?? 'a task' }, verdict.failure);
+          this.runNotices.raiseOwnerNotice(row.id, agent, { id: row.task_id, title: task?.title ?? 'a task' }, verdict.failure);
           continue;
         }
         const admission = verdict.admission;
@@ -683,7 +579,7 @@ export class RunService {
       // The connection's secret is opened here, at launch, and nowhere earlier: a refused run never
       // decrypts anything. It lives on in the delivered files (removed when the attempt ends), the
       // child's environment and the redactor.
-      const credential = await this.credentialFor(active);
+      const credential = await credentialFor(active, this.options.connections);
       launch = await confineLaunch({
         spec,
         taskRoot,
@@ -714,12 +610,12 @@ export class RunService {
       // A connection that became unusable (or unreadable) since admission is the owner's to fix.
       if (error instanceof OperatorError && error.code === 'configuration_incomplete') {
         const agent = this.ledger.agents.get(active.agentId);
-        if (agent) this.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, error.toShape());
+        if (agent) this.runNotices.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, error.toShape());
       }
       throw error;
     }
     active.session = session;
-    this.resolveFixedBy(active.agentId, ['spawn_failed']);
+    this.runNotices.resolveFixedBy(active.agentId, ['spawn_failed']);
 
     // The process (and the CLI's session, where it names one up front) must be findable again before
     // the run is awaited: if the console dies from here on, recovery starts from these.
@@ -813,7 +709,7 @@ export class RunService {
       this.ledger.runs.update(active.runId, {
         submissionJson: JSON.stringify({ readyForReview: !fatal, artifactIdentity: artifactIdentity(task) }),
       });
-      this.resolveFixedBy(active.agentId, fixedBySuccessCodes);
+      this.runNotices.resolveFixedBy(active.agentId, fixedBySuccessCodes);
       return this.endActive(active, 'succeeded', null);
     }
     const failure: AttemptFailure = classified ?? {
@@ -844,7 +740,7 @@ export class RunService {
     const shape = failureShape(failure, active);
     if (failure.ownerAction || failure.code === 'quota_exhausted') {
       const agent = this.ledger.agents.get(active.agentId);
-      if (agent) this.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, shape);
+      if (agent) this.runNotices.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, shape);
     }
     this.endActive(active, 'failed', shape);
   }
@@ -863,7 +759,7 @@ export class RunService {
       actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
     };
     const agent = this.ledger.agents.get(active.agentId);
-    if (agent) this.raiseOwnerNotice(active.runId, agent, { id: row?.task_id ?? null, title: taskTitle }, shape, `${active.provider.displayName} not found`);
+    if (agent) this.runNotices.raiseOwnerNotice(active.runId, agent, { id: row?.task_id ?? null, title: taskTitle }, shape, `${active.provider.displayName} not found`);
     this.endActive(active, 'failed', shape);
   }
 
@@ -897,95 +793,10 @@ export class RunService {
     this.announceTimeline(runId);
   }
 
-  /**
-   * An owner action (a refusal, a missing CLI, a used-up quota): one notice per agent and cause while
-   * it is open, naming the agent, the task(s) it stopped and the fix, linking to where to make it.
-   */
-  private raiseOwnerNotice(
-    runId: string,
-    agent: { id: string; name: string },
-    task: { id: string | null; title: string },
-    failure: OperatorErrorShape,
-    title?: string,
-  ): void {
-    const content = ownerNoticeContent(failure, agent, [task.title], runId);
-    const notice = this.options.notices.raise({
-      kind: failure.reason ?? failure.code,
-      severity: 'error',
-      title: title ?? noticeTitle(failure),
-      message: content.message,
-      actionUrl: content.actionUrl,
-      actionLabel: content.actionLabel,
-      code: failure.code,
-      reason: failure.reason ?? null,
-      runId,
-      agentId: agent.id,
-      taskId: task.id,
-      dedupeKey: `${failure.code}:${failure.reason ?? ''}:${agent.id}`,
-    });
-    // A later run joined an open notice: it now names every task it stands for.
-    if (notice.runIds.length > 1) this.options.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, failure));
-  }
-
-  private ownerNoticeContent(noticeId: string, agent: { id: string; name: string }, failure: OperatorErrorShape) {
-    const runIds = this.options.notices.runsOf(noticeId).map((link) => link.run_id);
-    const titles = runIds.flatMap((runId) => {
-      const row = this.ledger.runs.row(runId);
-      const task = row ? this.ledger.tasks.get(row.task_id) : undefined;
-      return task ? [task.title] : [];
-    });
-    return ownerNoticeContent(failure, agent, titles, runIds[0] ?? null);
-  }
-
   /** The secrets delivered to a run, as a redactor; null when it was given none. */
   private redactorFor(runId: string): SecretRedactor | null {
     const secrets = this.active.get(runId)?.secrets;
     return secrets && secrets.size > 0 ? new SecretRedactor(secrets) : null;
-  }
-
-  /**
-   * The run's managed connection, ready to deliver: the secret opened (once, now) and turned into the
-   * CLI's files and environment. Null for a run admitted without one.
-   */
-  private async credentialFor(active: ActiveRun) {
-    const admitted = active.admission.connection;
-    if (!admitted || active.admission.homeMode !== 'isolated') return null;
-    // An update being written right now: wait for it, then deliver what it saved.
-    await this.options.connections.whenIdle(admitted.id);
-    const connection = this.options.connections.state(admitted.id);
-    const problem = connectionProblem(connection, { id: active.agentId, connectionId: admitted.id }, active.provider);
-    if (problem || !connection) {
-      throw new OperatorError({
-        code: 'configuration_incomplete',
-        reason: aiConnectionRequired,
-        message: `Choose an AI connection for ${active.admission.agentName}. ${problem ?? ''}`.trim(),
-        actionUrl: actionRoute({ kind: 'agent-ai-connection', agentId: active.agentId }),
-      });
-    }
-    const delivery = credentialDelivery({
-      cli: active.provider.adapter,
-      connection: { provider: connection.provider, method: connection.method, baseUrl: connection.baseUrl },
-      secret: this.options.connections.openSecret(connection.id),
-      model: active.admission.model,
-    });
-    for (const secret of delivery.secrets) active.secrets.add(secret);
-    return { delivery, baseUrl: effectiveBaseUrl(active.provider.adapter, connection) };
-  }
-
-  /**
-   * Removes the connection files a dead console left in a run's isolated provider home. The paths come
-   * from the CLI's delivery layout, not from anything in the task root (which the agent could write).
-   */
-  private async removeLeftoverCredentials(row: { id: string; task_root: string | null; admission_json: string | null }): Promise<void> {
-    const admission = savedAdmission(row.admission_json);
-    if (!row.task_root || !admission?.connection || admission.homeMode !== 'isolated') return;
-    const provider = this.options.catalog.findProvider(admission.providerId);
-    if (!provider) return;
-    const home = providerHomeVariable(providerHomeId(provider), path.join(row.task_root, 'cache'));
-    if (!home) return;
-    const files = deliveredFilePaths(provider.adapter).map((relative) => path.join(home.value, relative));
-    await removeDeliveredFiles(files);
-    if (files.length) this.options.log.info('removed connection files left by a previous console', { runId: row.id, files: files.length });
   }
 
   private announce(runId: string): void {
@@ -1018,63 +829,9 @@ export class RunService {
 
 }
 
-function noticeTitle(failure: OperatorErrorShape): string {
-  if (failure.reason === aiConnectionRequired) return 'AI connection required';
-  switch (failure.code) {
-    case 'sandbox_unavailable':
-      return 'OS sandbox unavailable';
-    case 'spawn_failed':
-      return 'CLI not found';
-    case 'configuration_incomplete':
-      return 'Agent configuration incomplete';
-    case 'auth_required':
-    case 'auth_expired':
-      return 'Sign-in required';
-    case 'quota_exhausted':
-      return 'Quota exhausted';
-    default:
-      return 'Run needs attention';
-  }
-}
-
-/** What an owner-action notice says: the failure's fix, the agent and the task(s) it stopped, and the link. */
-function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }, taskTitles: string[], runId: string | null) {
-  const titles = [...new Set(taskTitles)].map((title) => `“${title}”`);
-  const tasks = titles.length === 0 ? '' : titles.length === 1 ? `; task ${titles[0]}` : `; tasks ${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}`;
-  let actionLabel = failure.actionUrl ? 'Fix it' : 'Open the run';
-  if (failure.reason === aiConnectionRequired) {
-    actionLabel = failure.actionUrl?.endsWith('/home-mode') ? 'Choose an isolated home' : 'Choose an AI connection';
-  }
-  return {
-    message: `${failure.message} (Agent ${agent.name}${tasks}.)`,
-    actionUrl: failure.actionUrl ?? (runId ? actionRoute({ kind: 'run', runId }) : null),
-    actionLabel,
-  };
-}
-
 /** A classified failure as the error shape the run detail and notices show. */
 function failureShape(failure: AttemptFailure, active: ActiveRun): OperatorErrorShape {
   const shape: OperatorErrorShape = { code: failure.code, message: failure.message };
   if (failure.ownerAction) shape.actionUrl = actionRoute({ kind: 'agent', agentId: active.agentId });
   return shape;
-}
-
-/**
- * Stops what a dead console left running. The process locator's start time guards against a pid
- * that the OS has since given to an unrelated process.
- */
-async function stopOrphanedProcess(data: Record<string, unknown>, log: Logger): Promise<void> {
-  const pgid = typeof data.pgid === 'number' ? data.pgid : null;
-  const pid = typeof data.pid === 'number' ? data.pid : null;
-  if (pgid === null || pid === null) return;
-  const recordedStart = typeof data.startTime === 'string' ? data.startTime : null;
-  const currentStart = processStartTime(pid);
-  if (recordedStart && currentStart && recordedStart !== currentStart) return; // The pid was reused.
-  if (!isProcessGroupAlive(pgid)) return;
-  log.warn('stopping a process left by a previous console', { pid, pgid });
-  signalProcessGroup(pgid, 'SIGTERM');
-  for (let waited = 0; waited < 3000 && isProcessGroupAlive(pgid); waited += 100) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (isProcessGroupAlive(pgid)) signalProcessGroup(pgid, 'SIGKILL');
 }

@@ -1,0 +1,94 @@
+import type { RunStatus } from '../../shared/entities';
+import type { OperatorErrorShape } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import type { Ledger } from '../ledger/ledger';
+import type { Logger } from '../log';
+import type { NoticeService } from '../notices/notice-service';
+import { adapterFor } from '../providers/adapters/adapter-registry';
+import type { ProviderCatalog } from '../providers/catalog';
+import { isProcessGroupAlive, signalProcessGroup } from '../pty/process-group';
+import { savedAdmission } from './admission';
+import { processStartTime } from './process-identity';
+import { removeLeftoverCredentials } from './run-credentials';
+
+export interface RecoveryOptions {
+  ledger: Ledger;
+  catalog: ProviderCatalog;
+  notices: NoticeService;
+  log: Logger;
+  now: () => number;
+  /** A run is stranded now: the run service forgets any wait it noted for it and announces it. */
+  stranded: (runId: string) => void;
+}
+
+const activeStatuses: readonly RunStatus[] = ['admitted', 'preparing', 'running'];
+
+/**
+ * At start: runs the ledger says were live belong to a console that is gone. A process it left
+ * behind cannot be reattached to (its PTY died with it), so it is stopped; the run becomes stranded
+ * with a notice, and offers Resume where the CLI has a native session.
+ */
+export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, stranded }: RecoveryOptions): Promise<void> {
+  const orphans = ledger.runs.withStatus(activeStatuses);
+  for (const row of orphans) {
+    const process = ledger.runs.locators(row.id).find((locator) => locator.kind === 'process');
+    if (process) await stopOrphanedProcess(process.data, log);
+    // The console died before it could remove the connection's files from the run's home.
+    await removeLeftoverCredentials(row, catalog, log);
+    const attempt = ledger.runs.lastAttempt(row.id);
+    if (attempt && attempt.status === 'running') {
+      ledger.runs.finishAttempt(attempt.id, { status: 'stranded', failureCode: 'stranded', exitCode: null, signal: null, retryAt: null, endedAt: now() });
+    }
+    ledger.runs.clearRetry(row.id);
+    const admission = savedAdmission(row.admission_json);
+    const provider = admission ? catalog.findProvider(admission.providerId) : undefined;
+    const hasSession =
+      provider !== undefined &&
+      adapterFor(provider).supportsResume &&
+      ledger.runs.locators(row.id).some((locator) => locator.kind === 'session' && typeof locator.data.id === 'string');
+    const failure: OperatorErrorShape = {
+      code: 'stranded',
+      message: hasSession
+        ? 'The console stopped while this run was running. Resume continues the CLI’s session in the same task root.'
+        : 'The console stopped while this run was running. Re-run the task to start it again.',
+      actionUrl: actionRoute({ kind: 'run', runId: row.id }),
+    };
+    ledger.runs.update(row.id, { status: 'stranded', failure, endedAt: now() });
+    const task = ledger.tasks.get(row.task_id);
+    notices.raise({
+      kind: 'run_stranded',
+      severity: 'warning',
+      title: 'Run stranded',
+      message: `“${task?.title ?? 'A task'}” was running when the console stopped. ${hasSession ? 'Resume it to continue its session.' : 'Re-run it to start again.'}`,
+      actionUrl: actionRoute({ kind: 'run', runId: row.id }),
+      actionLabel: hasSession ? 'Resume the run' : 'Open the run',
+      code: 'stranded',
+      runId: row.id,
+      agentId: row.agent_id,
+      taskId: row.task_id,
+      dedupeKey: `stranded:${row.id}`,
+    });
+    log.warn('run stranded', { runId: row.id });
+    stranded(row.id);
+  }
+}
+
+/**
+ * Stops what a dead console left running. The process locator's start time guards against a pid
+ * that the OS has since given to an unrelated process.
+ */
+async function stopOrphanedProcess(data: Record<string, unknown>, log: Logger): Promise<void> {
+  const pgid = typeof data.pgid === 'number' ? data.pgid : null;
+  const pid = typeof data.pid === 'number' ? data.pid : null;
+  if (pgid === null || pid === null) return;
+  const recordedStart = typeof data.startTime === 'string' ? data.startTime : null;
+  const currentStart = processStartTime(pid);
+  if (recordedStart && currentStart && recordedStart !== currentStart) return; // The pid was reused.
+  if (!isProcessGroupAlive(pgid)) return;
+  log.warn('stopping a process left by a previous console', { pid, pgid });
+  signalProcessGroup(pgid, 'SIGTERM');
+  for (let waited = 0; waited < 3000 && isProcessGroupAlive(pgid); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (isProcessGroupAlive(pgid)) signalProcessGroup(pgid, 'SIGKILL');
+}

@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { OperatorError } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import { providerHomeVariable } from '../confinement/environment';
+import { removeDeliveredFiles } from '../confinement/provider-home';
+import type { ConnectionService } from '../connections/connection-service';
+import { credentialDelivery, deliveredFilePaths, effectiveBaseUrl } from '../connections/credential-delivery';
+import type { Logger } from '../log';
+import type { ProviderCatalog, ProviderEntry } from '../providers/catalog';
+import { aiConnectionRequired, connectionProblem, savedAdmission, type Admission } from './admission';
+import { providerHomeId } from './launch-confinement';
+
+/**
+ * The run's managed connection, ready to deliver: the secret opened (once, now) and turned into the
+ * CLI's files and environment. Null for a run admitted without one. The secrets delivered are added to
+ * the run's set, so its output and timeline are redacted of them.
+ */
+export async function credentialFor(
+  run: { agentId: string; admission: Admission; provider: ProviderEntry; secrets: Set<string> },
+  connections: ConnectionService,
+) {
+  const admitted = run.admission.connection;
+  if (!admitted || run.admission.homeMode !== 'isolated') return null;
+  // An update being written right now: wait for it, then deliver what it saved.
+  await connections.whenIdle(admitted.id);
+  const connection = connections.state(admitted.id);
+  const problem = connectionProblem(connection, { id: run.agentId, connectionId: admitted.id }, run.provider);
+  if (problem || !connection) {
+    throw new OperatorError({
+      code: 'configuration_incomplete',
+      reason: aiConnectionRequired,
+      message: `Choose an AI connection for ${run.admission.agentName}. ${problem ?? ''}`.trim(),
+      actionUrl: actionRoute({ kind: 'agent-ai-connection', agentId: run.agentId }),
+    });
+  }
+  const delivery = credentialDelivery({
+    cli: run.provider.adapter,
+    connection: { provider: connection.provider, method: connection.method, baseUrl: connection.baseUrl },
+    secret: connections.openSecret(connection.id),
+    model: run.admission.model,
+  });
+  for (const secret of delivery.secrets) run.secrets.add(secret);
+  return { delivery, baseUrl: effectiveBaseUrl(run.provider.adapter, connection) };
+}
+
+/**
+ * Removes the connection files a dead console left in a run's isolated provider home. The paths come
+ * from the CLI's delivery layout, not from anything in the task root (which the agent could write).
+ */
+export async function removeLeftoverCredentials(
+  row: { id: string; task_root: string | null; admission_json: string | null },
+  catalog: ProviderCatalog,
+  log: Logger,
+): Promise<void> {
+  const admission = savedAdmission(row.admission_json);
+  if (!row.task_root || !admission?.connection || admission.homeMode !== 'isolated') return;
+  const provider = catalog.findProvider(admission.providerId);
+  if (!provider) return;
+  const home = providerHomeVariable(providerHomeId(provider), path.join(row.task_root, 'cache'));
+  if (!home) return;
+  const files = deliveredFilePaths(provider.adapter).map((relative) => path.join(home.value, relative));
+  await removeDeliveredFiles(files);
+  if (files.length) log.info('removed connection files left by a previous console', { runId: row.id, files: files.length });
+}

@@ -1,0 +1,193 @@
+import type { Notice, RunSummary } from '../../shared/entities';
+import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import type { StoredAgent } from '../ledger/agents-repository';
+import type { Ledger } from '../ledger/ledger';
+import type { Logger } from '../log';
+import type { NoticeService } from '../notices/notice-service';
+import { aiConnectionRequired, type AdmissionResult } from './admission';
+
+export interface RunNoticesOptions {
+  ledger: Ledger;
+  notices: NoticeService;
+  log: Logger;
+  /** Admission as runs see it: a notice resolves once its agent would be admitted. */
+  admit: (agent: StoredAgent & { deleted: boolean }) => AdmissionResult;
+  /** Starts a run of a task on an agent (Run again starts each refused task this way). */
+  start: (taskId: string, agentId: string) => RunSummary;
+}
+
+/** Refusals from admission that a notice stands for until the agent's configuration fixes them. */
+const admissionNoticeCodes = ['configuration_incomplete', 'sandbox_unavailable'];
+/** Owner-action notices that a later successful attempt of the same agent shows to be fixed. */
+export const fixedBySuccessCodes = ['spawn_failed', 'auth_required', 'auth_expired', 'quota_exhausted', 'sandbox_unavailable'];
+
+/**
+ * The notices runs raise and resolve: owner actions (a refusal, a missing CLI, a used-up quota) that
+ * stand until their cause is gone, and Run again from one whose cause is fixed.
+ */
+export class RunNotices {
+  private readonly ledger: Ledger;
+  private readonly notices: NoticeService;
+
+  constructor(private readonly options: RunNoticesOptions) {
+    this.ledger = options.ledger;
+    this.notices = options.notices;
+  }
+
+  /**
+   * Run again, from a notice whose cause is gone: starts each refused task it stands for once. The
+   * notice's claim makes a second call (another click, another window) start nothing.
+   */
+  runAgain(noticeId: string): { notice: Notice; runs: RunSummary[]; alreadyRan: boolean } {
+    let notice = this.notices.get(noticeId);
+    // The cause may have gone without a change the console watches (the sandbox probe): look again.
+    if (notice.status === 'open' && notice.agentId) this.reviewNotices([notice.agentId]);
+    notice = this.notices.get(noticeId);
+    if (this.notices.rerunClaimed(noticeId)) {
+      const runs = notice.rerunRunIds.flatMap((runId) => {
+        const summary = this.ledger.runs.summary(runId);
+        return summary ? [summary] : [];
+      });
+      return { notice, runs, alreadyRan: true };
+    }
+    if (notice.status === 'open') {
+      const shape: OperatorErrorShape = { code: 'conflict', message: `Its cause is not fixed yet. ${notice.message}` };
+      if (notice.reason) shape.reason = notice.reason;
+      if (notice.actionUrl) shape.actionUrl = notice.actionUrl;
+      throw new OperatorError(shape);
+    }
+    if (!notice.canRunAgain || !this.notices.claimRerun(noticeId)) {
+      throw new OperatorError({ code: 'conflict', message: 'This notice has nothing to run again.', actionUrl: actionRoute({ kind: 'notices' }) });
+    }
+    const started: RunSummary[] = [];
+    const tasksStarted = new Set<string>();
+    for (const link of this.notices.runsOf(noticeId)) {
+      const row = this.ledger.runs.row(link.run_id);
+      if (!row || row.status !== 'refused' || tasksStarted.has(row.task_id)) continue;
+      tasksStarted.add(row.task_id);
+      try {
+        const run = this.options.start(row.task_id, row.agent_id);
+        this.notices.recordRerun(noticeId, row.id, run.id);
+        started.push(run);
+      } catch (error) {
+        // The task or agent went away since: there is nothing of it to run again.
+        if (!(error instanceof OperatorError)) throw error;
+        this.options.log.info('run again skipped a task', { noticeId, taskId: row.task_id, code: error.code });
+      }
+    }
+    this.options.log.info('run again', { noticeId, runs: started.map((run) => run.id) });
+    this.notices.announce();
+    return { notice: this.notices.get(noticeId), runs: started, alreadyRan: false };
+  }
+
+  /**
+   * Looks again at open notices raised by admission (for these agents, or all): one whose agent would
+   * now be admitted is resolved (and offers Run again); one still refused for the same reason is
+   * rewritten to name today's fix. Called whenever an agent, a connection or the sandbox changes.
+   */
+  reviewNotices(agentIds?: Iterable<string>): void {
+    const wanted = agentIds ? new Set(agentIds) : null;
+    const open = this.notices.list('open').filter((notice) => notice.agentId && notice.code && admissionNoticeCodes.includes(notice.code));
+    for (const notice of open) {
+      if (wanted && !wanted.has(notice.agentId!)) continue;
+      const agent = this.ledger.agents.get(notice.agentId!);
+      if (!agent) continue;
+      const verdict = this.options.admit(agent);
+      if (verdict.admitted) {
+        this.notices.resolve(notice.id);
+        this.options.log.info('notice resolved: its cause is gone', { noticeId: notice.id, kind: notice.kind, agentId: agent.id });
+      } else if (!verdict.deferred && verdict.failure.reason === notice.reason && verdict.failure.code === notice.code) {
+        this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, verdict.failure));
+      }
+    }
+  }
+
+  /** Resolves a run's open notices of these kinds (a stranded run that was resumed, archived or deleted). */
+  resolveRunNotices(runId: string, kinds: readonly string[]): void {
+    for (const notice of this.notices.list('open', runId)) {
+      if (kinds.includes(notice.kind)) this.notices.resolve(notice.id);
+    }
+  }
+
+  /** An attempt of the agent worked: notices about what stopped earlier ones are out of date. */
+  resolveFixedBy(agentId: string, codes: readonly string[]): void {
+    for (const notice of this.notices.openForAgent(agentId)) {
+      if (notice.code && codes.includes(notice.code)) this.notices.resolve(notice.id);
+    }
+  }
+
+  /**
+   * An owner action (a refusal, a missing CLI, a used-up quota): one notice per agent and cause while
+   * it is open, naming the agent, the task(s) it stopped and the fix, linking to where to make it.
+   */
+  raiseOwnerNotice(
+    runId: string,
+    agent: { id: string; name: string },
+    task: { id: string | null; title: string },
+    failure: OperatorErrorShape,
+    title?: string,
+  ): void {
+    const content = ownerNoticeContent(failure, agent, [task.title], runId);
+    const notice = this.notices.raise({
+      kind: failure.reason ?? failure.code,
+      severity: 'error',
+      title: title ?? noticeTitle(failure),
+      message: content.message,
+      actionUrl: content.actionUrl,
+      actionLabel: content.actionLabel,
+      code: failure.code,
+      reason: failure.reason ?? null,
+      runId,
+      agentId: agent.id,
+      taskId: task.id,
+      dedupeKey: `${failure.code}:${failure.reason ?? ''}:${agent.id}`,
+    });
+    // A later run joined an open notice: it now names every task it stands for.
+    if (notice.runIds.length > 1) this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, failure));
+  }
+
+  private ownerNoticeContent(noticeId: string, agent: { id: string; name: string }, failure: OperatorErrorShape) {
+    const runIds = this.notices.runsOf(noticeId).map((link) => link.run_id);
+    const titles = runIds.flatMap((runId) => {
+      const row = this.ledger.runs.row(runId);
+      const task = row ? this.ledger.tasks.get(row.task_id) : undefined;
+      return task ? [task.title] : [];
+    });
+    return ownerNoticeContent(failure, agent, titles, runIds[0] ?? null);
+  }
+}
+
+function noticeTitle(failure: OperatorErrorShape): string {
+  if (failure.reason === aiConnectionRequired) return 'AI connection required';
+  switch (failure.code) {
+    case 'sandbox_unavailable':
+      return 'OS sandbox unavailable';
+    case 'spawn_failed':
+      return 'CLI not found';
+    case 'configuration_incomplete':
+      return 'Agent configuration incomplete';
+    case 'auth_required':
+    case 'auth_expired':
+      return 'Sign-in required';
+    case 'quota_exhausted':
+      return 'Quota exhausted';
+    default:
+      return 'Run needs attention';
+  }
+}
+
+/** What an owner-action notice says: the failure's fix, the agent and the task(s) it stopped, and the link. */
+function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }, taskTitles: string[], runId: string | null) {
+  const titles = [...new Set(taskTitles)].map((title) => `“${title}”`);
+  const tasks = titles.length === 0 ? '' : titles.length === 1 ? `; task ${titles[0]}` : `; tasks ${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}`;
+  let actionLabel = failure.actionUrl ? 'Fix it' : 'Open the run';
+  if (failure.reason === aiConnectionRequired) {
+    actionLabel = failure.actionUrl?.endsWith('/home-mode') ? 'Choose an isolated home' : 'Choose an AI connection';
+  }
+  return {
+    message: `${failure.message} (Agent ${agent.name}${tasks}.)`,
+    actionUrl: failure.actionUrl ?? (runId ? actionRoute({ kind: 'run', runId }) : null),
+    actionLabel,
+  };
+}
