@@ -10,7 +10,7 @@ import { isProcessGroupAlive, signalProcessGroup } from '../../electron/pty/proc
 import type { ModelServer, StartModelServerOptions } from './model-servers';
 import { protocolFor, startModelServer } from './model-servers';
 import type { AgentProviderId } from './run-cli';
-import { agentsBinDir, agentsPackageDir, providerEntry } from './run-cli';
+import { agentsBinDir, agentsPackageDir, connectionProviderFor, providerEntry } from './run-cli';
 
 /**
  * The four real CLIs THROUGH THE CONSOLE (issue 6): a real core (createCore: ledger file, run service,
@@ -40,14 +40,6 @@ export const plantedOperatorKeys = {
   ANTHROPIC_API_KEY: 'sk-ant-operator-planted-000000000000000000',
   GEMINI_API_KEY: 'AIza-operator-planted-0000000000000000000',
   CODEX_API_KEY: 'sk-operator-planted-codex-00000000000000000',
-};
-
-/** The AI-connection provider for each CLI through a local server. */
-const connectionProviderFor: Record<AgentProviderId, AiConnection['provider']> = {
-  codex: 'openai',
-  'claude-code': 'anthropic',
-  pi: 'custom',
-  'gemini-cli': 'google',
 };
 
 /** The catalog model each agent uses (Pi: one the preconfigured home can route to the local server). */

@@ -4,22 +4,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildConfinedEnvironment } from '../../electron/confinement/environment';
+import type { CredentialDelivery } from '../../electron/connections/credential-delivery';
+import { credentialDelivery, modelArgumentFor } from '../../electron/connections/credential-delivery';
 import type { LaunchSpec, SessionRequest, TaskRootPaths } from '../../electron/providers/adapters/adapter';
 import { adapterFor } from '../../electron/providers/adapters/adapter-registry';
-import type { ProviderEntry } from '../../electron/providers/catalog';
+import type { AdapterKind, ProviderEntry } from '../../electron/providers/catalog';
 import { loadProviderCatalog, providerHomePath } from '../../electron/providers/catalog';
 import { LineSplitter } from '../../electron/providers/events/line-splitter';
 import { createEventParser } from '../../electron/providers/events/parse-event-line';
 import type { TimelineEvent } from '../../electron/providers/events/timeline-event';
 import type { AttemptFailure } from '../../electron/providers/failure-classifier';
 import { classifyAttempt } from '../../electron/providers/failure-classifier';
-import type { CredentialDelivery, DeliveryProviderId } from './credential-delivery';
-import { credentialDeliveryFor } from './credential-delivery';
+import type { AiConnection } from '../../shared/entities';
 
 /**
  * Runs one real agent CLI directly (not through the console) the way the console would launch it:
  * the argv and env additions come from the console's own adapter for the catalog entry (so this
- * proves the adapters against the real CLIs), the credentials from credential-delivery.ts, in a task
+ * proves the adapters against the real CLIs), the credentials from the console's own delivery
+ * (electron/connections/credential-delivery.ts, so this proves its layouts too), in a task
  * root shaped like the console's (`<root>/{view,tmp,cache,home}`, the provider home in `cache`), with the
  * environment built by the console's own confinement code (electron/confinement/environment.ts) from an
  * allow-list rather than the test runner's environment. stdout is parsed with the
@@ -30,7 +32,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const agentsPackageDir = here;
 export const agentsBinDir = path.join(here, 'node_modules', '.bin');
 
-export type AgentProviderId = DeliveryProviderId;
+export type AgentProviderId = Exclude<AdapterKind, 'command'>;
+
+/** The AI-connection provider for each CLI through a local server of its protocol. */
+export const connectionProviderFor: Record<AgentProviderId, AiConnection['provider']> = {
+  codex: 'openai',
+  'claude-code': 'anthropic',
+  pi: 'custom',
+  'gemini-cli': 'google',
+};
 
 export const catalog = loadProviderCatalog();
 
@@ -83,8 +93,6 @@ export interface RunCliOptions {
   profileId?: string;
   session?: SessionRequest;
   environmentKind?: 'local' | 'sandboxed';
-  /** The CLI's own retries (see credential-delivery.ts). Default 0: the console retries, not the CLI. */
-  maxRetries?: number;
   /** Hard bound on the run; the process group is killed after it. Default 60 s. */
   timeoutMs?: number;
   /** Set HTTP(S)_PROXY to this (an egress canary) with NO_PROXY for 127.0.0.1. */
@@ -98,6 +106,8 @@ export interface RunCliResult {
   providerId: AgentProviderId;
   launch: LaunchSpec;
   delivery: CredentialDelivery;
+  /** The `--model` argument the CLI was launched with. */
+  modelArgument: string;
   /** The environment the CLI ran with, built by the console's buildConfinedEnvironment (secret values redacted). */
   env: Record<string, string>;
   exitCode: number | null;
@@ -124,16 +134,15 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
   const model = options.model ?? provider.models[0]?.id ?? '';
   const { workspace } = options;
 
-  const delivery = credentialDeliveryFor(options.providerId, {
-    apiKey: options.connection.apiKey,
-    baseUrl: options.connection.baseUrl,
-    model,
-    maxRetries: options.maxRetries ?? 0,
-  });
+  // The console's own delivery for an API-key connection to the server's base URL (the CLIs' own
+  // retries are off: the console retries, not the CLI).
+  const connection = { provider: connectionProviderFor[options.providerId], method: 'api_key' as const, baseUrl: options.connection.baseUrl };
+  const delivery = credentialDelivery({ cli: options.providerId, connection, secret: options.connection.apiKey, model });
+  const modelArgument = modelArgumentFor(options.providerId, connection, model);
 
   const launch = adapter.buildLaunch({
     task: { title: 'e2e', prompt: options.prompt, planPath: null, reviewPath: null },
-    agent: { model: delivery.modelArgument, profile },
+    agent: { model: modelArgument, profile },
     taskRoot: workspace.taskRoot,
     prompt: options.prompt,
     session: options.session,
@@ -167,8 +176,8 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
     taskRoot: workspace.taskRoot,
     providerHomeVar: { name: homeVariable, value: workspace.providerHome },
     profileEnv: Object.fromEntries(Object.entries(launch.env).filter(([name]) => name !== homeVariable)),
-    extra: { ...proxyEnv, ...(options.extraEnv ?? {}) },
-    deliveredSecrets: delivery.env,
+    extra: { ...delivery.plainEnv, ...proxyEnv, ...(options.extraEnv ?? {}) },
+    deliveredSecrets: delivery.secretEnv,
   });
   if (confined.withheld.length > 0) {
     throw new Error(`The confined environment withheld ${confined.withheld.map((entry) => `${entry.name} (${entry.source}: ${entry.reason})`).join(', ')}.`);
@@ -182,8 +191,8 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
   const delivered = delivery.files.map((file) => {
     const target = path.join(workspace.providerHome, file.relativePath);
     mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, file.content, { mode: file.mode });
-    chmodSync(target, file.mode);
+    writeFileSync(target, file.content, { mode: 0o600 });
+    chmodSync(target, 0o600);
     return target;
   });
 
@@ -262,7 +271,8 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
     providerId: options.providerId,
     launch,
     delivery,
-    env: redactEnv(env, delivery.secretEnv),
+    modelArgument,
+    env: redactEnv(env, Object.keys(delivery.secretEnv)),
     exitCode: exit.code,
     signal: exit.signal,
     timedOut,

@@ -10,9 +10,9 @@ import type { AdapterKind } from '../providers/catalog';
  * files (0600) into the provider home and removes them when the attempt ends, and the run service
  * redacts every secret value from the run's output.
  *
- * The base-URL layouts are the ones e2e/agents/credential-delivery.ts proves against the real CLIs
- * (codex-cli 0.171.0, Claude Code 2.1.197, pi 0.73.1, Gemini CLI 0.61.0) and model servers on
- * 127.0.0.1; without a base URL each CLI talks to its provider's own API with the key in the variable
+ * The base-URL layouts are proven against the real CLIs (codex-cli 0.171.0, Claude Code 2.1.197,
+ * pi 0.73.1, Gemini CLI 0.61.0) and model servers on 127.0.0.1 by e2e/agents, which delivers with this
+ * module; without a base URL each CLI talks to its provider's own API with the key in the variable
  * (or file) it reads by default.
  */
 

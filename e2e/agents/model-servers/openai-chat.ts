@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { ConversationHistory, ConversationView, FailurePlan, ModelServer, ProtocolContext, ScriptOptions } from './recording-server';
-import { asArray, decideTurn, isObject, makeId, pickTool, pieces, sendJson, sendTruncatedJson, sseStream, startRecordingServer } from './recording-server';
-import { openAiError, openAiModelList } from './openai-errors';
+import { asArray, decideTurn, isObject, makeId, pickTool, pieces, sendJson, sendTruncatedJson, sseStream } from './recording-server';
+import { openAiContentText, openAiModelRequest, startOpenAiServer } from './openai-errors';
 
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`) — what Pi speaks through a custom
@@ -23,26 +23,13 @@ export interface ChatServerOptions {
 export const chatFileTools = ['write', 'write_file', 'Write'] as const;
 
 export function startChatCompletionsServer(options: ChatServerOptions = {}): Promise<ModelServer> {
-  const models = options.models ?? ['gpt-5.5'];
-  return startRecordingServer({
+  return startOpenAiServer({
     protocol: 'openai-chat',
-    baseUrlPath: '/v1',
+    modelPath: '/v1/chat/completions',
     script: options.script,
     failure: options.failure,
-    handler: (req, res, ctx) => {
-      const { record } = ctx;
-      if (record.method === 'GET' && record.path === '/v1/models') {
-        record.outcome = { type: 'other', status: 200 };
-        sendJson(res, 200, openAiModelList(models));
-        return true;
-      }
-      if (record.method === 'POST' && record.path === '/v1/chat/completions') {
-        record.kind = 'model';
-        respond(req, res, ctx, options.fileTool);
-        return true;
-      }
-      return false;
-    },
+    models: options.models,
+    respond: (req, res, ctx) => respond(req, res, ctx, options.fileTool),
   });
 }
 
@@ -57,32 +44,18 @@ export function chatView(body: Record<string, unknown>): ConversationView {
   const messages = asArray(body.messages).filter(isObject);
   let latestUserText = '';
   for (const message of messages) {
-    if (message.role === 'user') latestUserText = contentText(message.content);
+    if (message.role === 'user') latestUserText = openAiContentText(message.content);
   }
   const lastMessage = messages.at(-1);
   const last: ConversationView['last'] = lastMessage?.role === 'tool' ? 'tool_result' : lastMessage?.role === 'user' ? 'user' : 'other';
   return { toolNames: toolNames(body), last, latestUserText };
 }
 
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return asArray(content)
-    .filter(isObject)
-    .map((part) => (typeof part.text === 'string' ? part.text : ''))
-    .join('\n');
-}
-
 function respond(req: http.IncomingMessage, res: http.ServerResponse, ctx: ProtocolContext, forcedTool: string | undefined): void {
   const { record, script } = ctx;
-  const body = isObject(record.body) ? record.body : {};
-  const model = typeof body.model === 'string' ? body.model : 'gpt-5.5';
-  const failure = ctx.takeFailure();
-  if (failure && failure.mode !== 'drop_stream') {
-    const error = openAiError(failure.mode, failure.retryAfterSeconds, { model, authorization: req.headers.authorization });
-    record.outcome = { type: 'failure', mode: failure.mode, status: error.status };
-    sendJson(res, error.status, error.body, error.headers);
-    return;
-  }
+  const request = openAiModelRequest(req, res, ctx);
+  if (!request) return;
+  const { body, model, failure } = request;
 
   const view = chatView(body);
   const toolName = forcedTool && view.toolNames.includes(forcedTool) ? forcedTool : pickTool(view.toolNames, chatFileTools);
@@ -170,9 +143,9 @@ function writeArgs(toolName: string, fileName: string, content: string): Record<
 export function chatHistory(body: Record<string, unknown>): ConversationHistory {
   const history: ConversationHistory = { userTexts: [], assistantTexts: [], toolResults: [] };
   for (const message of asArray(body.messages).filter(isObject)) {
-    if (message.role === 'user') history.userTexts.push(contentText(message.content));
-    else if (message.role === 'assistant') history.assistantTexts.push(contentText(message.content));
-    else if (message.role === 'tool') history.toolResults.push(contentText(message.content));
+    if (message.role === 'user') history.userTexts.push(openAiContentText(message.content));
+    else if (message.role === 'assistant') history.assistantTexts.push(openAiContentText(message.content));
+    else if (message.role === 'tool') history.toolResults.push(openAiContentText(message.content));
   }
   return history;
 }

@@ -1,7 +1,11 @@
-import type { FailureMode } from './recording-server';
-import { makeId } from './recording-server';
+import type http from 'node:http';
+import type { FailureMode, FailurePlan, ModelServer, ProtocolContext, ScriptOptions } from './recording-server';
+import { asArray, isObject, makeId, sendJson, startRecordingServer } from './recording-server';
 
-/** OpenAI's error responses (the same for the Responses and Chat Completions APIs). */
+/**
+ * What the Responses and Chat Completions servers share: OpenAI's error responses, `GET /v1/models`,
+ * the routing of the model endpoint, and the reading of a model request up to its planned failure.
+ */
 
 export interface OpenAiFailureContext {
   model: string;
@@ -65,4 +69,74 @@ export function openAiError(mode: Exclude<FailureMode, 'drop_stream'>, retryAfte
 export function openAiModelList(models: readonly string[]) {
   const created = 1_750_000_000;
   return { object: 'list', data: models.map((id) => ({ id, object: 'model', created, owned_by: 'openai' })) };
+}
+
+export interface OpenAiServerOptions {
+  protocol: 'openai-chat' | 'openai-responses';
+  /** The model endpoint, e.g. `/v1/responses`. */
+  modelPath: string;
+  script?: Partial<ScriptOptions> | undefined;
+  failure?: FailurePlan | null | undefined;
+  models?: string[] | undefined;
+  /** Answers a model request (`POST modelPath`). */
+  respond: (req: http.IncomingMessage, res: http.ServerResponse, ctx: ProtocolContext) => void;
+}
+
+/** An OpenAI-compatible server under /v1: `GET /v1/models`, and `POST modelPath` as model requests. */
+export function startOpenAiServer(options: OpenAiServerOptions): Promise<ModelServer> {
+  const models = options.models ?? ['gpt-5.5'];
+  return startRecordingServer({
+    protocol: options.protocol,
+    baseUrlPath: '/v1',
+    script: options.script,
+    failure: options.failure,
+    handler: (req, res, ctx) => {
+      const { record } = ctx;
+      if (record.method === 'GET' && record.path === '/v1/models') {
+        record.outcome = { type: 'other', status: 200 };
+        sendJson(res, 200, openAiModelList(models));
+        return true;
+      }
+      if (record.method === 'POST' && record.path === options.modelPath) {
+        record.kind = 'model';
+        options.respond(req, res, ctx);
+        return true;
+      }
+      return false;
+    },
+  });
+}
+
+export interface OpenAiModelRequest {
+  body: Record<string, unknown>;
+  model: string;
+  /** The planned failure left for the answer to act out: only ever `drop_stream`. */
+  failure: (FailurePlan & { retryAfterSeconds: number }) | null;
+}
+
+/**
+ * Reads a model request's body and model and takes its planned failure. A failure other than
+ * `drop_stream` is answered here with OpenAI's error (and null returned): the caller answers nothing.
+ */
+export function openAiModelRequest(req: http.IncomingMessage, res: http.ServerResponse, ctx: ProtocolContext): OpenAiModelRequest | null {
+  const { record } = ctx;
+  const body = isObject(record.body) ? record.body : {};
+  const model = typeof body.model === 'string' ? body.model : 'gpt-5.5';
+  const failure = ctx.takeFailure();
+  if (failure && failure.mode !== 'drop_stream') {
+    const error = openAiError(failure.mode, failure.retryAfterSeconds, { model, authorization: req.headers.authorization });
+    record.outcome = { type: 'failure', mode: failure.mode, status: error.status };
+    sendJson(res, error.status, error.body, error.headers);
+    return null;
+  }
+  return { body, model, failure };
+}
+
+/** A message's text: its content when a string, else its parts' `text`, one per line. */
+export function openAiContentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return asArray(content)
+    .filter(isObject)
+    .map((part) => (typeof part.text === 'string' ? part.text : ''))
+    .join('\n');
 }

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { ConversationHistory, ConversationView, FailurePlan, ModelServer, ProtocolContext, ScriptOptions } from './recording-server';
-import { asArray, decideTurn, isObject, makeId, pickTool, pieces, sendJson, sendTruncatedJson, sseStream, startRecordingServer, textOf } from './recording-server';
-import { openAiError, openAiModelList, type OpenAiFailureContext } from './openai-errors';
+import { asArray, decideTurn, isObject, makeId, pickTool, pieces, sendJson, sendTruncatedJson, sseStream, textOf } from './recording-server';
+import { openAiContentText, openAiModelRequest, startOpenAiServer } from './openai-errors';
 
 /**
  * OpenAI Responses API (`POST /v1/responses`, streamed as SSE) — what Codex CLI speaks, through a
@@ -30,26 +30,13 @@ export interface ResponsesServerOptions {
 export const responsesFileTools = ['apply_patch', 'exec_command', 'shell', 'exec'] as const;
 
 export function startResponsesServer(options: ResponsesServerOptions = {}): Promise<ModelServer> {
-  const models = options.models ?? ['gpt-5.5'];
-  return startRecordingServer({
+  return startOpenAiServer({
     protocol: 'openai-responses',
-    baseUrlPath: '/v1',
+    modelPath: '/v1/responses',
     script: options.script,
     failure: options.failure,
-    handler: (req, res, ctx) => {
-      const { record } = ctx;
-      if (record.method === 'GET' && record.path === '/v1/models') {
-        record.outcome = { type: 'other', status: 200 };
-        sendJson(res, 200, openAiModelList(models));
-        return true;
-      }
-      if (record.method === 'POST' && record.path === '/v1/responses') {
-        record.kind = 'model';
-        respond(req, res, ctx, options.fileTool);
-        return true;
-      }
-      return false;
-    },
+    models: options.models,
+    respond: (req, res, ctx) => respond(req, res, ctx, options.fileTool),
   });
 }
 
@@ -87,7 +74,7 @@ export function responsesView(body: Record<string, unknown>): ConversationView {
   const toolNames = offeredTools(body).map((tool) => tool.name);
   let latestUserText = '';
   for (const item of input) {
-    if ((item.type === 'message' || item.type === undefined) && item.role === 'user') latestUserText = messageText(item.content);
+    if ((item.type === 'message' || item.type === undefined) && item.role === 'user') latestUserText = openAiContentText(item.content);
   }
   // Reasoning items (and Codex's tool list) are not turns; the last other item decides.
   const meaningful = input.filter((item) => item.type !== 'reasoning' && item.type !== 'additional_tools');
@@ -98,26 +85,11 @@ export function responsesView(body: Record<string, unknown>): ConversationView {
   return { toolNames, last, latestUserText };
 }
 
-function messageText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return asArray(content)
-    .filter(isObject)
-    .map((part) => (typeof part.text === 'string' ? part.text : ''))
-    .join('\n');
-}
-
 function respond(req: http.IncomingMessage, res: http.ServerResponse, ctx: ProtocolContext, forcedTool: string | undefined): void {
   const { record, script } = ctx;
-  const body = isObject(record.body) ? record.body : {};
-  const model = typeof body.model === 'string' ? body.model : 'gpt-5.5';
-  const failure = ctx.takeFailure();
-  const failureContext: OpenAiFailureContext = { model, authorization: req.headers.authorization };
-  if (failure && failure.mode !== 'drop_stream') {
-    const error = openAiError(failure.mode, failure.retryAfterSeconds, failureContext);
-    record.outcome = { type: 'failure', mode: failure.mode, status: error.status };
-    sendJson(res, error.status, error.body, error.headers);
-    return;
-  }
+  const request = openAiModelRequest(req, res, ctx);
+  if (!request) return;
+  const { body, model, failure } = request;
 
   const tools = offeredTools(body);
   const view = responsesView(body);
@@ -251,8 +223,8 @@ function heredocCommand(fileName: string, content: string): string {
 export function responsesHistory(body: Record<string, unknown>): ConversationHistory {
   const history: ConversationHistory = { userTexts: [], assistantTexts: [], toolResults: [] };
   for (const item of asArray(body.input).filter(isObject)) {
-    if (item.type === 'message' && item.role === 'user') history.userTexts.push(messageText(item.content));
-    else if (item.type === 'message' && item.role === 'assistant') history.assistantTexts.push(messageText(item.content));
+    if (item.type === 'message' && item.role === 'user') history.userTexts.push(openAiContentText(item.content));
+    else if (item.type === 'message' && item.role === 'assistant') history.assistantTexts.push(openAiContentText(item.content));
     else if (typeof item.type === 'string' && item.type.endsWith('_output')) history.toolResults.push(textOf(item.output));
   }
   return history;
