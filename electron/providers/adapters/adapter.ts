@@ -120,3 +120,22 @@ export function requireSessionId(provider: ProviderEntry, sessionId: string): st
   }
   return sessionId;
 }
+
+/**
+ * For CLIs whose session id the console picks before launch (Claude Code, Gemini CLI): a new run
+ * passes `--session-id <fresh id>`, a resumed one `--resume <saved id>`; the session folder is the
+ * saved one, else where the CLI keeps its sessions by default.
+ */
+export function argvSession(
+  provider: ProviderEntry,
+  request: LaunchRequest,
+  defaultDir: string | null,
+): { id: string; dir: string | null; flags: string[] } {
+  const session = request.session ?? { mode: 'new' };
+  if (session.mode === 'resume') {
+    const id = requireSessionId(provider, session.sessionId);
+    return { id, dir: session.sessionDir ?? defaultDir, flags: ['--resume', id] };
+  }
+  const id = newSessionId(request);
+  return { id, dir: defaultDir, flags: ['--session-id', id] };
+}

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ProviderEntry } from '../catalog';
 import { providerHomePath } from '../catalog';
 import type { LaunchRequest, LaunchSpec, ProviderAdapter } from './adapter';
-import { executableFor, hasFlag, newSessionId, providerEnv, requireSessionId } from './adapter';
+import { argvSession, executableFor, hasFlag, providerEnv } from './adapter';
 
 /**
  * Claude Code (checked against 2.1.197):
@@ -26,18 +26,8 @@ export function createClaudeCodeAdapter(provider: ProviderEntry): ProviderAdapte
 
       const configDir = providerHomePath(provider, request.taskRoot.cache);
       const projectsDir = configDir === null ? null : path.join(configDir, 'projects');
-      const session = request.session ?? { mode: 'new' };
-      let sessionId: string;
-      let sessionDir: string | null;
-      if (session.mode === 'resume') {
-        sessionId = requireSessionId(provider, session.sessionId);
-        sessionDir = session.sessionDir ?? projectsDir;
-        args.push('--resume', sessionId);
-      } else {
-        sessionId = newSessionId(request);
-        sessionDir = projectsDir;
-        args.push('--session-id', sessionId);
-      }
+      const { id: sessionId, dir: sessionDir, flags: sessionFlags } = argvSession(provider, request, projectsDir);
+      args.push(...sessionFlags);
 
       args.push('--model', model);
       if (!hasFlag(profile.args, permissionFlags)) args.push('--permission-mode', 'acceptEdits');

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ProviderEntry } from '../catalog';
 import { providerHomePath } from '../catalog';
 import type { LaunchRequest, LaunchSpec, ProviderAdapter } from './adapter';
-import { executableFor, hasFlag, newSessionId, providerEnv, requireSessionId } from './adapter';
+import { argvSession, executableFor, hasFlag, providerEnv } from './adapter';
 
 /**
  * Gemini CLI (checked against 0.61.0):
@@ -27,18 +27,8 @@ export function createGeminiCliAdapter(provider: ProviderEntry): ProviderAdapter
 
       const geminiHome = providerHomePath(provider, request.taskRoot.cache);
       const sessionsDir = geminiHome === null ? null : path.join(geminiHome, '.gemini', 'tmp');
-      const session = request.session ?? { mode: 'new' };
-      let sessionId: string;
-      let sessionDir: string | null;
-      if (session.mode === 'resume') {
-        sessionId = requireSessionId(provider, session.sessionId);
-        sessionDir = session.sessionDir ?? sessionsDir;
-        args.push('--resume', sessionId);
-      } else {
-        sessionId = newSessionId(request);
-        sessionDir = sessionsDir;
-        args.push('--session-id', sessionId);
-      }
+      const { id: sessionId, dir: sessionDir, flags: sessionFlags } = argvSession(provider, request, sessionsDir);
+      args.push(...sessionFlags);
       if (!hasFlag(profile.args, approvalFlags)) args.push('--approval-mode', 'yolo');
       args.push(...profile.args);
 
