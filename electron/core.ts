@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import type { Logger } from './log';
 import { ConnectionService } from './connections/connection-service';
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
+import { probeSandbox } from './confinement/bwrap';
 import { ensureDataDir } from './data-dir';
 import { openLedger, type Ledger } from './ledger/ledger';
 import { NoticeService } from './notices/notice-service';
@@ -103,8 +104,9 @@ export function createCore(options: CoreOptions): Core {
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
-  void import('./confinement/bwrap').then(async ({ probeSandbox }) => {
-    const probe = await probeSandbox();
+  // Probed once, off the start-up path: a sandboxed run admitted before the answer is checked by
+  // bubblewrap itself when it starts.
+  void probeSandbox().then((probe) => {
     sandbox = { available: probe.available, reason: probe.reason, hint: probe.hint };
     if (!probe.available) options.log.warn('OS sandbox unavailable', { reason: probe.reason });
     if (!closed) reviewAgents();

@@ -8,6 +8,7 @@ import { pluralize } from '../../ui/format';
 import { Loading, QueryError } from '../../ui/query-error';
 import { isActiveRunStatus } from '../../ui/run-status';
 import { shortDigest } from './run-detail-format';
+import { RunPanel } from './run-panel';
 import {
   fileChangeLabels,
   fileLinesStep,
@@ -292,7 +293,6 @@ function useRunFolder(runId: string) {
  * when the run changes, every few seconds while it runs, and on Refresh changes.
  */
 export function RunChanges({ run }: { run: RunDetail }) {
-  const headingId = useId();
   const running = run.status === 'running';
   const diff = useRunDiff(run.id, running);
   const folder = useRunFolder(run.id);
@@ -318,11 +318,11 @@ export function RunChanges({ run }: { run: RunDetail }) {
   }
 
   return (
-    <section className="run-panel run-changes" aria-labelledby={headingId}>
-      <div className="run-panel__header">
-        <h2 id={headingId} className="run-panel__title">
-          Changes
-        </h2>
+    <RunPanel
+      title="Changes"
+      className="run-changes"
+      labelledRegion
+      headerExtra={
         <div className="run-changes__toolbar">
           <span className="muted" aria-live="polite">
             {refreshing ? 'Reading the changes…' : ''}
@@ -343,9 +343,10 @@ export function RunChanges({ run }: { run: RunDetail }) {
           )}
           {noFolder ? null : folder.button}
         </div>
-      </div>
+      }
+    >
       {noFolder ? null : folder.result}
       {body}
-    </section>
+    </RunPanel>
   );
 }

@@ -3,6 +3,7 @@ import type { RunDetail } from '../../../shared/entities';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { isActiveRunStatus } from '../../ui/run-status';
 import { attemptExit, locatorFacts, shortDigest } from './run-detail-format';
+import { RunPanel } from './run-panel';
 
 const attemptStatusLabels: Record<RunDetail['attempts'][number]['status'], { label: string; tone: string }> = {
   running: { label: 'Running', tone: 'progress' },
@@ -48,109 +49,95 @@ function When({ iso, now }: { iso: string | null; now: number }) {
 }
 
 export function AttemptsPanel({ run, now }: { run: RunDetail; now: number }) {
-  const headingId = useId();
   return (
-    <section className="run-panel">
-      <div className="run-panel__header">
-        <h2 id={headingId} className="run-panel__title">
-          Attempts
-        </h2>
-      </div>
-      {run.attempts.length === 0 ? (
-        <p className="muted">No attempt has started yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="data-table data-table--compact" aria-labelledby={headingId}>
-            <thead>
-              <tr>
-                <th scope="col" className="numeric">
-                  #
-                </th>
-                <th scope="col">Status</th>
-                <th scope="col">Failure</th>
-                <th scope="col">Exit</th>
-                <th scope="col">Retry at</th>
-                <th scope="col">Started</th>
-                <th scope="col">Ended</th>
-              </tr>
-            </thead>
-            <tbody>
-              {run.attempts.map((attempt) => {
-                const status = attemptStatusLabels[attempt.status];
-                return (
-                  <tr key={attempt.number}>
-                    <th scope="row" className="numeric">
-                      {attempt.number}
-                    </th>
-                    <td className="nowrap">
-                      <span className={`status-badge tone-${status.tone}`} data-status={attempt.status}>
-                        <span className="status-badge__mark" aria-hidden="true" />
-                        {status.label}
-                      </span>
-                    </td>
-                    <td>{attempt.failureCode ? <code>{attempt.failureCode}</code> : <span className="muted">—</span>}</td>
-                    <td className="nowrap">{attemptExit(attempt)}</td>
-                    <td className="nowrap">
-                      <When iso={attempt.retryAt} now={now} />
-                    </td>
-                    <td className="nowrap">
-                      <When iso={attempt.startedAt} now={now} />
-                    </td>
-                    <td className="nowrap">
-                      <When iso={attempt.endedAt} now={now} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
+    <RunPanel title="Attempts">
+      {(headingId) =>
+        run.attempts.length === 0 ? (
+          <p className="muted">No attempt has started yet.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="data-table data-table--compact" aria-labelledby={headingId}>
+              <thead>
+                <tr>
+                  <th scope="col" className="numeric">
+                    #
+                  </th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Failure</th>
+                  <th scope="col">Exit</th>
+                  <th scope="col">Retry at</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">Ended</th>
+                </tr>
+              </thead>
+              <tbody>
+                {run.attempts.map((attempt) => {
+                  const status = attemptStatusLabels[attempt.status];
+                  return (
+                    <tr key={attempt.number}>
+                      <th scope="row" className="numeric">
+                        {attempt.number}
+                      </th>
+                      <td className="nowrap">
+                        <span className={`status-badge tone-${status.tone}`} data-status={attempt.status}>
+                          <span className="status-badge__mark" aria-hidden="true" />
+                          {status.label}
+                        </span>
+                      </td>
+                      <td>{attempt.failureCode ? <code>{attempt.failureCode}</code> : <span className="muted">—</span>}</td>
+                      <td className="nowrap">{attemptExit(attempt)}</td>
+                      <td className="nowrap">
+                        <When iso={attempt.retryAt} now={now} />
+                      </td>
+                      <td className="nowrap">
+                        <When iso={attempt.startedAt} now={now} />
+                      </td>
+                      <td className="nowrap">
+                        <When iso={attempt.endedAt} now={now} />
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )
+      }
+    </RunPanel>
   );
 }
 
 export function LocatorsPanel({ run }: { run: RunDetail }) {
-  const headingId = useId();
   if (run.locators.length === 0) return null;
   return (
-    <section className="run-panel">
-      <div className="run-panel__header">
-        <h2 id={headingId} className="run-panel__title">
-          Locators
-        </h2>
-      </div>
-      <ul className="locator-list" aria-labelledby={headingId}>
-        {run.locators.map((locator) => (
-          <li key={locator.kind} className="locator">
-            <span className="tag">{locator.kind}</span>
-            <span className="locator__facts">
-              {locatorFacts(locator.data).map((fact) => (
-                <span key={fact.label} className="locator__fact">
-                  <span className="muted">{fact.label}</span> <code>{fact.value}</code>
-                </span>
-              ))}
-            </span>
-            <span className="locator__revision muted" title={`Revision ${locator.revision}`}>
-              rev <code>{shortDigest(locator.revision, 8)}</code>
-            </span>
-          </li>
-        ))}
-      </ul>
-    </section>
+    <RunPanel title="Locators">
+      {(headingId) => (
+        <ul className="locator-list" aria-labelledby={headingId}>
+          {run.locators.map((locator) => (
+            <li key={locator.kind} className="locator">
+              <span className="tag">{locator.kind}</span>
+              <span className="locator__facts">
+                {locatorFacts(locator.data).map((fact) => (
+                  <span key={fact.label} className="locator__fact">
+                    <span className="muted">{fact.label}</span> <code>{fact.value}</code>
+                  </span>
+                ))}
+              </span>
+              <span className="locator__revision muted" title={`Revision ${locator.revision}`}>
+                rev <code>{shortDigest(locator.revision, 8)}</code>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </RunPanel>
   );
 }
 
 export function SubmissionPanel({ run }: { run: RunDetail }) {
-  const headingId = useId();
   if (!run.submission) return null;
   return (
-    <section className="run-panel">
-      <div className="run-panel__header">
-        <h2 id={headingId} className="run-panel__title">
-          Submission
-        </h2>
-      </div>
+    <RunPanel title="Submission">
       <dl className="facts facts--compact">
         <dt>Ready for review</dt>
         <dd>{run.submission.readyForReview ? 'Yes' : 'No'}</dd>
@@ -159,19 +146,13 @@ export function SubmissionPanel({ run }: { run: RunDetail }) {
           <code title={run.submission.artifactIdentity}>{shortDigest(run.submission.artifactIdentity)}</code>
         </dd>
       </dl>
-    </section>
+    </RunPanel>
   );
 }
 
 export function RunDetailsPanel({ run, providerName }: { run: RunDetail; providerName: string }) {
-  const headingId = useId();
   return (
-    <section className="run-panel">
-      <div className="run-panel__header">
-        <h2 id={headingId} className="run-panel__title">
-          Details
-        </h2>
-      </div>
+    <RunPanel title="Details">
       <dl className="facts facts--compact">
         <dt>Provider</dt>
         <dd>{providerName}</dd>
@@ -214,23 +195,17 @@ export function RunDetailsPanel({ run, providerName }: { run: RunDetail; provide
           <code>{run.id}</code>
         </dd>
       </dl>
-    </section>
+    </RunPanel>
   );
 }
 
 /** How the run is confined (DESIGN.md section 4): what it could reach, and where it could write. */
 export function ConfinementPanel({ run }: { run: RunDetail }) {
-  const headingId = useId();
   const rootsId = useId();
   const { confinement } = run;
   const kind = environmentKindLabels[confinement.environmentKind];
   return (
-    <section className="run-panel" aria-labelledby={headingId}>
-      <div className="run-panel__header">
-        <h2 id={headingId} className="run-panel__title">
-          Confinement
-        </h2>
-      </div>
+    <RunPanel title="Confinement" labelledRegion>
       <dl className="facts facts--compact">
         <dt>Environment</dt>
         <dd>
@@ -272,6 +247,6 @@ export function ConfinementPanel({ run }: { run: RunDetail }) {
           )}
         </dd>
       </dl>
-    </section>
+    </RunPanel>
   );
 }

@@ -1,8 +1,9 @@
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import type { RunEvent } from '../../../shared/entities';
 import { EmptyState } from '../../ui/empty-state';
 import { formatFullTimestamp, formatTimestamp, pluralize } from '../../ui/format';
 import { Loading, QueryError } from '../../ui/query-error';
+import { RunPanel } from './run-panel';
 import { describeRunEvent } from './timeline-entry';
 import { maxTimelineEntries, useRunTimeline } from './use-runs';
 
@@ -41,7 +42,6 @@ function TimelineItem({ event, now, showAttempt }: { event: RunEvent; now: numbe
  */
 export function RunTimeline({ runId, multipleAttempts }: { runId: string; multipleAttempts: boolean }) {
   const timeline = useRunTimeline(runId);
-  const headingId = useId();
   const listRef = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
   const count = timeline.data?.events.length ?? 0;
@@ -51,7 +51,7 @@ export function RunTimeline({ runId, multipleAttempts }: { runId: string; multip
     if (list && stickToBottom.current) list.scrollTop = list.scrollHeight;
   }, [count]);
 
-  let body;
+  let body: ReactNode | ((headingId: string) => ReactNode);
   if (timeline.isPending) body = <Loading what="the timeline" />;
   else if (timeline.isError && count === 0) {
     body = <QueryError what="the timeline" error={timeline.error} onRetry={() => void timeline.refetch()} />;
@@ -63,7 +63,7 @@ export function RunTimeline({ runId, multipleAttempts }: { runId: string; multip
     );
   } else {
     const now = Date.now();
-    body = (
+    body = (headingId: string) => (
       <ol
         ref={listRef}
         className="timeline"
@@ -82,19 +82,19 @@ export function RunTimeline({ runId, multipleAttempts }: { runId: string; multip
   }
 
   return (
-    <section className="run-panel run-panel--timeline">
-      <div className="run-panel__header">
-        <h2 id={headingId} className="run-panel__title">
-          Timeline
-        </h2>
-        {count > 0 ? (
+    <RunPanel
+      title="Timeline"
+      className="run-panel--timeline"
+      headerExtra={
+        count > 0 ? (
           <span className="muted">
             {pluralize(count, 'entry', 'entries')}
             {count >= maxTimelineEntries ? ' (newest)' : ''}
           </span>
-        ) : null}
-      </div>
+        ) : null
+      }
+    >
       {body}
-    </section>
+    </RunPanel>
   );
 }
