@@ -61,7 +61,7 @@ export default defineConfig(({ mode }): UserConfig => {
         rollupOptions: {
           input: { preload: 'electron/preload.ts' },
           external: ['electron'],
-          output: { format: 'cjs', entryFileNames: '[name].cjs', inlineDynamicImports: true },
+          output: { format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false },
         },
       },
       ssr: { noExternal: true },
