@@ -254,7 +254,9 @@ export function describeConsoleAgent(providerId: AgentProviderId, expected: Cons
       const session = before.locators.find((entry) => entry.kind === 'session');
       const sessionId = String(session?.data.id);
       expect(before.canResume).toBe(true);
-      const stateBefore = listTree(bed.providerHome(runId)).filter((file) => expected.sessionState.test(file));
+      const sessionFiles = () => listTree(bed.providerHome(runId)).filter((file) => expected.sessionState.test(file));
+      const sizeOf = (file: string) => statSync(path.join(bed.providerHome(runId), file)).size;
+      const stateBefore = new Map(sessionFiles().map((file) => [file, sizeOf(file)]));
 
       bed.server.setFailure(null);
       bed.server.clearRequests();
@@ -274,7 +276,14 @@ export function describeConsoleAgent(providerId: AgentProviderId, expected: Cons
       const firstStreamSessions = first.events.filter((event) => event.kind === 'session').map((event) => event.data.sessionId);
       expect(streamSessions.length, context).toBeGreaterThan(0);
       expect(streamSessions.every((id) => firstStreamSessions.includes(id)), `${streamSessions} vs ${firstStreamSessions}`).toBe(true);
-      expect(listTree(bed.providerHome(runId)).filter((file) => expected.sessionState.test(file))).toEqual(stateBefore);
+      // The earlier state files are all still there and the conversation grew in them. A CLI may add a file on
+      // resume (Gemini CLI names a file for the minute it starts, then switches to the resumed one), but any
+      // new file must belong to the same session, never a fresh one.
+      const stateAfter = sessionFiles();
+      expect(stateAfter.filter((file) => stateBefore.has(file)).sort(), context).toEqual([...stateBefore.keys()].sort());
+      expect([...stateBefore].some(([file, size]) => sizeOf(file) > size), `${[...stateBefore.keys()]}`).toBe(true);
+      const sessionTag = sessionId.slice(0, 8);
+      expect(stateAfter.filter((file) => !stateBefore.has(file) && !file.includes(sessionTag)), sessionTag).toEqual([]);
       // ... and sent the earlier conversation with the new prompt.
       const [firstRequest] = bed.server.modelRequests();
       const history = conversationOf(protocol, firstRequest?.body);
