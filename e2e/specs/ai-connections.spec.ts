@@ -163,6 +163,38 @@ test('a sandboxed run without an AI connection is refused; the notice leads to t
   }
 });
 
+test('an operator dismisses a notice they will not act on: the badge goes, the run stays refused, and the notice is kept under the closed ones', async ({
+  console: app,
+  scratchDir,
+}) => {
+  const { page } = app;
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await addProject(page, makeRepository(path.join(scratchDir, 'ledger-service')));
+  await addSandboxedFixtureAgent(page, 'Unbound fixture', ['--lines', '1']);
+  await addTask(page, 'Rotate the ledger keys');
+  await runTask(page, 'Rotate the ledger keys', 'Unbound fixture');
+  await expect(page.getByText('Refused', { exact: true }).first()).toBeVisible();
+  await expect(nav.getByRole('img', { name: '1 open notice' })).toBeVisible();
+
+  await nav.getByRole('link', { name: /^Notices/ }).click();
+  const notice = page.getByRole('article', { name: 'AI connection required' });
+  await notice.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(notice).toHaveCount(0);
+  await expect(page.getByText('No notices — nothing needs your attention.')).toBeVisible();
+  await expect(nav.getByRole('img', { name: /open notices?$/ })).toHaveCount(0);
+
+  await page.getByLabel('Show resolved and dismissed').check();
+  await expect(notice).toContainText('Dismissed');
+  await expect(notice).toContainText('Rotate the ledger keys');
+  await expect(notice.getByRole('button', { name: 'Dismiss' })).toHaveCount(0);
+  await expect(notice.getByRole('button', { name: 'Run again' })).toHaveCount(0);
+
+  // It stays dismissed across a reload: the ledger has it, not the page.
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1, name: 'Notices' })).toBeVisible();
+  await expect(nav.getByRole('img', { name: /open notices?$/ })).toHaveCount(0);
+});
+
 test('an operator edits a connection without retyping its key, replaces the key, and deletes the connection', async ({ console: app }) => {
   const { page } = app;
   const key = `sk-test-e2e-${randomBytes(12).toString('hex')}`;

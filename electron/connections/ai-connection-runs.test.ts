@@ -531,6 +531,37 @@ describe('notices that resolve themselves, and Run again', () => {
     expect((await b.call('listRuns', {})).runs).toHaveLength(5);
   });
 
+  it('dismisses an open notice, or a resolved one the operator chooses not to run again; neither runs anything', async () => {
+    const b = await bed();
+    const agent = await codexAgent(b, 'needs one', 'default', sandboxed);
+    const task = await b.createTask('Refused task');
+    const refused = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const [notice] = await b.call('listNotices', {});
+
+    // Dismissed while open: it leaves the badge, and fixing the cause later does not bring it back.
+    const dismissed = await b.call('dismissNotice', { noticeId: notice.id });
+    expect(dismissed).toMatchObject({ id: notice.id, status: 'dismissed', canRunAgain: false, resolvedAt: expect.any(String) });
+    expect((await b.call('countOpenNotices')).open).toBe(0);
+    const connection = await createConnection(b);
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    expect((await b.call('listNotices', { status: 'all' })).map((each: { status: string }) => each.status)).toEqual(['dismissed']);
+    await expect(b.call('runAgain', { noticeId: notice.id })).rejects.toMatchObject({ code: 'conflict' });
+
+    // Resolved with Run again on offer: dismissing declines it.
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: null });
+    await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const [second] = await b.call('listNotices', {});
+    expect(second.id).not.toBe(notice.id);
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    expect(await b.call('listNotices', { status: 'resolved' })).toMatchObject([{ id: second.id, canRunAgain: true }]);
+    expect(await b.call('dismissNotice', { noticeId: second.id })).toMatchObject({ status: 'dismissed', canRunAgain: false });
+    await expect(b.call('runAgain', { noticeId: second.id })).rejects.toMatchObject({ code: 'conflict' });
+    expect((await b.call('listRuns', {})).runs.map((run: { status: string }) => run.status)).toEqual(['refused', 'refused']);
+    expect((await b.call('getRun', { runId: refused.id })).notice).toMatchObject({ id: notice.id, status: 'dismissed' });
+
+    await expect(b.call('dismissNotice', { noticeId: 'n_missing' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('resolves a stranded run’s notice when the run is archived', async () => {
     const b = await bed();
     const agent = await b.createAgent(['--lines', '1']);

@@ -112,7 +112,7 @@ describe('notices', () => {
     const again = ledger.notices.raise({ ...base, id: 'ntc_2', createdAt: 2 });
     expect(again.id).toBe(first.id);
     expect(ledger.notices.countOpen()).toBe(1);
-    ledger.notices.setStatus(first.id, 'resolved', 3);
+    ledger.notices.resolve(first.id, 3);
     const later = ledger.notices.raise({ ...base, id: 'ntc_3', createdAt: 4 });
     expect(later.id).toBe('ntc_3');
     ledger.close();

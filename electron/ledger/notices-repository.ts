@@ -141,8 +141,20 @@ export class NoticesRepository {
     this.db.prepare('UPDATE notices SET message = ?, action_url = ?, action_label = ? WHERE id = ?').run(content.message, content.actionUrl, content.actionLabel, id);
   }
 
-  setStatus(id: string, status: 'resolved' | 'dismissed', at: number): Notice | undefined {
-    this.db.prepare("UPDATE notices SET status = ?, resolved_at = ? WHERE id = ? AND status = 'open'").run(status, at, id);
+  /** An open notice's cause is gone. */
+  resolve(id: string, at: number): Notice | undefined {
+    this.db.prepare("UPDATE notices SET status = 'resolved', resolved_at = ? WHERE id = ? AND status = 'open'").run(at, id);
+    return this.get(id);
+  }
+
+  /**
+   * The operator puts a notice away: an open one, or a resolved one whose Run again they decline (once
+   * Run again has been claimed there is nothing left to decline, and the notice keeps its rerun links).
+   */
+  dismiss(id: string, at: number): Notice | undefined {
+    this.db
+      .prepare("UPDATE notices SET status = 'dismissed', resolved_at = ? WHERE id = ? AND (status = 'open' OR (status = 'resolved' AND rerun_at IS NULL))")
+      .run(at, id);
     return this.get(id);
   }
 

@@ -63,13 +63,13 @@ export class NoticeService {
 
   /** The cause is gone: the notice leaves the open list (and, for a refusal, offers Run again). */
   resolve(noticeId: string): Notice | undefined {
-    const notice = this.ledger.notices.setStatus(noticeId, 'resolved', this.now());
+    const notice = this.ledger.notices.resolve(noticeId, this.now());
     this.announce();
     return notice;
   }
 
   dismiss(noticeId: string): Notice {
-    const notice = this.ledger.notices.setStatus(noticeId, 'dismissed', this.now());
+    const notice = this.ledger.notices.dismiss(noticeId, this.now());
     if (!notice) throw new OperatorError({ code: 'not_found', message: 'That notice is no longer in the console.' });
     this.announce();
     return notice;

@@ -9,8 +9,9 @@ import { useDismissNotice, useRunAgain } from './use-notices';
 
 /**
  * One notice: what happened, what to do, and the link to where to do it. When its cause is gone it
- * says Resolved and, for a refusal, offers Run again, then links to the run(s) that started. The
- * Notices page lists these; a refused run's detail shows its own inline.
+ * says Resolved and, for a refusal, offers Run again, then links to the run(s) that started; Dismiss
+ * puts it away, open or (declining Run again) resolved. The Notices page lists these; a refused run's
+ * detail shows its own inline.
  */
 export function NoticeCard({
   notice,
@@ -97,7 +98,7 @@ export function NoticeCard({
             {actionLabel}
           </a>
         ) : null}
-        {notice.status === 'open' ? (
+        {state === 'open' || state === 'can-run-again' ? (
           <button
             type="button"
             className="button"
