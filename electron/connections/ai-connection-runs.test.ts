@@ -572,7 +572,10 @@ describe('notices that resolve themselves, and Run again', () => {
     expect(await b.call('listNotices', {})).toMatchObject([{ kind: 'run_stranded', runId: run.id }]);
     await b.call('archiveRun', { runId: run.id });
     expect((await b.call('countOpenNotices')).open).toBe(0);
-    expect(await b.call('listNotices', { status: 'resolved' })).toMatchObject([{ kind: 'run_stranded', canRunAgain: false }]);
+    const [resolved] = await b.call('listNotices', { status: 'resolved' });
+    expect(resolved).toMatchObject({ kind: 'run_stranded', canRunAgain: false });
+    // Nothing to decline: a dismissal leaves it resolved, as it was.
+    expect(await b.call('dismissNotice', { noticeId: resolved.id })).toMatchObject({ status: 'resolved', resolvedAt: resolved.resolvedAt });
   });
 });
 

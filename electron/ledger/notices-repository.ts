@@ -148,14 +148,17 @@ export class NoticesRepository {
   }
 
   /**
-   * The operator puts a notice away: an open one, or a resolved one whose Run again they decline (once
-   * Run again has been claimed there is nothing left to decline, and the notice keeps its rerun links).
+   * The operator puts a notice away: an open one, or a resolved one whose Run again they decline. Any
+   * other resolved notice keeps its status (and a run-again one its rerun links); the check and the
+   * write are one transaction, so a Run again claimed in between cannot be overwritten.
    */
   dismiss(id: string, at: number): Notice | undefined {
-    this.db
-      .prepare("UPDATE notices SET status = 'dismissed', resolved_at = ? WHERE id = ? AND (status = 'open' OR (status = 'resolved' AND rerun_at IS NULL))")
-      .run(at, id);
-    return this.get(id);
+    return this.db.transaction(() => {
+      const notice = this.get(id);
+      if (!notice || !(notice.status === 'open' || notice.canRunAgain)) return notice;
+      this.db.prepare("UPDATE notices SET status = 'dismissed', resolved_at = ? WHERE id = ?").run(at, id);
+      return this.get(id);
+    })();
   }
 
   /** The runs a notice stands for, oldest link first, with the run Run again started for each. */
