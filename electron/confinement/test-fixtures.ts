@@ -40,7 +40,7 @@ function cleanGitEnv(): NodeJS.ProcessEnv {
  * under it would be hidden even if the tmpfs over the home were removed, and the tests would prove
  * nothing about the home. `node_modules/.cache` is ignored by git and is where tools keep scratch.
  */
-function fixtureParent(): string {
+export function fixtureParent(): string {
   const parent = path.resolve('node_modules', '.cache', 'operator-console-tests');
   try {
     mkdirSync(parent, { recursive: true });
