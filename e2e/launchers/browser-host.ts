@@ -12,6 +12,8 @@ export interface BrowserHost {
   origin: string;
   port: number;
   token: string;
+  /** The host's process id (a second console on the same data directory names it when it refuses). */
+  pid: number;
   dataDir: string;
   /** Everything the host printed on stdout: its contract is exactly one line. */
   stdoutLines: string[];
@@ -58,6 +60,7 @@ export async function startBrowserHost(options: { dataDir?: string; port?: numbe
     origin: `http://127.0.0.1:${match[2]}`,
     port: Number(match[2]),
     token: match[3]!,
+    pid: child.pid!,
     dataDir,
     stdoutLines,
     stderr: () => stderr,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createCore, type Core } from '../core';
 import { resolveDataDir } from '../data-dir';
+import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir-lock';
 import { createLogger, type Logger } from '../log';
 import { startHostServer, type HostServer } from './host-server';
 
@@ -20,7 +21,10 @@ export class UsageError extends Error {
   }
 }
 
-/** Something that stops the host from starting (no build, port taken, newer ledger): exit code 1. */
+/**
+ * Something that stops the host from starting (no build, port taken, newer ledger): exit code 1. So
+ * does a DataDirLockedError (another console on the data directory), whose message is its whole line.
+ */
 export class StartupError extends Error {
   constructor(message: string) {
     super(message);
@@ -67,7 +71,7 @@ export function resolveRendererDir(env: NodeJS.ProcessEnv = process.env): string
 export interface RunningHost {
   server: HostServer;
   core: Core;
-  /** Closes the server, then the core (and with it the ledger). Safe to call more than once. */
+  /** Closes the server, then the core (and with it the ledger), then gives up the data dir lock. Safe to call more than once. */
   stop(): Promise<void>;
 }
 
@@ -82,10 +86,19 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
   }
 
   const dataDir = resolveDataDir({ flag: args.dataDir, env });
+  // Before the core: making the core runs start-up recovery, which would stop another console's runs.
+  let lock: DataDirLock;
+  try {
+    lock = await acquireDataDirLock({ dataDir, owner: { kind: 'browser-host' }, log });
+  } catch (error) {
+    if (error instanceof DataDirLockedError) throw error;
+    throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   let core: Core;
   try {
     core = createCore({ dataDir, transport: 'browser', appVersion: __APP_VERSION__, log });
   } catch (error) {
+    await lock.release();
     throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
@@ -94,16 +107,25 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
     server = await startHostServer({ core, staticDir, port: args.port, host: '127.0.0.1', log });
   } catch (error) {
     await core.close();
+    await lock.release();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new StartupError(`port ${args.port} is already in use. Pick another with --port, or 0 for a free one.`);
     throw new StartupError(`could not start the browser host: ${error instanceof Error ? error.message : String(error)}`);
   }
 
+  // The refusal names this host by its address (the token stays out of the lock's owner file).
+  lock.recordUrl(server.url);
+
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await server.close();
-      await core.close();
+      try {
+        await server.close();
+        await core.close();
+      } finally {
+        // Last: until the core has closed, another console must not start recovery on this directory.
+        await lock.release();
+      }
     })());
   return { server, core, stop };
 }
@@ -115,7 +137,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     host = await runHost(argv);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`Operator Console: ${message}\n`);
+    // The refusal already names the console ("Another Operator Console is already using ...").
+    process.stderr.write(error instanceof DataDirLockedError ? `${message}\n` : `Operator Console: ${message}\n`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
     return;
   }

@@ -1,0 +1,151 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startBrowserHost, type BrowserHost } from '../../e2e/launchers/browser-host';
+import { createWebSocketClient, type SocketConstructor, type WebSocketClient } from '../../renderer/api/ws-client';
+import { lockDirName, ownerFileName } from '../data-dir-lock';
+import { fixtureAgentPath } from '../testing/output-test-kit';
+import { gitInit } from '../testing/run-test-kit';
+import { makeTempDir } from '../testing/temp-dir';
+
+/**
+ * Real browser hosts (`node dist/electron/serve.js`, started by the e2e launcher) on one data
+ * directory: the second refuses in one line and leaves the first and its run alone; after a crash the
+ * next one starts at once; another data directory is no obstacle.
+ */
+
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+const serveEntry = path.join(repoRoot, 'dist', 'electron', 'serve.js');
+const buildOutputs = [serveEntry, path.join(repoRoot, 'dist', 'renderer', 'index.html')];
+
+/** Newest non-test source under a folder: the hosts must run this checkout's code, not an old build. */
+function newestSource(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((newest, entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return Math.max(newest, newestSource(full));
+    return /\.test\.tsx?$/.test(entry.name) ? newest : Math.max(newest, statSync(full).mtimeMs);
+  }, 0);
+}
+
+beforeAll(() => {
+  const built = buildOutputs.every((file) => existsSync(file));
+  const sources = Math.max(...['electron', 'shared', 'renderer'].map((dir) => newestSource(path.join(repoRoot, dir))));
+  if (built && Math.min(...buildOutputs.map((file) => statSync(file).mtimeMs)) >= sources) return;
+  // The same builds as `npm run build`, with vite directly, as scripts/start.mjs does.
+  const vite = path.join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
+  for (const mode of ['renderer', 'node', 'preload']) {
+    const step = spawnSync(process.execPath, [vite, 'build', '--mode', mode], { cwd: repoRoot, encoding: 'utf8' });
+    if (step.status !== 0) throw new Error(`the ${mode} build failed:\n${step.stdout}${step.stderr}`);
+  }
+}, 120_000);
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDir(prefix: string): string {
+  const dir = makeTempDir(prefix);
+  cleanups.push(dir.remove);
+  return dir.path;
+}
+
+async function host(dataDir: string): Promise<BrowserHost> {
+  const started = await startBrowserHost({ dataDir });
+  cleanups.push(() => started.stop());
+  return started;
+}
+
+/** A host that is expected to refuse: run to its exit (bounded), with everything it printed. */
+function refusedHost(dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [serveEntry, '--port', '0', '--data-dir', dataDir], { cwd: repoRoot, timeout: 20_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error && error.killed) return reject(new Error(`the second host did not exit in 20 s:\n${stderr}`));
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** The renderer's own WebSocket client, speaking to the host as its page would. */
+function connect(target: BrowserHost): WebSocketClient {
+  class PageSocket extends WebSocket {
+    constructor(url: string) {
+      super(url, { origin: target.origin });
+    }
+  }
+  const client = createWebSocketClient({
+    url: `ws://127.0.0.1:${target.port}/ws?token=${target.token}`,
+    WebSocketImpl: PageSocket as unknown as SocketConstructor,
+  });
+  cleanups.push(() => client.close());
+  return client;
+}
+
+describe('one console per data directory, with real browser hosts', () => {
+  it('refuses a second host in one line naming the first, and leaves the first and its run alone', async () => {
+    const dataDir = tempDir('oc-lock-host-data-');
+    const project = tempDir('oc-lock-host-project-');
+    gitInit(project);
+    const first = await host(dataDir);
+    const client = connect(first);
+    const projectRow = await client.addProject({ path: project });
+    const agent = await client.createAgent({
+      name: 'Long runner',
+      providerId: 'command',
+      model: 'fixture',
+      profileId: 'program-codex-json',
+      executablePath: fixtureAgentPath,
+      commandArgs: ['--lines', '1000', '--delay-ms', '50'],
+    });
+    const task = await client.createTask({ projectId: projectRow.id, title: 'Long job', prompt: 'Run for a while' });
+    const { id: runId } = await client.startRun({ taskId: task.id, agentId: agent.id });
+    await expect.poll(async () => (await client.getRun({ runId })).outputBytes, { timeout: 10_000 }).toBeGreaterThan(0);
+
+    const second = await refusedHost(dataDir);
+    expect(second.code).toBe(1);
+    expect(second.ms).toBeLessThan(10_000);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toBe(
+      `Another Operator Console is already using ${dataDir} (pid ${first.pid}, http://127.0.0.1:${first.port}/). ` +
+        'Close it first, or start this one with --data-dir DIR.\n',
+    );
+    expect(second.stderr).not.toContain(first.token);
+
+    // The first console still serves, and its run was not stopped by a second start-up's recovery.
+    expect((await fetch(first.url)).status).toBe(200);
+    const before = await client.getRun({ runId });
+    expect(before.status).toBe('running');
+    await expect.poll(async () => (await client.getRun({ runId })).outputBytes, { timeout: 5_000 }).toBeGreaterThan(before.outputBytes);
+    expect((await client.getRun({ runId })).status).toBe('running');
+
+    // A clean shutdown gives the directory up.
+    expect(await first.stop()).toBe(0);
+    expect(existsSync(path.join(dataDir, lockDirName))).toBe(false);
+    expect(existsSync(path.join(dataDir, ownerFileName))).toBe(false);
+  }, 60_000);
+
+  it('starts at once on the data directory of a host that crashed', async () => {
+    const dataDir = tempDir('oc-lock-crash-data-');
+    const first = await host(dataDir);
+    await first.crash();
+    expect(existsSync(path.join(dataDir, lockDirName))).toBe(true);
+
+    const started = Date.now();
+    const next = await host(dataDir);
+    // Well under the lock's 10 s mtime staleness: the dead pid in the owner file was enough.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(next.stderr()).toMatch(/took over the data directory lock of a console that is no longer running/);
+    expect((await fetch(next.url)).status).toBe(200);
+  }, 60_000);
+
+  it('starts a host on another data directory beside the first', async () => {
+    const first = await host(tempDir('oc-lock-one-'));
+    const other = await host(tempDir('oc-lock-two-'));
+    expect(other.port).not.toBe(first.port);
+    expect((await fetch(first.url)).status).toBe(200);
+    expect((await fetch(other.url)).status).toBe(200);
+  }, 60_000);
+});
