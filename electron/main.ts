@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron';
 import { createCore, type Core } from './core';
 import { resolveDataDir } from './data-dir';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { createLogger } from './log';
 import { devServerAppLocation, fileAppLocation, type AppLocation } from './shell/app-location';
 import { parseShellArgs } from './shell/command-line';
@@ -70,6 +71,7 @@ function startShell(): void {
     return;
   }
   let core: Core | undefined;
+  let dataDirLock: DataDirLock | undefined;
   let unbindIpc: (() => void) | undefined;
 
   function openWindow(): BrowserWindow {
@@ -92,10 +94,14 @@ function startShell(): void {
   }
 
   app.whenReady().then(
-    () => {
+    async () => {
       try {
         const appDir = app.getAppPath();
         const dataDir = resolveDataDir({ flag: args.dataDir, electronUserData: app.getPath('userData') });
+        // The single-instance lock keeps out a second desktop app; this one keeps out a browser host on
+        // the same data directory too. Before the core, whose start-up recovery would stop its runs.
+        // A refusal (DataDirLockedError) is one line naming the other console; failStart shows it.
+        dataDirLock = await acquireDataDirLock({ dataDir, owner: { kind: 'desktop-app' }, log });
         // safeStorage answers only after `ready`; without it the core keeps secrets with its key file.
         const vault = createSafeStorageVault() ?? undefined;
         if (!vault) log.warn('safeStorage is not available; AI connection secrets use the key file in the data directory');
@@ -110,6 +116,7 @@ function startShell(): void {
             vault,
           });
         } catch (error) {
+          await dataDirLock.release();
           throw new Error(describeNativeModuleFailure(error, appDir) ?? (error instanceof Error ? error.message : String(error)), {
             cause: error,
           });
@@ -142,6 +149,7 @@ function startShell(): void {
   // The core closes before the app exits, so the ledger is checkpointed and no run is left mid-write.
   // before-quit fires again from the app.quit() below; by then the core is closed and quitting goes on.
   let shutdown: 'running' | 'closing' | 'closed' = 'running';
+  // The data directory lock is given up last, once the core has closed.
   app.on('before-quit', (event) => {
     if (shutdown === 'closed' || !core) return;
     event.preventDefault();
@@ -151,6 +159,7 @@ function startShell(): void {
     core
       .close()
       .catch((error: unknown) => log.error('core did not close cleanly', { error: error instanceof Error ? error.message : String(error) }))
+      .then(() => dataDirLock?.release())
       .finally(() => {
         shutdown = 'closed';
         app.quit();
