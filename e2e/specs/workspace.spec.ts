@@ -67,3 +67,66 @@ test('an operator reviews what a run changed and how it was confined, then archi
   await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
   await expect(page.getByText('No runs yet')).toBeVisible();
 });
+
+/**
+ * Code an unattended agent wrote can read one way and run another: bidirectional controls reorder how
+ * a line is shown ("Trojan Source") and zero-width characters make look-alike names differ. The
+ * Changes view warns about them, marks the file, and shows each one as a badge that names it.
+ */
+test('an operator is warned about hidden characters an agent wrote, and sees each one in the diff', async ({ console: app, scratchDir }) => {
+  const { page } = app;
+  await addProject(page, makeRepository(path.join(scratchDir, 'admin-panel')));
+  // The Trojan Source "commenting out" example (trojansource.codes): it reads as one comment, and the
+  // admin-only line runs for everyone. Then a zero width space inside a string. The fixture decodes
+  // the escapes; braces are doubled because the command provider reads {name} as a placeholder.
+  const content = [
+    'var isAdmin = false;',
+    '/*\\u202E }} \\u2066if (isAdmin)\\u2069 \\u2066 begin admins only */',
+    '    console.log("You are an admin.");',
+    '/* end admins only \\u202E {{ \\u2066*/',
+    'const role = "admin\\u200B";',
+    '',
+  ].join('\\n');
+  await addFixtureAgent(page, 'Fixture trojan', ['--write-file', 'src/access.js', '--file-content', content]);
+  await addTask(page, 'Guard the admin page');
+  await runTask(page, 'Guard the admin page', 'Fixture trojan');
+  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 20_000 });
+
+  // The warning, at the top of Changes: how many lines in which file, which characters, and why.
+  const changes = page.getByRole('region', { name: 'Changes' });
+  const warning = changes.getByRole('alert', { name: 'Hidden characters in the agent’s changes' });
+  await expect(warning).toContainText('3 lines in 1 file hold hidden characters.');
+  await expect(warning).toContainText('Bidirectional controls change the order in which text is shown');
+  await expect(warning).toContainText('Invisible characters show as nothing');
+  const warned = warning.getByRole('list', { name: 'Files with hidden characters' }).getByRole('listitem');
+  await expect(warned).toHaveCount(1);
+  await expect(warned).toContainText(
+    'lines 2, 4 and 5: U+202E right-to-left override, U+2066 left-to-right isolate, U+2069 pop directional isolate, U+200B zero width space',
+  );
+
+  // The file list says so in words, next to the file.
+  const listed = changes.getByRole('list', { name: 'Files changed' }).getByRole('listitem').filter({ hasText: 'src/access.js' });
+  await expect(listed).toContainText('Added');
+  await expect(listed).toContainText('Hidden characters');
+
+  // In the lines, every hidden character is a visible badge that names it, in place of the character.
+  const rlo = changes.getByRole('img', { name: 'U+202E right-to-left override' });
+  await expect(rlo).toHaveCount(2);
+  await expect(rlo.first()).toBeVisible();
+  await expect(rlo.first()).toHaveText('U+202E');
+  await expect(rlo.first()).toHaveAttribute('title', /^U\+202E RIGHT-TO-LEFT OVERRIDE \(RLO\): a bidirectional control/);
+  await expect(changes.getByRole('img', { name: 'U+2066 left-to-right isolate' })).toHaveCount(3);
+  await expect(changes.getByRole('img', { name: 'U+2069 pop directional isolate' })).toHaveCount(1);
+  const zwsp = changes.getByRole('img', { name: 'U+200B zero width space' });
+  await expect(zwsp).toBeVisible();
+  await expect(zwsp).toHaveText('U+200B');
+  // None of the characters themselves is left on the page to hide or reorder anything.
+  expect(await changes.textContent()).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b]/);
+  await expect(changes.getByText('console.log("You are an admin.");')).toBeVisible();
+
+  // The file in the warning takes the operator to its first such line, with focus on it.
+  await warning.getByRole('button', { name: 'src/access.js' }).click();
+  await expect(page.locator(':focus')).toContainText('Line 2 holds hidden characters');
+  await expect(page.locator(':focus')).toContainText('begin admins only');
+  await expect(page.locator(':focus')).toBeInViewport();
+});
