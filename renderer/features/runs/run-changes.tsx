@@ -317,16 +317,38 @@ function DiffView({ diff, running }: { diff: RunDiff; running: boolean }) {
     'the folder as the run found it'
   );
 
+  // Repositories the agent made inside the view are never entered (their config could name a
+  // program): said here, so their absence from the diff is not a surprise.
+  const nested =
+    diff.nestedRepositories.length > 0 ? (
+      <p className="callout callout--warning" role="note">
+        The agent made {diff.nestedRepositories.length === 1 ? 'a repository' : 'repositories'} of its own in{' '}
+        {diff.nestedRepositories.map((folder, index) => (
+          <span key={folder}>
+            {index > 0 ? ', ' : ''}
+            <code>
+              <RevealedPath path={`${folder}/`} />
+            </code>
+          </span>
+        ))}
+        . The console does not look inside {diff.nestedRepositories.length === 1 ? 'it' : 'them'}, so {diff.nestedRepositories.length === 1 ? 'its' : 'their'} files are not in this diff. Open the folder to review {diff.nestedRepositories.length === 1 ? 'it' : 'them'}.
+      </p>
+    ) : null;
+
   if (diff.files.length === 0) {
     return (
-      <p className="run-changes__summary muted">
-        {running ? 'No changes yet' : 'No files changed'} against {base}
-      </p>
+      <>
+        <p className="run-changes__summary muted">
+          {running ? 'No changes yet' : 'No files changed'} against {base}
+        </p>
+        {nested}
+      </>
     );
   }
 
   return (
     <>
+      {nested}
       {hiddenCharacters.files.length > 0 ? (
         <HiddenCharactersWarning report={hiddenCharacters} truncated={diff.truncated} onJump={(file) => jumpTo(file.path, file.lines[0]?.row)} />
       ) : null}

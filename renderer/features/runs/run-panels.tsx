@@ -218,7 +218,18 @@ export function ConfinementPanel({ run }: { run: RunDetail }) {
           )}
         </dd>
         <dt>Sandbox</dt>
-        <dd>{sandboxLabels[confinement.sandbox]}</dd>
+        <dd>
+          {sandboxLabels[confinement.sandbox]}
+          {confinement.sandbox === 'none' ? <span className="muted"> · runs as you, with your rights</span> : null}
+        </dd>
+        {confinement.sandbox !== 'none' ? (
+          <>
+            <dt>Runs as</dt>
+            <dd>{confinement.runsAs ?? 'You, inside the sandbox'}</dd>
+            <dt>System calls</dt>
+            <dd>{confinement.syscallFilter ? 'Filtered (no new namespaces, mounts, ptrace, keyrings, bpf, kernel modules)' : 'Not filtered'}</dd>
+          </>
+        ) : null}
         <dt>Network</dt>
         <dd>{networkLabels[confinement.network]}</dd>
         <dt>Home</dt>
