@@ -1,8 +1,9 @@
 import { homedir } from 'node:os';
+import path from 'node:path';
 import type { Logger } from './log';
 import { ConnectionService } from './connections/connection-service';
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
-import { probeSandbox } from './confinement/bwrap';
+import { probeSandbox, type SandboxProbe } from './confinement/sandbox-probe';
 import { ensureDataDir } from './data-dir';
 import { openLedger, type Ledger } from './ledger/ledger';
 import { NoticeService } from './notices/notice-service';
@@ -70,7 +71,23 @@ export function createCore(options: CoreOptions): Core {
   const connections = new ConnectionService({ ledger, catalog, events, keeper, log: options.log });
   const fanout = new OutputFanout({ output: ledger.output, log: options.log });
   let sandbox: SandboxState | null = null;
+  let probe: SandboxProbe | null = null;
   let closed = false;
+  // Probed once, off the start-up path: a sandboxed run admitted before the answer waits for it at
+  // launch. The seccomp filter the sandboxes load is written into the data directory's sandbox folder.
+  const probed: Promise<SandboxProbe | null> = probeSandbox({ stateDir: path.join(dataDir, 'sandbox'), operatorHome: options.operatorHome ?? homedir() }).then(
+    (answer) => {
+      probe = answer;
+      sandbox = { available: answer.available, reason: answer.reason, hint: answer.hint };
+      if (!answer.available) options.log.warn('OS sandbox unavailable', { reason: answer.reason });
+      return answer;
+    },
+    (error: unknown) => {
+      options.log.error('sandbox probe failed', { error: String(error) });
+      sandbox = { available: false, reason: `The sandbox probe failed: ${String(error)}`, hint: undefined };
+      return null;
+    },
+  );
   const operatorHome = options.operatorHome ?? homedir();
   const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
   const runs = new RunService({
@@ -83,6 +100,7 @@ export function createCore(options: CoreOptions): Core {
     dataDir,
     log: options.log,
     sandbox: () => sandbox,
+    sandboxProbe: { current: () => probe, ready: () => probed },
     operatorEnv: options.operatorEnv,
     operatorHome,
   });
@@ -104,11 +122,7 @@ export function createCore(options: CoreOptions): Core {
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
-  // Probed once, off the start-up path: a sandboxed run admitted before the answer is checked by
-  // bubblewrap itself when it starts.
-  void probeSandbox().then((probe) => {
-    sandbox = { available: probe.available, reason: probe.reason, hint: probe.hint };
-    if (!probe.available) options.log.warn('OS sandbox unavailable', { reason: probe.reason });
+  void probed.then(() => {
     if (!closed) reviewAgents();
   });
 
@@ -227,6 +241,7 @@ export function createCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       await recovered;
+      await probed;
       await runs.shutdown();
       ledger.close();
     },

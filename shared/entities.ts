@@ -317,6 +317,10 @@ export const runDetailSchema = runSummarySchema.extend({
     sandbox: z.enum(['none', 'bubblewrap', 'seatbelt']),
     network: z.enum(networkModes),
     homeMode: z.enum(homeModes),
+    /** Who the sandboxed run's programs are, when not the operator (the console runs as root): e.g. nobody. */
+    runsAs: z.string().nullable(),
+    /** Whether a seccomp filter refuses the system calls an agent never needs. */
+    syscallFilter: z.boolean(),
     writableRoots: z.array(z.string()),
   }),
   canStop: z.boolean(),
@@ -344,5 +348,7 @@ export const runDiffSchema = z.object({
   files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted', 'renamed']), oldPath: z.string().optional() })),
   unifiedDiff: z.string(),
   truncated: z.boolean(),
+  /** Folders holding a repository the agent made inside the view: never entered, so not in the diff. */
+  nestedRepositories: z.array(z.string()),
 });
 export type RunDiff = z.infer<typeof runDiffSchema>;

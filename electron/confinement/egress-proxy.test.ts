@@ -238,11 +238,21 @@ describe('egress helpers', () => {
     expect(findEgressRelayScript()).toMatch(/resources\/sandbox\/egress-relay\.mjs$/);
   });
 
-  it('keeps the socket path short enough for a Unix socket', () => {
-    expect(egressSocketPath({ root: '/data/tasks/run_1' })).toBe('/data/tasks/run_1/egress/proxy.sock');
-    const deep = egressSocketPath({ root: `/home/someone/${'very-long-folder-name/'.repeat(5)}tasks/run_1` });
-    expect(deep.startsWith(os.tmpdir())).toBe(true);
-    expect(Buffer.byteLength(deep)).toBeLessThanOrEqual(100);
-    expect(egressSocketPath({ root: `/home/someone/${'very-long-folder-name/'.repeat(5)}tasks/run_1` })).toBe(deep);
+  it('keeps the socket path short enough for a Unix socket, in a fresh private folder when the task root is too deep', async () => {
+    expect(await egressSocketPath({ root: '/data/tasks/run_1' })).toBe('/data/tasks/run_1/egress/proxy.sock');
+    const deepRoot = { root: `/home/someone/${'very-long-folder-name/'.repeat(5)}tasks/run_1` };
+    const deep = await egressSocketPath(deepRoot);
+    const folder = path.dirname(deep);
+    try {
+      expect(path.dirname(folder)).toBe(os.tmpdir());
+      expect(Buffer.byteLength(deep)).toBeLessThanOrEqual(100);
+      // Made now, with a random name and for the console only: nobody could have made it first.
+      expect(statSync(folder).mode & 0o777).toBe(0o700);
+      const again = await egressSocketPath(deepRoot);
+      rmSync(path.dirname(again), { recursive: true, force: true });
+      expect(again).not.toBe(deep);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -53,6 +52,8 @@ export interface EgressProxyOptions {
   allow: EgressEndpoint[];
   onDecision?: (decision: EgressDecision) => void;
   connectTimeoutMs?: number;
+  /** A sandbox's user when the console is root: the socket and its folder are handed to it, so it can connect. */
+  owner?: { uid: number; gid: number } | null;
 }
 
 export interface EgressProxy {
@@ -72,14 +73,15 @@ const maxSocketPathBytes = 100;
 const socketPathLimitBytes = process.platform === 'darwin' ? 103 : 107;
 
 /**
- * Where the run's proxy socket lives: `<root>/egress/proxy.sock`, or, when that path is too long for
- * a Unix socket, a private folder under the system temporary directory named after the task root.
+ * Where the run's proxy socket lives: `<root>/egress/proxy.sock` (the task root is the console's, and
+ * hidden from every other run's sandbox with the rest of the data directory), or, when that path is
+ * too long for a Unix socket, a fresh private folder under the system temporary directory (made with
+ * a random name, so nobody can have made it first; also hidden from every sandbox).
  */
-export function egressSocketPath(taskRoot: Pick<TaskRoot, 'root'>): string {
+export async function egressSocketPath(taskRoot: Pick<TaskRoot, 'root'>): Promise<string> {
   const preferred = path.join(taskRoot.root, 'egress', 'proxy.sock');
   if (Buffer.byteLength(preferred) <= maxSocketPathBytes) return preferred;
-  const digest = createHash('sha256').update(taskRoot.root).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), 'operator-console-egress', digest, 'proxy.sock');
+  return path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'oc-egress-')), 'proxy.sock');
 }
 
 export function normalizeHost(host: string): string {
@@ -376,6 +378,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     await removeStaleSocket(socketPath);
     await listen(server, () => server.listen(socketPath));
     await fs.chmod(socketPath, 0o600);
+    if (options.owner) {
+      await fs.lchown(path.dirname(socketPath), options.owner.uid, options.owner.gid);
+      await fs.lchown(socketPath, options.owner.uid, options.owner.gid);
+    }
   } else {
     await listen(server, () => server.listen(options.tcpPort, '127.0.0.1'));
   }

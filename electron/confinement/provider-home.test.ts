@@ -1,11 +1,12 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deliverCredentialFiles, prepareProviderHome, removeDeliveredFiles } from './provider-home';
+import { deliverCredentialFiles, prepareProviderHome, removeLeftoverDelivery } from './provider-home';
 
 let base: string;
 let operatorHome: string;
+let taskRoot: string;
 let cache: string;
 
 function plant(file: string, content = `${path.basename(file)}\n`): string {
@@ -17,7 +18,8 @@ function plant(file: string, content = `${path.basename(file)}\n`): string {
 beforeEach(() => {
   base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'oc-provider-home-')));
   operatorHome = path.join(base, 'home');
-  cache = path.join(base, 'task', 'cache');
+  taskRoot = path.join(base, 'task');
+  cache = path.join(taskRoot, 'cache');
   mkdirSync(operatorHome, { recursive: true });
   mkdirSync(cache, { recursive: true });
 });
@@ -158,21 +160,46 @@ describe('prepareProviderHome, isolated', () => {
     expect(await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} })).toEqual(isolated);
   });
 
-  it('delivers credential files readable by the owner only, and removes them', async () => {
+  it('writes credential files readable by the owner only into the home of a run without bind mounts, and removes them', async () => {
     const home = (await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} })).dir!;
-    const written = await deliverCredentialFiles({
+    const delivered = await deliverCredentialFiles({
+      taskRoot,
       providerHome: home,
+      placement: 'write',
       files: [
         { relativePath: 'auth.json', content: '{"OPENAI_API_KEY":"sk-managed"}' },
         { relativePath: 'nested/config.toml', content: 'cli_auth_credentials_store = "file"\n' },
       ],
     });
-    expect(written).toEqual([path.join(home, 'auth.json'), path.join(home, 'nested', 'config.toml')]);
+    const written = [path.join(home, 'auth.json'), path.join(home, 'nested', 'config.toml')];
+    expect(delivered.overlays).toEqual([]);
+    expect(delivered.paths).toEqual([...written, home, path.join(home, 'nested')]);
     for (const file of written) expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(path.join(home, 'auth.json'), 'utf8')).toBe('{"OPENAI_API_KEY":"sk-managed"}');
 
-    await removeDeliveredFiles(written);
+    await delivered.remove();
     for (const file of written) expect(() => statSync(file)).toThrow();
+  });
+
+  it("keeps a bubblewrap run's files in the console's folder, outside the writable roots, bound over empty files in the home", async () => {
+    const home = (await prepareProviderHome({ providerId: 'gemini', mode: 'isolated', cache, operatorHome, operatorEnv: {} })).dir!;
+    const delivered = await deliverCredentialFiles({
+      taskRoot,
+      providerHome: home,
+      placement: 'bind',
+      files: [{ relativePath: '.gemini/settings.json', content: '{"security":{}}' }],
+    });
+    const source = path.join(taskRoot, 'delivered', '.gemini', 'settings.json');
+    const slot = path.join(home, '.gemini', 'settings.json');
+    expect(delivered.overlays).toEqual([{ source, dest: slot }]);
+    expect(statSync(source).mode & 0o777).toBe(0o600);
+    expect(readFileSync(source, 'utf8')).toBe('{"security":{}}');
+    // The agent can write the home: only the empty file the bind covers is there.
+    expect(readFileSync(slot, 'utf8')).toBe('');
+
+    await delivered.remove();
+    expect(existsSync(path.join(taskRoot, 'delivered'))).toBe(false);
+    expect(existsSync(slot)).toBe(false);
   });
 
   it("never writes through a link into the operator's file, and refuses paths outside the home", async () => {
@@ -180,12 +207,60 @@ describe('prepareProviderHome, isolated', () => {
     const home = path.join(cache, 'codex-home');
     mkdirSync(home, { recursive: true });
     symlinkSync(operatorAuth, path.join(home, 'auth.json'));
-    await deliverCredentialFiles({ providerHome: home, files: [{ relativePath: 'auth.json', content: 'managed' }] });
+    const delivered = await deliverCredentialFiles({ taskRoot, providerHome: home, placement: 'write', files: [{ relativePath: 'auth.json', content: 'managed' }] });
     expect(readFileSync(operatorAuth, 'utf8')).toBe('operator login\n');
     expect(lstatSync(path.join(home, 'auth.json')).isSymbolicLink()).toBe(false);
+    await delivered.remove();
+    expect(readFileSync(operatorAuth, 'utf8')).toBe('operator login\n');
 
-    await expect(deliverCredentialFiles({ providerHome: home, files: [{ relativePath: '../escape.json', content: 'x' }] })).rejects.toThrow(
-      /inside the provider home/,
-    );
+    await expect(
+      deliverCredentialFiles({ taskRoot, providerHome: home, placement: 'write', files: [{ relativePath: '../escape.json', content: 'x' }] }),
+    ).rejects.toThrow(/inside the provider home/);
+  });
+
+  it("replaces a home the agent turned into a link to the operator's folder, and never deletes or writes there", async () => {
+    const operatorCodex = path.join(operatorHome, '.codex');
+    const operatorAuth = plant(path.join(operatorCodex, 'auth.json'), 'operator login\n');
+    const operatorConfig = plant(path.join(operatorCodex, 'config.toml'), 'model = "operator"\n');
+    const home = path.join(cache, 'codex-home');
+    // The agent, between attempts: its provider home (in its writable cache) is now the operator's.
+    symlinkSync(operatorCodex, home);
+
+    // Crash recovery on the linked home touches nothing behind the link.
+    expect(await removeLeftoverDelivery(taskRoot, home, ['auth.json', 'config.toml'])).toBe(0);
+    // The next attempt's preparation and delivery replace the link by a real folder.
+    const prepared = await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} });
+    expect(lstatSync(home).isDirectory()).toBe(true);
+    const delivered = await deliverCredentialFiles({
+      taskRoot,
+      providerHome: prepared.dir!,
+      placement: 'write',
+      files: [{ relativePath: 'auth.json', content: 'managed key' }],
+    });
+    await delivered.remove();
+    expect(readFileSync(operatorAuth, 'utf8')).toBe('operator login\n');
+    expect(readFileSync(operatorConfig, 'utf8')).toBe('model = "operator"\n');
+    expect(readdirSync(operatorCodex).sort()).toEqual(['auth.json', 'config.toml']);
+  });
+
+  it('never crosses a link in a folder on the way either (Gemini CLI keeps its files in .gemini)', async () => {
+    const operatorGemini = path.join(operatorHome, '.gemini');
+    const operatorSettings = plant(path.join(operatorGemini, 'settings.json'), '{"operator":true}\n');
+    const home = path.join(cache, 'gemini-home');
+    mkdirSync(home, { recursive: true });
+    symlinkSync(operatorGemini, path.join(home, '.gemini'));
+
+    expect(await removeLeftoverDelivery(taskRoot, home, ['.gemini/settings.json'])).toBe(0);
+    for (const placement of ['write', 'bind'] as const) {
+      const delivered = await deliverCredentialFiles({
+        taskRoot,
+        providerHome: home,
+        placement,
+        files: [{ relativePath: '.gemini/settings.json', content: '{"managed":true}' }],
+      });
+      expect(lstatSync(path.join(home, '.gemini')).isSymbolicLink()).toBe(false);
+      await delivered.remove();
+    }
+    expect(readFileSync(operatorSettings, 'utf8')).toBe('{"operator":true}\n');
   });
 });

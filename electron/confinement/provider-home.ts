@@ -1,6 +1,8 @@
-import { constants as fsConstants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { SandboxOverlay } from './bwrap';
 import { knownProvider, providerHomeVariable, type EnvironmentVariable, type KnownProviderId } from './environment';
+import { ensureFileSlotWithin, ensureFolderWithin, inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from './safe-path';
 
 /**
  * The provider's home inside the task's cache (`<cache>/codex-home`, ...). The CLI keeps its runtime
@@ -8,8 +10,12 @@ import { knownProvider, providerHomeVariable, type EnvironmentVariable, type Kno
  *
  * - preconfigured: the operator's own login. Their auth and config files are symbolic links, not
  *   copies, so a single-use refresh token rotated by the CLI stays valid for the operator too.
- * - isolated: an empty home. A managed AI connection's files are delivered into it for the run and
- *   removed afterwards (`deliverCredentialFiles` / `removeDeliveredFiles`).
+ * - isolated: an empty home. A managed AI connection's files are delivered for the run and removed
+ *   afterwards (`deliverCredentialFiles`).
+ *
+ * The provider home sits in the task's cache, which the agent can write: it may have replaced the
+ * home, or a folder in it, by a link to the operator's own files. So the console works in it only
+ * through safe-path.ts (no link followed in any component, `cache` being the first the agent owns).
  */
 
 export type HomeMode = 'preconfigured' | 'isolated';
@@ -24,6 +30,7 @@ export interface ProviderHomeLink {
 export interface PrepareProviderHomeInput {
   providerId: string;
   mode: HomeMode;
+  /** `<taskRoot>/cache`: the task root above it is the console's, and where every path check starts. */
   cache: string;
   operatorHome: string;
   /** The operator's environment, for the CLIs' own home overrides (CODEX_HOME, ...). */
@@ -92,17 +99,20 @@ function operatorFiles(providerId: KnownProviderId, operatorHome: string, env: R
   }
 }
 
-export async function prepareProviderHome(input: PrepareProviderHomeInput): Promise<ProviderHome> {
+export async function prepareProviderHome(input: PrepareProviderHomeInput & { owner?: Owner | null }): Promise<ProviderHome> {
   const provider = knownProvider(input.providerId);
   const homeVar = providerHomeVariable(input.providerId, input.cache);
   if (!homeVar || !provider) return { homeVar: null, dir: null, links: [] };
   const dir = homeVar.value;
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const taskRoot = path.dirname(input.cache);
+  const inTask = (file: string) => path.relative(taskRoot, file);
+  // A link the agent left in place of the home (or a folder on the way) is replaced by a real folder.
+  await ensureFolderWithin(taskRoot, inTask(dir), { owner: input.owner ?? null, replaceLinks: true });
   const files = operatorFiles(provider, input.operatorHome, input.operatorEnv);
 
   if (input.mode === 'isolated') {
     // A home prepared earlier in the other mode must not keep pointing at the operator's files.
-    for (const file of files) await removeIfSymlink(path.join(dir, file.relativePath));
+    for (const file of files) await removeIfLink(taskRoot, inTask(path.join(dir, file.relativePath)));
     return { homeVar, dir, links: [] };
   }
 
@@ -111,34 +121,34 @@ export async function prepareProviderHome(input: PrepareProviderHomeInput): Prom
     const linkPath = path.join(dir, file.relativePath);
     if (!(await isFile(file.source))) {
       // The operator has no such file (not logged in, no config): a stale link must not linger.
-      await removeIfSymlink(linkPath);
+      await removeIfLink(taskRoot, inTask(linkPath));
       continue;
     }
-    await fs.mkdir(path.dirname(linkPath), { recursive: true, mode: 0o700 });
+    await ensureFolderWithin(taskRoot, path.dirname(inTask(linkPath)), { owner: input.owner ?? null, replaceLinks: true });
     await placeLink(linkPath, file.source);
     links.push({ path: linkPath, target: file.source });
   }
   return { homeVar, dir, links };
 }
 
-/** Points `linkPath` at `target`, replacing a stale link or a file the CLI left in its place. */
+/**
+ * Points `linkPath` at `target`, replacing a stale link or a file the CLI left in its place (its
+ * folders were made real by the caller). A folder there is left alone and refused.
+ */
 async function placeLink(linkPath: string, target: string): Promise<void> {
   try {
     const stat = await fs.lstat(linkPath);
     if (stat.isSymbolicLink() && (await fs.readlink(linkPath)) === target) return;
-    await fs.rm(linkPath, { recursive: true, force: true });
-  } catch {
-    // Nothing there yet.
+    if (stat.isDirectory()) throw new UnsafePathError(linkPath, 'a folder');
+    await fs.unlink(linkPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   await fs.symlink(target, linkPath);
 }
 
-async function removeIfSymlink(candidate: string): Promise<void> {
-  try {
-    if ((await fs.lstat(candidate)).isSymbolicLink()) await fs.unlink(candidate);
-  } catch {
-    // Nothing there.
-  }
+async function removeIfLink(taskRoot: string, relative: string): Promise<void> {
+  if ((await inspectWithin(taskRoot, relative)).kind === 'link') await unlinkWithin(taskRoot, relative);
 }
 
 async function isFile(candidate: string): Promise<boolean> {
@@ -155,38 +165,93 @@ export interface DeliveredFile {
   content: string | Uint8Array;
 }
 
-/**
- * Writes a managed connection's files into an isolated provider home, readable by the operator's
- * user only. Returns the absolute paths, to hand to `removeDeliveredFiles` when the run ends.
- */
-export async function deliverCredentialFiles(input: { providerHome: string; files: DeliveredFile[] }): Promise<string[]> {
-  const written: string[] = [];
-  for (const file of input.files) {
+export interface DeliveredCredentials {
+  /** Bubblewrap: each file bound read-only from the console's folder at the path the CLI reads. */
+  overlays: SandboxOverlay[];
+  /** Where the CLI reads the files (and, for Seatbelt, the folders on the way), to protect. */
+  paths: string[];
+  /** Removes what was delivered; called when the attempt ends, whatever its outcome. */
+  remove(): Promise<void>;
+}
+
+/** The console's own folder for a run's delivered files: in the task root, outside every writable root. */
+export const deliveredFolderName = 'delivered';
+
+export interface DeliverCredentialFilesInput {
+  /** The task root (the console's; its `cache` holds the provider home). */
+  taskRoot: string;
+  providerHome: string;
+  files: DeliveredFile[];
+  /**
+   * `bind`: the files live in `<taskRoot>/delivered` and reach a bubblewrap sandbox by read-only bind
+   * mounts: nothing is written where the agent can write. `write`: into the provider home itself, for
+   * a run without a mount namespace (local, or Seatbelt, whose profile then forbids changing them).
+   */
+  placement: 'bind' | 'write';
+  /** A sandboxed run's user when the console is root: it must be able to read the files. */
+  owner?: Owner | null;
+}
+
+/** Delivers a managed connection's files into an isolated provider home, readable by their user only. */
+export async function deliverCredentialFiles(input: DeliverCredentialFilesInput): Promise<DeliveredCredentials> {
+  const owner = input.owner ?? null;
+  const inTask = (file: string) => path.relative(input.taskRoot, file);
+  const targets = input.files.map((file) => {
     const target = path.resolve(input.providerHome, file.relativePath);
     const relative = path.relative(input.providerHome, target);
     if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
       throw new Error(`A delivered file must stay inside the provider home: ${file.relativePath}`);
     }
-    await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-    // Never write through a link: it could point at the operator's own auth file.
-    await fs.rm(target, { force: true });
-    const handle = await fs.open(
-      target,
-      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
-      0o600,
-    );
+    return { file, target, relative };
+  });
+  if (input.placement === 'write') {
+    const written: string[] = [];
+    const remove = async () => {
+      for (const file of written) await unlinkWithin(input.taskRoot, inTask(file));
+    };
     try {
-      await handle.writeFile(file.content);
-      await handle.chmod(0o600); // whatever the umask said
-    } finally {
-      await handle.close();
+      for (const { file, target } of targets) {
+        // Never through a link (it could point at the operator's own auth file), in any component.
+        written.push(await writeFileWithin(input.taskRoot, inTask(target), file.content, { mode: 0o600, owner }));
+      }
+    } catch (error) {
+      await remove();
+      throw error;
     }
-    written.push(target);
+    const folders = [...new Set(written.map((file) => path.dirname(file)))];
+    return { overlays: [], paths: [...written, ...folders], remove };
   }
-  return written;
+
+  const folder = path.join(input.taskRoot, deliveredFolderName);
+  const slots: string[] = [];
+  const remove = async () => {
+    await fs.rm(folder, { recursive: true, force: true });
+    // The empty files bubblewrap mounted over: nothing can have changed them (they were covered).
+    for (const slot of slots) await unlinkWithin(input.taskRoot, inTask(slot));
+  };
+  try {
+    await fs.rm(folder, { recursive: true, force: true });
+    await fs.mkdir(folder, { mode: 0o700 });
+    if (owner) await fs.lchown(folder, owner.uid, owner.gid);
+    const overlays: SandboxOverlay[] = [];
+    for (const { file, target, relative } of targets) {
+      const source = await writeFileWithin(folder, relative, file.content, { mode: 0o600, owner });
+      slots.push(await ensureFileSlotWithin(input.taskRoot, inTask(target), { owner }));
+      overlays.push({ source, dest: target });
+    }
+    return { overlays, paths: slots, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
 }
 
-/** Removes delivered files; called when the run ends, whatever its outcome. */
-export async function removeDeliveredFiles(paths: string[]): Promise<void> {
-  for (const file of paths) await fs.rm(file, { force: true });
+/** Removes connection files a dead console may have left: its own folder, and files written into the home. */
+export async function removeLeftoverDelivery(taskRoot: string, providerHome: string, relativePaths: string[]): Promise<number> {
+  let removed = 0;
+  await fs.rm(path.join(taskRoot, deliveredFolderName), { recursive: true, force: true });
+  for (const relative of relativePaths) {
+    if (await unlinkWithin(taskRoot, path.relative(taskRoot, path.join(providerHome, relative)))) removed += 1;
+  }
+  return removed;
 }

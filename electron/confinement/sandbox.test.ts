@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildBwrapArgs, probeSandbox, readOnlyRebindsFor, type NetworkMode } from './bwrap';
+import { buildBwrapArgs, bwrapCommand, readOnlyRebindsFor, type NetworkMode, type SandboxSetup } from './bwrap';
 import {
   chooseRelayPort,
   egressProxyEnvironment,
@@ -17,9 +17,12 @@ import {
   type EgressDecision,
 } from './egress-proxy';
 import { buildConfinedEnvironment, providerHomeVariable } from './environment';
+import { makeTempDir } from '../testing/temp-dir';
 import { prepareProviderHome } from './provider-home';
-import { diffTaskView, gitProtectionFor, prepareTaskRoot, taskWritableRoots, type GitProtection, type TaskRoot } from './task-root';
+import { probeSandbox } from './sandbox-probe';
+import { diffTaskView, prepareTaskRoot, prepareTaskRootMounts, type TaskRoot, type TaskRootMounts } from './task-root';
 import {
+  fixtureTools,
   git,
   makeOperatorFixture,
   otherProjectSecret,
@@ -43,16 +46,18 @@ const runId = 'run_sandbox';
 describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
   let fixture: OperatorFixture;
   let taskRoot: TaskRoot;
-  let protection: GitProtection;
+  let mounts: TaskRootMounts;
+  let setup: SandboxSetup;
   const cleanups: Array<() => void | Promise<void>> = [];
 
   beforeAll(async () => {
-    const probe = await probeSandbox();
-    // Not a skip: on Linux the sandbox is part of the product, and a broken probe must fail loudly.
-    expect(probe, probe.reason).toEqual({ available: true, level: 'bubblewrap' });
     fixture = makeOperatorFixture('oc-sandbox-');
-    taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId, project: { path: fixture.project, isGitRepo: true } });
-    protection = (await gitProtectionFor(taskRoot))!;
+    const probe = await probeSandbox({ stateDir: path.join(fixture.base, 'sandbox-state'), operatorHome: fixture.home });
+    // Not a skip: on Linux the sandbox is part of the product, and a broken probe must fail loudly.
+    expect(probe, probe.reason).toMatchObject({ available: true, level: 'bubblewrap' });
+    setup = probe.setup!;
+    taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId, project: { path: fixture.project, isGitRepo: true }, owner: setup.user });
+    mounts = await prepareTaskRootMounts(taskRoot, setup.user);
   });
 
   afterEach(async () => {
@@ -77,11 +82,11 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     };
   }
 
-  function confinedEnv(extra?: Record<string, string>): Record<string, string> {
+  function confinedEnv(extra?: Record<string, string>, root: TaskRoot = taskRoot): Record<string, string> {
     return buildConfinedEnvironment({
       operatorEnv: operatorEnv(),
-      taskRoot,
-      providerHomeVar: providerHomeVariable('codex', taskRoot.cache),
+      taskRoot: root,
+      providerHomeVar: providerHomeVariable('codex', root.cache),
       profileEnv: { FIXTURE: 'present' },
       ...(extra ? { extra } : {}),
     }).env;
@@ -89,30 +94,46 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
 
   interface SandboxOptions {
     operatorHome?: string;
+    /**
+     * As a console run by the operator (not root): the sandbox is the operator, in a user namespace,
+     * in a task root of its own (the shared one belongs to nobody when the suite runs as root).
+     */
+    asOperator?: { taskRoot: TaskRoot; mounts: TaskRootMounts };
     networkMode?: NetworkMode;
     proxySocket?: string;
     readOnlyRebinds?: string[];
     extraEnv?: Record<string, string>;
   }
 
-  function sandboxArgs(command: string[], options: SandboxOptions = {}): string[] {
-    return buildBwrapArgs({
-      taskRoot,
-      writableRoots: taskWritableRoots(taskRoot),
-      networkMode: options.networkMode ?? 'none',
-      operatorHome: options.operatorHome ?? fixture.home,
-      // The relay script lives in this checkout, which may itself sit in a folder the sandbox hides
-      // (a CI clone under /tmp): the console re-binds it the same way (launch-confinement.ts).
-      readOnlyRebinds: [...(options.readOnlyRebinds ?? []), ...(options.proxySocket ? [path.dirname(findEgressRelayScript())] : [])],
-      hiddenPaths: [taskRoot.projectPath],
-      gitProtection: protection,
-      ...(options.proxySocket ? { proxySocket: options.proxySocket } : {}),
-      command,
-    });
+  /** The sandbox a run gets, exactly as the launch builds it (bwrap.ts), as a command to spawn. */
+  function sandboxCommand(command: string[], options: SandboxOptions = {}): { file: string; args: string[] } {
+    const root = options.asOperator ?? { taskRoot, mounts };
+    const args = buildBwrapArgs(
+      {
+        taskRoot: root.taskRoot,
+        writableRoots: root.mounts.writableRoots,
+        networkMode: options.networkMode ?? 'none',
+        operatorHome: options.operatorHome ?? fixture.home,
+        // The relay script lives in this checkout, which may itself sit in a folder the sandbox hides
+        // (a CI clone under /tmp): the console re-binds it the same way (launch-confinement.ts).
+        readOnlyRebinds: [
+          ...(options.readOnlyRebinds ?? []),
+          ...root.mounts.readOnlyRebinds,
+          ...(options.proxySocket ? [path.dirname(findEgressRelayScript())] : []),
+        ],
+        hiddenPaths: [taskRoot.projectPath, fixture.dataDir],
+        overlays: root.mounts.overlays,
+        ...(options.proxySocket ? { proxySocket: options.proxySocket } : {}),
+        command,
+      },
+      options.asOperator ? { ...setup, user: null } : setup,
+    );
+    return bwrapCommand(args, setup);
   }
 
   function sandbox(command: string[], options: SandboxOptions = {}) {
-    return runCommand('bwrap', sandboxArgs(command, options), confinedEnv(options.extraEnv));
+    const { file, args } = sandboxCommand(command, options);
+    return runCommand(file, args, confinedEnv(options.extraEnv, options.asOperator?.taskRoot));
   }
 
   function sh(script: string, options: SandboxOptions = {}) {
@@ -177,51 +198,75 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     expect(result.stdout).not.toContain(plantedSshKey);
   });
 
-  it("refuses writes to the operator's home, /etc, the project's folder, .git/hooks, .git/config and the worktree links", async () => {
-    const configBefore = readFileSync(protection.configFile, 'utf8');
+  it("refuses writes to the operator's home, /etc, the project (its files and its whole repository), and the run repository's config, hooks and links", async () => {
+    const { gitDir, adminDir } = taskRoot.repository!;
+    const projectGit = path.join(fixture.project, '.git');
+    const protectedFiles = [path.join(gitDir, 'config'), path.join(adminDir, 'commondir'), path.join(adminDir, 'gitdir'), path.join(taskRoot.view, '.git')];
+    const before = new Map(protectedFiles.map((file) => [file, readFileSync(file, 'utf8')]));
+    const projectConfigBefore = readFileSync(path.join(projectGit, 'config'), 'utf8');
     const mainBefore = git(fixture.project, 'rev-parse', 'main');
     // Unique, and removed afterwards should the guarantee ever break and the write land on the host.
     const etcTarget = `/etc/operator-console-planted-${randomInt(1e9)}`;
     cleanups.push(() => rmSync(etcTarget, { force: true }));
+    const objectFolder = readdirSync(path.join(projectGit, 'objects')).find((entry) => /^[0-9a-f]{2}$/.test(entry))!;
+    const objectFile = path.join(projectGit, 'objects', objectFolder, readdirSync(path.join(projectGit, 'objects', objectFolder))[0]!);
     const targets = [
       path.join(fixture.home, 'planted-by-agent'),
       etcTarget,
       path.join(fixture.project, 'planted-by-agent'),
-      path.join(protection.hooksDir, 'pre-commit'),
-      protection.configFile,
-      ...protection.lockedFiles,
+      path.join(projectGit, 'objects', 'planted-by-agent'),
+      objectFile,
+      path.join(projectGit, 'refs', 'heads', 'main'),
+      path.join(projectGit, 'config'),
+      path.join(projectGit, 'hooks', 'pre-commit'),
+      path.join(gitDir, 'hooks', 'pre-commit'),
+      path.join(gitDir, 'worktrees', 'planted-by-agent'),
+      ...protectedFiles,
     ];
     const result = await sh(
       `for f in ${targets.map((t) => `'${t}'`).join(' ')}; do if (echo '# planted' >> "$f") 2>/dev/null; then echo "WROTE $f"; else echo "REFUSED $f"; fi; done; ` +
-        `git update-ref refs/heads/main HEAD~0 2>/dev/null && echo MOVED-MAIN; ` +
+        // Moving a protected file, or a folder on the way to one, would leave an agent-made one in its place.
+        `for f in '${path.join(gitDir, 'worktrees')}' '${adminDir}' '${path.join(gitDir, 'hooks')}' '${path.join(taskRoot.view, '.git')}'; do ` +
+        `if mv "$f" "$f.moved" 2>/dev/null; then echo "MOVED $f"; else echo "KEPT $f"; fi; done; ` +
         `git config core.hooksPath /tmp 2>/dev/null && echo SET-HOOKS-PATH; ` +
         `echo agent > sandbox-write-check.txt && echo VIEW-WRITABLE`,
     );
     for (const target of targets) expect(result.stdout).toContain(`REFUSED ${target}`);
     expect(result.stdout).not.toContain('WROTE');
-    expect(result.stdout).not.toContain('MOVED-MAIN');
+    expect(result.stdout).not.toContain('MOVED');
     expect(result.stdout).not.toContain('SET-HOOKS-PATH');
     expect(result.stdout).toContain('VIEW-WRITABLE');
     // And on the host, nothing changed.
     expect(existsSync(path.join(fixture.home, 'planted-by-agent'))).toBe(false);
     expect(existsSync(etcTarget)).toBe(false);
     expect(existsSync(path.join(fixture.project, 'planted-by-agent'))).toBe(false);
-    expect(existsSync(path.join(protection.hooksDir, 'pre-commit'))).toBe(false);
-    expect(readFileSync(protection.configFile, 'utf8')).toBe(configBefore);
+    expect(existsSync(path.join(projectGit, 'objects', 'planted-by-agent'))).toBe(false);
+    expect(existsSync(path.join(gitDir, 'hooks', 'pre-commit'))).toBe(false);
+    for (const [file, content] of before) expect(readFileSync(file, 'utf8')).toBe(content);
+    expect(readFileSync(path.join(projectGit, 'config'), 'utf8')).toBe(projectConfigBefore);
     expect(git(fixture.project, 'rev-parse', 'main')).toBe(mainBefore);
+    expect(git(fixture.project, 'fsck', '--no-dangling')).toBe('');
     expect(readFileSync(path.join(taskRoot.view, 'sandbox-write-check.txt'), 'utf8')).toBe('agent\n');
   });
 
-  it('lets the agent write in view and commit on its branch, and the diff shows it', async () => {
+  it('lets the agent commit in its own repository, never the project, and the diff shows it', async () => {
     const result = await sh(
       'echo "written in the sandbox" > agent-file.txt && git add agent-file.txt && ' +
         'git -c user.name=Agent -c user.email=agent@example.invalid commit --quiet -m "agent commit" && echo COMMITTED; ' +
+        // Its config is read-only (the operator's own git may read it later); its global one is its own.
+        'git gc --quiet && echo GC-OK; git config --global core.editor true && echo GLOBAL-CONFIG-OK; ' +
         'echo "never added" > untracked-by-agent.txt',
     );
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('COMMITTED');
-    expect(git(fixture.project, 'log', '-1', '--format=%s', `operator-console/${runId}`)).toBe('agent commit');
-    const diff = await diffTaskView(taskRoot);
+    expect(result.stdout).toContain('GC-OK');
+    expect(result.stdout).toContain('GLOBAL-CONFIG-OK');
+    expect(readFileSync(path.join(taskRoot.home, '.gitconfig'), 'utf8')).toContain('editor = true');
+    const commit = git(taskRoot.view, 'rev-parse', 'HEAD');
+    expect(git(taskRoot.view, 'log', '-1', '--format=%s')).toBe('agent commit');
+    expect(() => git(fixture.project, 'cat-file', '-e', commit)).toThrow();
+    expect(git(fixture.project, 'branch', '--list', 'operator-console/*')).toBe('');
+    const diff = await diffTaskView(taskRoot, await fixtureTools(fixture, { sandboxed: true }));
     expect(diff.files).toEqual(
       expect.arrayContaining([
         { path: 'agent-file.txt', status: 'added' },
@@ -245,8 +290,8 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     const rawPort = await hostListener();
     const decisions: EgressDecision[] = [];
     const allow = [{ host: '127.0.0.1', port: allowedPort }];
-    const socketPath = egressSocketPath(taskRoot);
-    const proxy = await startEgressProxy({ socketPath, allow, onDecision: (decision) => decisions.push(decision) });
+    const socketPath = await egressSocketPath(taskRoot);
+    const proxy = await startEgressProxy({ socketPath, allow, owner: setup.user, onDecision: (decision) => decisions.push(decision) });
     cleanups.push(() => proxy.close());
     const forwards = loopbackForwards(allow);
     const relayPort = chooseRelayPort(forwards);
@@ -319,8 +364,8 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
   });
 
   it("passes the agent's exit code through the relay, and SIGTERM to the agent", async () => {
-    const socketPath = egressSocketPath(taskRoot);
-    const proxy = await startEgressProxy({ socketPath, allow: [] });
+    const socketPath = await egressSocketPath(taskRoot);
+    const proxy = await startEgressProxy({ socketPath, allow: [], owner: setup.user });
     cleanups.push(() => proxy.close());
     const relay = (command: string[]) =>
       egressRelayCommand({ nodePath: node, relayScript: findEgressRelayScript(), socketPath, relayPort: 3128, forwards: [], command });
@@ -330,12 +375,8 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     expect(exit.code).toBe(7);
 
     const marker = `relay-term-${randomInt(1e9)}`;
-    const running = runCommand(
-      'bwrap',
-      sandboxArgs(relay(['/bin/sh', '-c', `trap 'echo agent-got-term; exit 3' TERM; echo ${marker}; while :; do sleep 0.1; done`]), options),
-      confinedEnv(),
-      8_000,
-    );
+    const relayed = sandboxCommand(relay(['/bin/sh', '-c', `trap 'echo agent-got-term; exit 3' TERM; echo ${marker}; while :; do sleep 0.1; done`]), options);
+    const running = runCommand(relayed.file, relayed.args, confinedEnv(), 8_000);
     // Once the agent's shell exists the relay has started it and set up its signal handlers.
     await waitFor(() => agentShellRunning(marker), 5_000, 'the agent to start');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -399,10 +440,12 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     const marker = `5${randomInt(100, 999)}.${randomInt(1e6)}`;
     const starter = `
       const { spawn } = require('child_process');
-      spawn('bwrap', JSON.parse(process.argv[1]), { stdio: 'ignore' });
+      const [file, ...args] = JSON.parse(process.argv[1]);
+      spawn(file, args, { stdio: 'ignore' });
       setInterval(() => {}, 1000);
     `;
-    const parent: ChildProcess = spawn(node, ['-e', starter, JSON.stringify(sandboxArgs(['sleep', marker]))], {
+    const sleeper = sandboxCommand(['sleep', marker]);
+    const parent: ChildProcess = spawn(node, ['-e', starter, JSON.stringify([sleeper.file, ...sleeper.args])], {
       env: confinedEnv(),
       stdio: 'ignore',
     });
@@ -429,7 +472,9 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     chmodSync(cli, 0o755);
     writeFileSync(path.join(fixture.home, '.local', 'private.txt'), 'not for the agent\n');
 
-    const operatorHomeInput = { providerId: 'codex', cache: taskRoot.cache, operatorHome: fixture.home, operatorEnv: {} };
+    const ownRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_operator', project: { path: fixture.project, isGitRepo: true } });
+    const asOperator = { taskRoot: ownRoot, mounts: await prepareTaskRootMounts(ownRoot, null) };
+    const operatorHomeInput = { providerId: 'codex', cache: ownRoot.cache, operatorHome: fixture.home, operatorEnv: {} };
     await prepareProviderHome({ ...operatorHomeInput, mode: 'preconfigured' });
     const home = await prepareProviderHome({ ...operatorHomeInput, mode: 'preconfigured' });
     const readOnlyRebinds = readOnlyRebindsFor({ linkTargets: home.links.map((link) => link.target), installationDirs: [binDir] });
@@ -439,9 +484,11 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
         `cat '${fixture.home}/.local/private.txt' 2>/dev/null || echo PRIVATE-HIDDEN; ` +
         `(echo tampered >> "$CODEX_HOME/auth.json") 2>/dev/null && echo WROTE-LOGIN; ` +
         `cat '${fixture.home}/.ssh/id_rsa' 2>/dev/null || echo SSH-HIDDEN`,
-      { readOnlyRebinds },
+      // A preconfigured home is the operator's own login, never admitted into a sandbox that runs as
+      // nobody (it needs a managed connection); here, a console the operator runs.
+      { readOnlyRebinds, asOperator },
     );
-    expect(result.stdout.trim().split('\n')).toEqual(['cli-ran', '{"token":"operator-login"}', 'HISTORY-HIDDEN', 'PRIVATE-HIDDEN', 'SSH-HIDDEN']);
+    expect(result.stdout.trim().split('\n'), result.stderr).toEqual(['cli-ran', '{"token":"operator-login"}', 'HISTORY-HIDDEN', 'PRIVATE-HIDDEN', 'SSH-HIDDEN']);
     expect(readFileSync(path.join(codexDir, 'auth.json'), 'utf8')).toBe('{"token":"operator-login"}\n');
   });
 
@@ -456,27 +503,37 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     const [codexListing, files] = result.stdout.split('---\n');
     expect(codexListing?.trim()).toBe('');
     for (const forbidden of ['.ssh', '.aws', '.codex', '/other/', 'operator-login']) expect(files).not.toContain(forbidden);
-    // What is visible under the home is only the task root and the project's git directory.
+    // What is visible under the home is only the task root and the project's git objects.
     for (const file of (files ?? '').trim().split('\n').filter(Boolean)) {
-      expect(file.startsWith(taskRoot.root) || file.startsWith(protection.commonDir)).toBe(true);
+      expect(file.startsWith(taskRoot.root) || file.startsWith(path.join(fixture.project, '.git', 'objects')), file).toBe(true);
     }
   });
 });
 
 describe('probeSandbox', () => {
   it('says what to install when bubblewrap is missing', async () => {
-    const probe = await probeSandbox({ platform: 'linux', bwrapPath: '/nonexistent/bwrap' });
+    const stateDir = makeTempDir('oc-probe-').path;
+    const probe = await probeSandbox({ stateDir, platform: 'linux', bwrapPath: '/nonexistent/bwrap' });
     expect(probe).toEqual({
       available: false,
       level: 'none',
       reason: '/nonexistent/bwrap was not found.',
       hint: expect.stringContaining('Install bubblewrap'),
+      setup: null,
     });
   });
 
   it('reports an unsupported platform with a hint', async () => {
-    const probe = await probeSandbox({ platform: 'win32' });
+    const probe = await probeSandbox({ stateDir: makeTempDir('oc-probe-').path, platform: 'win32' });
     expect(probe.available).toBe(false);
     expect(probe.hint).toBeTruthy();
+  });
+
+  it('reports what will be used here: bubblewrap, the seccomp filter, and nobody when the console is root', async () => {
+    const stateDir = makeTempDir('oc-probe-').path;
+    const probe = await probeSandbox({ stateDir });
+    expect(probe).toMatchObject({ available: true, level: 'bubblewrap' });
+    expect(probe.setup?.seccompFile).toBe(path.join(stateDir, `seccomp-${process.arch}.bpf`));
+    expect(probe.setup?.user).toEqual(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : null);
   });
 });

@@ -1,30 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { buildSeatbeltArgs, buildSeatbeltProfile, type SeatbeltInput } from './seatbelt';
-import type { GitProtection } from './task-root';
+import { buildSeatbeltArgs, buildSeatbeltProfile, buildSeatbeltToolArgs, type SeatbeltInput } from './seatbelt';
 
 /** macOS cannot run here; the profile's text is what the tests can hold to. */
 
 const home = '/Users/operator';
 const root = `${home}/Library/Application Support/Operator Console/tasks/run_1`;
-const gitDir = `${home}/src/project/.git`;
-const gitProtection: GitProtection = {
-  commonDir: gitDir,
-  objectStore: `${gitDir}/objects`,
-  worktreeAdminDir: `${gitDir}/worktrees/view`,
-  branchRefDirs: [`${gitDir}/refs/heads/operator-console`],
-  hooksDir: `${gitDir}/hooks`,
-  configFile: `${gitDir}/config`,
-  lockedFiles: [`${root}/view/.git`],
+const gitDir = `${root}/git`;
+const projectObjects = `${home}/src/project/.git/objects`;
+const protectedPaths = {
+  literal: [`${gitDir}/config`, `${gitDir}/worktrees`, `${gitDir}/worktrees/view`, `${gitDir}/worktrees/view/commondir`, `${root}/view/.git`],
+  subpath: [`${gitDir}/hooks`],
 };
 
 function profile(overrides: Partial<SeatbeltInput> = {}): string {
   return buildSeatbeltProfile({
     writableRoots: [`${root}/view`, `${root}/tmp`],
     operatorHome: home,
-    readOnlyRebinds: [`${home}/.nvm/versions/node/v20.0.0`],
+    readOnlyRebinds: [`${home}/.nvm/versions/node/v20.0.0`, projectObjects],
     hiddenPaths: [`${home}/src/project`],
     networkMode: 'none',
-    gitProtection,
+    protectedPaths,
     ...overrides,
   });
 }
@@ -42,18 +37,18 @@ describe('buildSeatbeltProfile', () => {
     expect(text.match(/^\(deny/gm)).toEqual(['(deny']);
   });
 
-  it('hides the home and the project except re-binds, and writes only the writable roots minus protected git files', () => {
+  it('hides the home and the project except re-binds, and writes only the writable roots minus the protected paths', () => {
     const text = profile();
     expect(text).toContain(
       `(allow file-read* (require-all (require-not (subpath "${home}")) (require-not (subpath "${home}/src/project"))))`,
     );
-    expect(text).toContain(`(allow file-read* (subpath "${home}/.nvm/versions/node/v20.0.0") (subpath "${gitDir}"))`);
+    expect(text).toContain(`(allow file-read* (subpath "${home}/.nvm/versions/node/v20.0.0") (subpath "${projectObjects}"))`);
     const writeRule = text.split('\n').find((line) => line.startsWith('(allow file-read* file-write* (require-all (require-any (subpath'));
     expect(writeRule).toContain(`(subpath "${root}/view") (subpath "${root}/tmp")`);
     expect(writeRule).toContain(`(require-not (subpath "${gitDir}/hooks"))`);
-    expect(writeRule).toContain(`(require-not (literal "${gitDir}/config"))`);
-    expect(writeRule).toContain(`(require-not (literal "${root}/view/.git"))`);
-    expect(text).toContain(`(subpath "${gitDir}/objects") (subpath "${gitDir}/worktrees/view") (subpath "${gitDir}/refs/heads/operator-console")`);
+    for (const file of protectedPaths.literal) expect(writeRule).toContain(`(require-not (literal "${file}"))`);
+    // The project's objects are read, never written.
+    expect(text).not.toMatch(new RegExp(`file-write\\*[^\\n]*${projectObjects.replaceAll('/', '\\/')}`));
     // The keychain is not reachable.
     expect(text).not.toContain('(global-name "com.apple.SecurityServer")');
   });
@@ -77,5 +72,25 @@ describe('buildSeatbeltProfile', () => {
     expect(argv[0]).toBe('-p');
     expect(argv[1]).toContain('(deny default)');
     expect(argv.slice(2)).toEqual(['--', 'claude', '-p']);
+  });
+});
+
+describe('buildSeatbeltToolArgs', () => {
+  it("reads the system and the run's files, writes only the scratch folder, and has no network", () => {
+    const argv = buildSeatbeltToolArgs({
+      operatorHome: home,
+      hiddenPaths: [`${home}/Library/Application Support/Operator Console`],
+      readOnly: [`${root}/view`],
+      writable: ['/private/tmp/operator-console-git-1'],
+      command: ['/usr/bin/git', 'diff'],
+    });
+    expect(argv.slice(2)).toEqual(['--', '/usr/bin/git', 'diff']);
+    const text = argv[1]!;
+    expect(text.startsWith('(version 1)\n(deny default)\n')).toBe(true);
+    expect(text).toContain(`(allow file-read* (subpath "${root}/view"))`);
+    expect(text).toContain('(allow file-read* file-write* (subpath "/private/tmp/operator-console-git-1"))');
+    expect(text).toContain(`(require-not (subpath "${home}"))`);
+    expect(text).not.toMatch(/network/);
+    expect(text.match(/file-write\*/g)).toHaveLength(1);
   });
 });

@@ -1,5 +1,4 @@
 import type { NetworkMode } from './bwrap';
-import type { GitProtection } from './task-root';
 
 /**
  * The macOS OS sandbox: a profile for `/usr/bin/sandbox-exec -p <profile> -- <command>`.
@@ -8,7 +7,11 @@ import type { GitProtection } from './task-root';
  * operator's home and the hidden folders (plus read-only re-binds inside them), reading and writing
  * the writable roots, the PTY devices, and the network per mode. Every rule is an `allow`, so the
  * result never depends on how Seatbelt orders competing allow and deny rules; protected paths inside
- * a writable root (`.git/hooks`, `.git/config`) are carved out with `require-not`.
+ * a writable root (the run repository's config, hooks and worktree links, delivered credential files,
+ * and the folders on the way to them, so none can be renamed away) are carved out with `require-not`.
+ *
+ * Seatbelt has no mount namespace: where bubblewrap binds a console-owned file over a path, here the
+ * console writes the file at that path (safe-path.ts) and the profile forbids changing it.
  *
  * macOS has no network namespace: in `provider-only` the run may only connect to the egress proxy's
  * TCP port on localhost (the proxy listens there on macOS instead of a Unix socket), so the
@@ -25,7 +28,8 @@ export interface SeatbeltInput {
   networkMode: NetworkMode;
   /** The egress proxy's port on localhost; required for `provider-only`. */
   proxyPort?: number;
-  gitProtection?: GitProtection | null;
+  /** Inside the writable roots, never writable: files and folders (`literal`) and whole trees (`subpath`). */
+  protectedPaths?: { literal: string[]; subpath: string[] };
 }
 
 export const sandboxExecPath = '/usr/bin/sandbox-exec';
@@ -44,14 +48,11 @@ export function buildSeatbeltProfile(input: SeatbeltInput): string {
     throw new Error('The provider-only network mode needs the egress proxy port.');
   }
   const hidden = [input.operatorHome, ...(input.hiddenPaths ?? [])];
-  const git = input.gitProtection ?? null;
-  const readable = [...input.readOnlyRebinds, ...(git ? [git.commonDir] : [])];
-  const protectedPaths = git
-    ? [
-        `(require-not (subpath ${quote(git.hooksDir)}))`,
-        ...[git.configFile, ...git.lockedFiles].map((file) => `(require-not (literal ${quote(file)}))`),
-      ]
-    : [];
+  const readable = input.readOnlyRebinds;
+  const protectedPaths = [
+    ...(input.protectedPaths?.subpath ?? []).map((entry) => `(require-not (subpath ${quote(entry)}))`),
+    ...(input.protectedPaths?.literal ?? []).map((entry) => `(require-not (literal ${quote(entry)}))`),
+  ];
 
   const lines: string[] = [
     '(version 1)',
@@ -81,14 +82,6 @@ export function buildSeatbeltProfile(input: SeatbeltInput): string {
     const roots = `(require-any ${subpaths(input.writableRoots)})`;
     lines.push(`(allow file-read* file-write* ${protectedPaths.length > 0 ? `(require-all ${roots} ${protectedPaths.join(' ')})` : roots})`);
   }
-  if (git) {
-    const gitWritable = `(require-any ${subpaths([git.objectStore, git.worktreeAdminDir, ...git.branchRefDirs])})`;
-    lines.push(
-      '; A commit in the worktree writes objects, this worktree\'s admin folder and the run\'s branch ref.',
-      `(allow file-read* file-write* (require-all ${gitWritable} ${protectedPaths.join(' ')}))`,
-    );
-  }
-
   lines.push(
     '',
     '; Devices: the null and random devices, the controlling terminal and the PTY devices.',
@@ -117,4 +110,39 @@ export function buildSeatbeltProfile(input: SeatbeltInput): string {
 export function buildSeatbeltArgs(input: SeatbeltInput & { command: string[] }): string[] {
   if (input.command.length === 0) throw new Error('A sandboxed run needs a command.');
   return ['-p', buildSeatbeltProfile(input), '--', ...input.command];
+}
+
+export interface SeatbeltToolInput {
+  operatorHome: string;
+  hiddenPaths: string[];
+  readOnly: string[];
+  writable: string[];
+  command: string[];
+}
+
+/**
+ * The profile for the console's own tools on a run's files (tool-sandbox.ts): read the system and the
+ * given paths, write only the given paths, no network, nothing of the home or the hidden folders.
+ */
+export function buildSeatbeltToolProfile(input: SeatbeltToolInput): string {
+  const hidden = [input.operatorHome, ...input.hiddenPaths];
+  const lines = [
+    '(version 1)',
+    '(deny default)',
+    '(allow process-exec)',
+    '(allow process-fork)',
+    '(allow signal (target same-sandbox))',
+    '(allow sysctl-read)',
+    '(allow file-read-metadata)',
+    `(allow file-read* (require-all ${hidden.map((entry) => `(require-not (subpath ${quote(entry)}))`).join(' ')}))`,
+    '(allow file-read* file-write-data (literal "/dev/null"))',
+  ];
+  if (input.readOnly.length > 0) lines.push(`(allow file-read* ${subpaths(input.readOnly)})`);
+  if (input.writable.length > 0) lines.push(`(allow file-read* file-write* ${subpaths(input.writable)})`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function buildSeatbeltToolArgs(input: SeatbeltToolInput): string[] {
+  if (input.command.length === 0) throw new Error('A tool sandbox needs a command.');
+  return ['-p', buildSeatbeltToolProfile(input), '--', ...input.command];
 }

@@ -1,13 +1,15 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diffTaskView, gitProtectionFor, prepareTaskRoot, removeTaskRoot } from './task-root';
-import { git, makeOperatorFixture, type OperatorFixture } from './test-fixtures';
+import { diffTaskView, openTaskRoot, prepareTaskRoot, prepareTaskRootMounts, removeTaskRoot, type RunFileTools } from './task-root';
+import { fixtureTools, git, makeOperatorFixture, type OperatorFixture } from './test-fixtures';
 
 let fixture: OperatorFixture;
+let tools: RunFileTools;
 
-beforeEach(() => {
+beforeEach(async () => {
   fixture = makeOperatorFixture('oc-task-root-');
+  tools = await fixtureTools(fixture);
 });
 
 afterEach(() => fixture.cleanup());
@@ -20,9 +22,8 @@ function sortedByPath<T extends { path: string }>(files: T[]): T[] {
   return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Loose objects in the project's store. */
-function looseObjects(): Set<string> {
-  const objects = path.join(fixture.project, '.git', 'objects');
+/** Loose objects in a repository's store (the project's by default). */
+function looseObjects(objects = path.join(fixture.project, '.git', 'objects')): Set<string> {
   const found = new Set<string>();
   for (const folder of readdirSync(objects)) {
     if (!/^[0-9a-f]{2}$/.test(folder)) continue;
@@ -31,30 +32,39 @@ function looseObjects(): Set<string> {
   return found;
 }
 
-// Intent-to-add entries name git's empty blob, which git writes once per repository.
-const emptyBlob = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
 
 describe('prepareTaskRoot for a git project', () => {
-  it('makes a worktree on its own branch at the current commit, and records it', async () => {
+  it("makes the run's own repository, borrowing the project's objects, on its own branch at the current commit", async () => {
     const head = git(fixture.project, 'rev-parse', 'HEAD');
+    const refsBefore = git(fixture.project, 'for-each-ref', '--format=%(refname)');
     const taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a1', project: gitProject() });
-
     const root = path.join(fixture.dataDir, 'tasks', 'run_a1');
     expect(taskRoot).toMatchObject({
       root,
       view: path.join(root, 'view'),
-      tmp: path.join(root, 'tmp'),
-      cache: path.join(root, 'cache'),
-      home: path.join(root, 'home'),
+      kind: 'worktree',
       baseRevision: head,
       branch: 'operator-console/run_a1',
-      kind: 'worktree',
-      projectPath: fixture.project,
+      legacy: false,
+      repository: { gitDir: path.join(root, 'git'), adminDir: path.join(root, 'git', 'worktrees', 'view'), objectFormat: 'sha1' },
     });
-    for (const dir of [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home]) expect(statSync(dir).isDirectory()).toBe(true);
+    for (const dir of ['tmp', 'cache', 'home']) expect(statSync(path.join(root, dir)).isDirectory()).toBe(true);
     expect(git(taskRoot.view, 'rev-parse', 'HEAD')).toBe(head);
     expect(git(taskRoot.view, 'branch', '--show-current')).toBe('operator-console/run_a1');
     expect(readFileSync(path.join(taskRoot.view, 'README.md'), 'utf8')).toContain('The original README.');
+    // The project gains a ref at the base (so a gc keeps what the run borrows) and nothing else: no
+    // branch, no worktree registration, no object.
+    expect(git(fixture.project, 'for-each-ref', '--format=%(refname)').split('\n').sort()).toEqual(
+      [...refsBefore.split('\n'), 'refs/operator-console/runs/run_a1'].sort(),
+    );
+    expect(git(fixture.project, 'rev-parse', 'refs/operator-console/runs/run_a1')).toBe(head);
+    expect(git(fixture.project, 'worktree', 'list', '--porcelain')).not.toContain(taskRoot.view);
+    // The store holds no object of its own: it borrows the project's.
+    expect(readFileSync(path.join(taskRoot.repository!.gitDir, 'objects', 'info', 'alternates'), 'utf8')).toBe(
+      `${path.join(fixture.project, '.git', 'objects')}\n`,
+    );
+    expect(looseObjects(path.join(taskRoot.repository!.gitDir, 'objects')).size).toBe(0);
+    expect(await openTaskRoot(fixture.dataDir, 'run_a1')).toEqual(taskRoot);
   });
 
   it('is idempotent: a second preparation gives the same task root, pinned at the same base', async () => {
@@ -93,11 +103,15 @@ describe('prepareTaskRoot for a git project', () => {
     writeFileSync(path.join(taskRoot.view, 'committed.txt'), 'kept\n');
     git(taskRoot.view, 'add', '-A');
     git(taskRoot.view, 'commit', '--quiet', '-m', 'agent commit');
+    // The run's repository now holds the agent's commit; the project does not.
+    expect(() => git(fixture.project, 'cat-file', '-e', git(taskRoot.view, 'rev-parse', 'HEAD'))).toThrow();
     rmSync(taskRoot.view, { recursive: true, force: true });
 
     const again = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a5', project: gitProject() });
     expect(again.baseRevision).toBe(taskRoot.baseRevision);
     expect(readFileSync(path.join(again.view, 'committed.txt'), 'utf8')).toBe('kept\n');
+    expect(git(again.view, 'log', '-1', '--format=%s')).toBe('agent commit');
+    expect(git(again.view, 'status', '--porcelain')).toBe('');
   });
 
   it('refuses run ids that are not safe folder and branch names', async () => {
@@ -106,24 +120,39 @@ describe('prepareTaskRoot for a git project', () => {
     }
   });
 
-  it('names the git paths a sandboxed commit needs', async () => {
+  it("mounts the run's repository writable, its config, hooks and worktree links read-only, and the project's objects read-only", async () => {
     const taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a6', project: gitProject() });
-    const gitDir = path.join(fixture.project, '.git');
-    const protection = await gitProtectionFor(taskRoot);
-    expect(protection).toEqual({
-      commonDir: gitDir,
-      objectStore: path.join(gitDir, 'objects'),
-      worktreeAdminDir: taskRoot.git!.worktreeAdminDir,
-      branchRefDirs: [path.join(gitDir, 'refs', 'heads', 'operator-console'), path.join(gitDir, 'logs', 'refs', 'heads', 'operator-console')],
-      hooksDir: path.join(gitDir, 'hooks'),
-      configFile: path.join(gitDir, 'config'),
-      lockedFiles: [
-        path.join(taskRoot.view, '.git'),
-        path.join(taskRoot.git!.worktreeAdminDir, 'commondir'),
-        path.join(taskRoot.git!.worktreeAdminDir, 'gitdir'),
-      ],
-    });
-    expect(path.dirname(taskRoot.git!.worktreeAdminDir)).toBe(path.join(gitDir, 'worktrees'));
+    const gitDir = taskRoot.repository!.gitDir;
+    const adminDir = taskRoot.repository!.adminDir;
+    expect(adminDir).toBe(path.join(gitDir, 'worktrees', 'view'));
+    const mounts = await prepareTaskRootMounts(taskRoot, null);
+    expect(mounts.writableRoots).toEqual([taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home, gitDir]);
+    expect(mounts.readOnlyRebinds).toEqual([path.join(fixture.project, '.git', 'objects')]);
+    expect(mounts.overlays.map((overlay) => [overlay.dest, overlay.writable ? 'rw' : 'ro'])).toEqual([
+      [path.join(gitDir, 'config'), 'ro'],
+      [path.join(gitDir, 'hooks'), 'ro'],
+      [path.join(gitDir, 'worktrees'), 'ro'],
+      [adminDir, 'rw'],
+      [path.join(adminDir, 'commondir'), 'ro'],
+      [path.join(adminDir, 'gitdir'), 'ro'],
+      [path.join(taskRoot.view, '.git'), 'ro'],
+    ]);
+  });
+
+  it('rewrites the worktree links before a launch, and refuses hooks it did not put there', async () => {
+    const taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a7', project: gitProject() });
+    const adminDir = taskRoot.repository!.adminDir;
+    // What a local run (the operator's rights, no sandbox) could have done.
+    writeFileSync(path.join(taskRoot.view, '.git'), 'gitdir: /somewhere/else\n');
+    rmSync(path.join(adminDir, 'commondir'));
+    symlinkSync('/etc/passwd', path.join(adminDir, 'commondir'));
+    await prepareTaskRootMounts(taskRoot, null);
+    expect(readFileSync(path.join(taskRoot.view, '.git'), 'utf8')).toBe(`gitdir: ${adminDir}\n`);
+    expect(lstatSync(path.join(adminDir, 'commondir')).isSymbolicLink()).toBe(false);
+    expect(readFileSync(path.join(adminDir, 'commondir'), 'utf8')).toBe('../..\n');
+
+    writeFileSync(path.join(taskRoot.repository!.gitDir, 'hooks', 'pre-commit'), '#!/bin/sh\n');
+    await expect(prepareTaskRootMounts(taskRoot, null)).rejects.toThrow(/pre-commit/);
   });
 });
 
@@ -146,7 +175,8 @@ describe('diffTaskView', () => {
 
     const statusBefore = git(view, 'status', '--porcelain');
     const objectsBefore = looseObjects();
-    const diff = await diffTaskView(taskRoot);
+    const runObjectsBefore = looseObjects(path.join(taskRoot.repository!.gitDir, 'objects'));
+    const diff = await diffTaskView(taskRoot, tools);
 
     expect(sortedByPath(diff.files)).toEqual([
       { path: '.gitignore', status: 'added' },
@@ -163,38 +193,60 @@ describe('diffTaskView', () => {
     expect(diff.unifiedDiff).toContain('-line two');
     expect(diff.unifiedDiff).toContain('rename from notes.txt');
     expect(diff.unifiedDiff).not.toContain('b/ignored.log');
-    // The agent's index is untouched (no intent-to-add entries) and nothing was written to the store.
+    // The agent's index is untouched (no intent-to-add entries) and nothing was written to either store.
     expect(git(view, 'status', '--porcelain')).toBe(statusBefore);
-    expect([...looseObjects()].filter((id) => !objectsBefore.has(id) && id !== emptyBlob)).toEqual([]);
+    expect(looseObjects()).toEqual(objectsBefore);
+    expect(looseObjects(path.join(taskRoot.repository!.gitDir, 'objects'))).toEqual(runObjectsBefore);
   });
 
   it('is empty for an untouched view', async () => {
     const taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_d2', project: gitProject() });
-    expect(await diffTaskView(taskRoot)).toEqual({ files: [], unifiedDiff: '', truncated: false });
+    expect(await diffTaskView(taskRoot, tools)).toEqual({ files: [], unifiedDiff: '', truncated: false, nestedRepositories: [] });
   });
 
-  it("trusts the recorded git paths, not files the agent can rewrite, so the host never runs the agent's filters", async () => {
+  it("never reads the run's repository as a repository, so no program the agent named runs", async () => {
     const taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_d3', project: gitProject() });
-    const marker = path.join(fixture.base, 'host-ran-agent-filter');
-    // An agent-made repository that borrows the real objects and defines a clean filter...
+    const marker = path.join(fixture.base, 'host-ran-agent-program');
+    const program = `sh -c 'touch ${marker}; cat'`;
+    const { gitDir, adminDir } = taskRoot.repository!;
+    // Everything a local run could rewrite: the repository's config and the worktree's links, pointed
+    // at an agent-made repository with a filter, a textconv, an external diff and an fsmonitor...
     const evil = path.join(taskRoot.view, '.evil-common');
     git(taskRoot.view, 'init', '--quiet', '--bare', evil);
     writeFileSync(path.join(evil, 'objects', 'info', 'alternates'), `${path.join(fixture.project, '.git', 'objects')}\n`);
-    git(evil, 'config', 'filter.evil.clean', `sh -c 'touch ${marker}; cat'`);
-    writeFileSync(path.join(taskRoot.view, '.gitattributes'), '* filter=evil\n');
+    for (const config of [path.join(evil, 'config'), path.join(gitDir, 'config')]) {
+      writeFileSync(
+        config,
+        `[core]\n\tfsmonitor = ${program}\n[filter "evil"]\n\tclean = ${program}\n\tsmudge = ${program}\n[diff "evil"]\n\ttextconv = ${program}\n[diff]\n\texternal = ${program}\n`,
+      );
+    }
+    writeFileSync(path.join(adminDir, 'commondir'), `${evil}\n`);
+    writeFileSync(path.join(taskRoot.view, '.gitattributes'), '* filter=evil diff=evil\n');
     writeFileSync(path.join(taskRoot.view, 'README.md'), 'changed\n');
-    // ...and the worktree's admin folder (writable in the sandbox, for commits) pointed at it.
-    writeFileSync(path.join(taskRoot.git!.worktreeAdminDir, 'commondir'), `${evil}\n`);
+    // ...and a nested repository of its own, with a tracked file given a future mtime, so that git
+    // would have to look inside it (and run its fsmonitor and filter) to know whether it changed.
+    const nested = path.join(taskRoot.view, 'vendor', 'lib');
+    mkdirSync(nested, { recursive: true });
+    git(nested, 'init', '--quiet');
+    writeFileSync(path.join(nested, 'code.txt'), 'nested\n');
+    git(nested, 'add', 'code.txt');
+    git(nested, 'commit', '--quiet', '-m', 'nested');
+    git(nested, 'config', 'core.fsmonitor', program);
+    git(nested, 'config', 'filter.evil.clean', program);
+    writeFileSync(path.join(nested, '.gitattributes'), '* filter=evil\n');
+    utimesSync(path.join(nested, 'code.txt'), new Date('2099-01-01'), new Date('2099-01-01'));
 
-    const diff = await diffTaskView(taskRoot);
+    const diff = await diffTaskView(taskRoot, tools);
     expect(existsSync(marker)).toBe(false);
     expect(diff.files).toContainEqual({ path: 'README.md', status: 'modified' });
+    expect(diff.nestedRepositories).toEqual(['vendor/lib']);
+    expect(diff.unifiedDiff).not.toContain('nested');
   });
 
   it('cuts a huge unified diff but keeps the whole file list', async () => {
     const taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_d4', project: gitProject() });
     writeFileSync(path.join(taskRoot.view, 'big.txt'), 'x\n'.repeat(10_000));
-    const diff = await diffTaskView(taskRoot, { maxDiffBytes: 1_000 });
+    const diff = await diffTaskView(taskRoot, tools, { maxDiffBytes: 1_000 });
     expect(diff.truncated).toBe(true);
     expect(Buffer.byteLength(diff.unifiedDiff)).toBeLessThanOrEqual(1_000);
     expect(diff.files).toEqual([{ path: 'big.txt', status: 'added' }]);
@@ -202,21 +254,77 @@ describe('diffTaskView', () => {
 });
 
 describe('removeTaskRoot', () => {
-  it('removes the worktree, its registration, its branch and the folder', async () => {
+  it("removes the task root, the run's repository and the project's keep-ref, and nothing of the project", async () => {
     const location = { dataDir: fixture.dataDir, runId: 'run_r1', project: gitProject() };
     const taskRoot = await prepareTaskRoot(location);
     writeFileSync(path.join(taskRoot.view, 'dirty.txt'), 'uncommitted\n');
+    const projectFiles = git(fixture.project, 'ls-files');
 
-    await removeTaskRoot(location);
+    await removeTaskRoot(location, tools);
     expect(existsSync(taskRoot.root)).toBe(false);
-    expect(existsSync(taskRoot.git!.worktreeAdminDir)).toBe(false);
-    expect(git(fixture.project, 'worktree', 'list', '--porcelain')).not.toContain(taskRoot.view);
-    expect(git(fixture.project, 'branch', '--list', 'operator-console/*')).toBe('');
+    expect(git(fixture.project, 'for-each-ref', 'refs/operator-console')).toBe('');
+    expect(git(fixture.project, 'ls-files')).toBe(projectFiles);
+    expect(git(fixture.project, 'status', '--porcelain')).toBe('');
     // Removing again is not an error, and the run id can be prepared afresh.
-    await removeTaskRoot(location);
+    await removeTaskRoot(location, tools);
     expect((await prepareTaskRoot(location)).branch).toBe('operator-console/run_r1');
   });
+
+  it('empties what the agent made unwritable, and never follows its links out of the task root', async () => {
+    const location = { dataDir: fixture.dataDir, runId: 'run_r2', project: gitProject() };
+    const taskRoot = await prepareTaskRoot(location);
+    const outside = path.join(fixture.base, 'outside');
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, 'keep.txt'), 'not the run\'s\n');
+    symlinkSync(outside, path.join(taskRoot.view, 'link-to-outside'));
+    symlinkSync(path.join(outside, 'keep.txt'), path.join(taskRoot.cache, 'file-link'));
+    mkdirSync(path.join(taskRoot.tmp, 'locked', 'deep'), { recursive: true });
+    writeFileSync(path.join(taskRoot.tmp, 'locked', 'deep', 'f'), 'x');
+    chmodSync(path.join(taskRoot.tmp, 'locked', 'deep'), 0o500);
+    chmodSync(path.join(taskRoot.tmp, 'locked'), 0o500);
+
+    await removeTaskRoot(location, tools);
+    expect(existsSync(taskRoot.root)).toBe(false);
+    expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('not the run\'s\n');
+  });
+
+  it('diffs and removes a task root made by an earlier console (a worktree inside the project), and never launches into it', async () => {
+    const location = { dataDir: fixture.dataDir, runId: 'run_r3', project: gitProject() };
+    const { root, view } = legacyTaskRoot('run_r3');
+    writeFileSync(path.join(view, 'README.md'), 'changed in the old layout\n');
+    const taskRoot = (await openTaskRoot(fixture.dataDir, 'run_r3'))!;
+    expect(taskRoot.legacy).toBe(true);
+    expect((await diffTaskView(taskRoot, tools)).files).toEqual([{ path: 'README.md', status: 'modified' }]);
+    await expect(prepareTaskRoot(location)).rejects.toThrow(/earlier version of the console/);
+
+    await removeTaskRoot(location, tools);
+    expect(existsSync(root)).toBe(false);
+    expect(existsSync(path.join(fixture.project, '.git', 'worktrees', 'view'))).toBe(false);
+    expect(git(fixture.project, 'worktree', 'list', '--porcelain')).not.toContain(view);
+    expect(git(fixture.project, 'branch', '--list', 'operator-console/*')).toBe('');
+  });
 });
+
+/** A task root as consoles before the run's own repository made them: a worktree of the project. */
+function legacyTaskRoot(runId: string) {
+  const root = path.join(fixture.dataDir, 'tasks', runId);
+  const view = path.join(root, 'view');
+  for (const dir of ['tmp', 'cache', 'home']) mkdirSync(path.join(root, dir), { recursive: true });
+  const base = git(fixture.project, 'rev-parse', 'HEAD');
+  git(fixture.project, 'worktree', 'add', '--quiet', '-b', `operator-console/${runId}`, view, base);
+  const worktreeAdminDir = path.join(fixture.project, '.git', 'worktrees', 'view');
+  const record = {
+    version: 1,
+    kind: 'worktree',
+    projectPath: fixture.project,
+    baseRevision: base,
+    branch: `operator-console/${runId}`,
+    git: { commonDir: path.join(fixture.project, '.git'), worktreeAdminDir },
+    baseTree: null,
+  };
+  writeFileSync(path.join(root, 'task-root.json'), JSON.stringify(record));
+  return { root, view };
+}
 
 describe('a plain directory', () => {
   function plainProject() {
@@ -232,7 +340,7 @@ describe('a plain directory', () => {
     const project = plainProject();
     const location = { dataDir: fixture.dataDir, runId: 'run_c1', project };
     const taskRoot = await prepareTaskRoot(location);
-    expect(taskRoot).toMatchObject({ kind: 'copy', baseRevision: null, branch: null, git: null });
+    expect(taskRoot).toMatchObject({ kind: 'copy', baseRevision: null, branch: null, repository: null });
     expect(readFileSync(path.join(taskRoot.view, 'docs', 'b.txt'), 'utf8')).toBe('beta\n');
 
     writeFileSync(path.join(taskRoot.view, 'a.txt'), 'alpha changed\n');
@@ -245,7 +353,7 @@ describe('a plain directory', () => {
     expect(again).toEqual(taskRoot);
     expect(readFileSync(path.join(again.view, 'a.txt'), 'utf8')).toBe('alpha changed\n');
 
-    const diff = await diffTaskView(taskRoot);
+    const diff = await diffTaskView(taskRoot, tools);
     expect(sortedByPath(diff.files)).toEqual([
       { path: 'a.txt', status: 'modified' },
       { path: 'gone.txt', status: 'deleted' },
@@ -254,7 +362,7 @@ describe('a plain directory', () => {
     expect(diff.unifiedDiff).toContain('+alpha changed');
     expect(diff.unifiedDiff).not.toContain('operator edit');
 
-    await removeTaskRoot(location);
+    await removeTaskRoot(location, tools);
     expect(existsSync(taskRoot.root)).toBe(false);
     expect(existsSync(project.path)).toBe(true);
   });
@@ -268,6 +376,6 @@ describe('a plain directory', () => {
 
     await prepareTaskRoot(location);
     expect(readFileSync(path.join(taskRoot.view, 'a.txt'), 'utf8')).toBe('alpha\n');
-    expect((await diffTaskView(taskRoot)).files).toEqual([]);
+    expect((await diffTaskView(taskRoot, tools)).files).toEqual([]);
   });
 });

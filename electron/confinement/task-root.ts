@@ -1,30 +1,47 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { GitCommandError, runGit } from './git-command';
+import { openHardenedGit, type HardenedGit } from './hardened-git';
+import { ensureFolderWithin, readRegularFile, writeFileWithin, type Owner } from './safe-path';
+import { handToSandboxUser } from './sandbox-user';
+import type { SandboxOverlay } from './bwrap';
+import { runTool, type ToolIsolation } from './tool-sandbox';
 
 /**
- * A run's task root: `<dataDir>/tasks/<runId>/{view,tmp,cache,home}`.
+ * A run's task root: `<dataDir>/tasks/<runId>/`. The folder itself belongs to the console (a run
+ * can never write it); inside it:
+ * - `view`, `tmp`, `cache`, `home`: the run's writable roots. `view` is where the agent works.
+ * - `git` (git projects): the run's own repository, also writable by the run. It is a bare repository
+ *   whose one worktree is `view` (admin folder `git/worktrees/view`), on the branch
+ *   `operator-console/<runId>` at a pinned base revision. It borrows the project's objects read-only
+ *   through `objects/info/alternates`, so it costs the size of the checkout plus the objects the agent
+ *   writes, and nothing of the project's repository (objects, refs, config, hooks) is writable by the
+ *   run: the agent's commits stay in its own store until the operator lands them. The project keeps a
+ *   ref `refs/operator-console/runs/<runId>` at the base, so a `git gc` there never prunes what the
+ *   run's store borrows.
+ * - `base.git` (plain folders): a private snapshot of the copy the view started as, the diff's base.
+ * - `task-root.json`: what the console learned while preparing. Later steps trust this record, never
+ *   the run's files.
  *
- * `view` is where the agent works. For a git project it is a worktree on its own branch
- * (`operator-console/<runId>`) at a pinned base revision, so the agent's commits never touch the
- * operator's branches and the diff is always against a known commit. For a plain directory it is a
- * copy, and a snapshot of the copy (a tree in a private git dir, `<root>/base.git`) is the base the
- * diff is taken against, so later edits to the original directory do not show up as the agent's work.
+ * Everything a run can write is hostile input (DESIGN.md section 4). So the console never runs git as
+ * a repository on the run's store (hardened-git.ts reads only its objects, a copy of the index and the
+ * work tree, in a tool sandbox), never follows a link inside the writable roots (safe-path.ts), and
+ * removes a task root by emptying its writable roots inside a tool sandbox (removeTaskRoot).
  *
- * What the console learned while preparing (base revision, the worktree's admin folder) is recorded
- * in `<root>/task-root.json`. Later steps trust that record rather than `view/.git`, which the agent
- * can rewrite: the host runs git against the view when it computes the diff, and a `.git` file
- * pointing at an agent-made repository with a `core.fsmonitor` command would run code on the host.
+ * A task root made by an earlier console (record version 1: a worktree inside the project's own
+ * repository) can still be diffed and removed, never launched again.
  */
 
 export type TaskRootKind = 'worktree' | 'copy';
 
-export interface TaskRootGit {
-  /** The project's git directory shared by all its worktrees (objects, refs, hooks, config). */
-  commonDir: string;
-  /** This worktree's own folder inside the common dir (`.git/worktrees/<name>`: HEAD, index). */
-  worktreeAdminDir: string;
+export interface TaskRepository {
+  /** The run's own repository: a bare common dir whose one worktree is `view`. */
+  gitDir: string;
+  /** `view`'s admin folder inside it (HEAD, index). */
+  adminDir: string;
+  /** The project's object folders it borrows, read-only. */
+  borrowedObjects: string[];
+  objectFormat: 'sha1' | 'sha256';
 }
 
 export interface TaskRoot {
@@ -35,12 +52,14 @@ export interface TaskRoot {
   home: string;
   /** The commit the worktree started from; null for a copy. */
   baseRevision: string | null;
-  /** The worktree's branch; null for a copy. */
+  /** The run's branch in its own repository; null for a copy. */
   branch: string | null;
   kind: TaskRootKind;
   /** The project's directory, resolved (symbolic links followed). */
   projectPath: string;
-  git: TaskRootGit | null;
+  repository: TaskRepository | null;
+  /** Made by an earlier console: diffed and removed, never launched again. */
+  legacy: boolean;
 }
 
 export interface TaskProject {
@@ -54,12 +73,20 @@ export interface PrepareTaskRootInput {
   project: TaskProject;
   /** A revision of the project (commit, branch, tag). Default: the commit HEAD points at now. */
   baseRevision?: string;
+  /** A sandboxed run's user when the console is root (sandbox-user.ts): the writable roots are handed to it. */
+  owner?: Owner | null;
 }
 
 export interface TaskRootLocation {
   dataDir: string;
   runId: string;
   project: TaskProject;
+}
+
+/** How the console's tools work on a run's files (tool-sandbox.ts). */
+export interface RunFileTools {
+  isolation: ToolIsolation;
+  operatorHome: string;
 }
 
 export type TaskFileStatus = 'added' | 'modified' | 'deleted' | 'renamed';
@@ -76,44 +103,50 @@ export interface TaskViewDiff {
   unifiedDiff: string;
   /** The unified diff was cut at `maxDiffBytes`; the file list is always complete. */
   truncated: boolean;
+  /** Folders holding a repository of their own that the agent made in the view: never entered. */
+  nestedRepositories: string[];
 }
 
-/** Paths the OS sandbox needs to let the agent commit in its worktree and nothing more. */
-export interface GitProtection {
-  /** Bound read-only: the worktree reads refs, packs and config from here. */
-  commonDir: string;
-  /** Writable: new commits write objects here. */
-  objectStore: string;
-  /** Writable: this worktree's HEAD, index and logs. */
-  worktreeAdminDir: string;
-  /** Writable: the folders holding this run's branch ref and its reflog. */
-  branchRefDirs: string[];
-  /** Re-bound read-only last: a planted hook would run on the operator's next commit. */
-  hooksDir: string;
-  /** Re-bound read-only last: `core.hooksPath`, `core.fsmonitor` and aliases run commands. */
-  configFile: string;
-  /**
-   * Re-bound read-only last: the files that tie the worktree to its repository (`view/.git`, and
-   * `commondir` and `gitdir` in the admin folder). Rewritten, they would point git, when the operator
-   * later runs it in the view, at an agent-made config whose filters and fsmonitor run commands.
-   */
-  lockedFiles: string[];
+/** What a sandboxed run of this task root mounts beyond the system (see bwrap.ts for the order). */
+export interface TaskRootMounts {
+  writableRoots: string[];
+  /** The project's objects the run's repository borrows. */
+  readOnlyRebinds: string[];
+  /** The run repository's config, hooks and worktree links, read-only and immovable. */
+  overlays: SandboxOverlay[];
 }
 
 const recordFileName = 'task-root.json';
 const baseSnapshotDirName = 'base.git';
+const repositoryDirName = 'git';
+const worktreeName = 'view';
 export const taskBranchPrefix = 'operator-console/';
+/** The project's ref that keeps a run's base (and so everything its store borrows) from a gc. */
+export const projectKeepRefPrefix = 'refs/operator-console/runs/';
 
-interface TaskRootRecord {
+interface TaskRootRecordV2 {
+  version: 2;
+  kind: TaskRootKind;
+  projectPath: string;
+  baseRevision: string | null;
+  branch: string | null;
+  repository: TaskRepository | null;
+  /** For a copy: the tree object (in `base.git`) of the view as it was copied. */
+  baseTree: string | null;
+}
+
+/** Written by consoles before the run's own repository: a worktree of the project's repository. */
+interface TaskRootRecordV1 {
   version: 1;
   kind: TaskRootKind;
   projectPath: string;
   baseRevision: string | null;
   branch: string | null;
-  git: TaskRootGit | null;
-  /** For a copy: the tree object (in `base.git`) of the view as it was copied. */
+  git: { commonDir: string; worktreeAdminDir: string } | null;
   baseTree: string | null;
 }
+
+type TaskRootRecord = TaskRootRecordV2 | TaskRootRecordV1;
 
 // Run ids become folder names and branch names: keep them to characters that are safe in both.
 const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -137,8 +170,15 @@ export function taskRootPaths(dataDir: string, runId: string): Pick<TaskRoot, 'r
 }
 
 /** The folders a confined run may write to. */
-export function taskWritableRoots(taskRoot: Pick<TaskRoot, 'view' | 'tmp' | 'cache' | 'home'>): string[] {
-  return [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home];
+export function taskWritableRoots(taskRoot: Pick<TaskRoot, 'view' | 'tmp' | 'cache' | 'home'> & { repository?: TaskRepository | null }): string[] {
+  return [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home, ...(taskRoot.repository ? [taskRoot.repository.gitDir] : [])];
+}
+
+/** The task root as its record describes it, without changing anything; null when it was never prepared. */
+export async function openTaskRoot(dataDir: string, runId: string): Promise<TaskRoot | null> {
+  const paths = taskRootPaths(await fs.realpath(dataDir), runId);
+  const record = await readRecord(paths.root);
+  return record ? toTaskRoot(paths, record) : null;
 }
 
 export async function prepareTaskRoot(input: PrepareTaskRootInput): Promise<TaskRoot> {
@@ -148,13 +188,19 @@ export async function prepareTaskRoot(input: PrepareTaskRootInput): Promise<Task
   const dataDir = await fs.realpath(input.dataDir);
   const projectPath = await fs.realpath(input.project.path);
   const paths = taskRootPaths(dataDir, input.runId);
-  for (const dir of [paths.root, paths.tmp, paths.cache, paths.home]) {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  }
+  await fs.mkdir(path.dirname(paths.root), { recursive: true, mode: 0o700 });
+  await fs.mkdir(paths.root, { recursive: true, mode: 0o700 });
+  for (const dir of ['tmp', 'cache', 'home']) await ensureFolderWithin(paths.root, dir, { owner: input.owner ?? null });
 
   const kind: TaskRootKind = input.project.isGitRepo ? 'worktree' : 'copy';
   const record = await readRecord(paths.root);
   if (record) {
+    if (record.version === 1) {
+      throw new Error(
+        `Task root ${paths.root} was made by an earlier version of the console, as a worktree inside the project's own repository; ` +
+          'this version never launches into one. Its changes can still be reviewed; re-run the task to continue.',
+      );
+    }
     if (record.projectPath !== projectPath) {
       throw new Error(`Task root ${paths.root} belongs to ${record.projectPath}, not ${projectPath}.`);
     }
@@ -165,84 +211,184 @@ export async function prepareTaskRoot(input: PrepareTaskRootInput): Promise<Task
 
   const prepared =
     kind === 'worktree'
-      ? await prepareWorktree(paths, projectPath, input, record)
-      : await prepareCopy(paths, projectPath, dataDir, record);
+      ? await prepareRepository(paths, projectPath, input, record as TaskRootRecordV2 | null)
+      : await prepareCopy(paths, projectPath, dataDir, input, record as TaskRootRecordV2 | null);
+  await handToSandboxUser([paths.tmp, paths.cache, paths.home], input.owner ?? null);
   return toTaskRoot(paths, prepared);
 }
 
-async function prepareWorktree(
+async function prepareRepository(
   paths: ReturnType<typeof taskRootPaths>,
   projectPath: string,
   input: PrepareTaskRootInput,
-  record: TaskRootRecord | null,
-): Promise<TaskRootRecord> {
+  record: TaskRootRecordV2 | null,
+): Promise<TaskRootRecordV2> {
   const branch = `${taskBranchPrefix}${input.runId}`;
   if (record?.baseRevision && input.baseRevision !== undefined) {
     const wanted = await resolveCommit(projectPath, input.baseRevision);
     if (wanted !== record.baseRevision) {
-      throw new Error(
-        `Task root ${paths.root} is pinned at ${record.baseRevision}; it cannot be prepared again at ${wanted}.`,
-      );
+      throw new Error(`Task root ${paths.root} is pinned at ${record.baseRevision}; it cannot be prepared again at ${wanted}.`);
     }
   }
-  if (record?.git && (await isIntactWorktree(paths.view, record.git))) return record;
-
-  if (!record) {
-    // No record: whatever is there is debris of a preparation that stopped half-way (no agent ran
-    // in it yet), so start clean rather than adopt a worktree whose base nobody recorded.
-    await discardWorktree(projectPath, paths.view, branch);
-  } else {
-    // Recorded but broken (the view folder was deleted, or its registration pruned): rebuild it on
-    // the run's branch so commits the agent made survive; uncommitted edits are already gone.
-    await runGit(['worktree', 'prune'], { cwd: projectPath });
-    await removeIfEmptyDir(paths.view);
-    if (await pathExists(paths.view)) {
-      throw new Error(`${paths.view} exists but is not a worktree of ${projectPath}; move it away and prepare again.`);
-    }
+  if (record?.repository) {
+    if ((await kindAt(paths.view)) !== 'missing') return record;
+    // The view was deleted (the run's repository is still there): check its branch out again, so the
+    // agent's commits survive; uncommitted edits are already gone.
+    await restoreView(paths, record, input.owner ?? null);
+    return record;
   }
 
-  const commonDir = await fs.realpath(
-    path.resolve(projectPath, (await runGit(['rev-parse', '--git-common-dir'], { cwd: projectPath })).stdout.trim()),
-  );
-  const baseRevision = record?.baseRevision ?? (await resolveCommit(projectPath, input.baseRevision ?? 'HEAD'));
-  if (await hasBranch(projectPath, branch)) {
-    await runGit(['worktree', 'add', '--quiet', paths.view, branch], { cwd: projectPath });
-  } else {
-    await runGit(['worktree', 'add', '--quiet', '-b', branch, paths.view, baseRevision], { cwd: projectPath });
-  }
-  // Read right after git made it, before any agent could have touched `view/.git`.
-  const worktreeAdminDir = await readGitFileTarget(paths.view);
-  const prepared: TaskRootRecord = {
-    version: 1,
+  // No record: whatever is there is debris of a preparation that stopped half-way. No agent ran in
+  // it yet (a run starts only after the record is written), so it is plainly removed.
+  const gitDir = path.join(paths.root, repositoryDirName);
+  await fs.rm(paths.view, { recursive: true, force: true });
+  await fs.rm(gitDir, { recursive: true, force: true });
+
+  // The project is the operator's (a run can never write it), so git runs there as the operator's git.
+  const commonDir = await fs.realpath(path.resolve(projectPath, (await runGit(['rev-parse', '--git-common-dir'], { cwd: projectPath })).stdout.trim()));
+  const objectFormat = (await runGit(['rev-parse', '--show-object-format'], { cwd: projectPath })).stdout.trim() === 'sha256' ? 'sha256' : 'sha1';
+  const borrowedObjects = await projectObjectFolders(commonDir);
+  const baseRevision = await resolveCommit(projectPath, input.baseRevision ?? 'HEAD');
+  const noHooks = ['-c', 'core.hooksPath=/dev/null'];
+
+  await runGit(['init', '--quiet', '--bare', '--template=', `--object-format=${objectFormat}`, gitDir]);
+  await fs.mkdir(path.join(gitDir, 'objects', 'info'), { recursive: true });
+  await fs.writeFile(path.join(gitDir, 'objects', 'info', 'alternates'), `${borrowedObjects.join('\n')}\n`);
+  await fs.mkdir(path.join(gitDir, 'hooks'), { recursive: true });
+  await fs.writeFile(path.join(gitDir, 'config'), await repositoryConfig(projectPath, objectFormat));
+  await runGit([...noHooks, 'update-ref', `refs/heads/${branch}`, baseRevision], { env: { GIT_DIR: gitDir } });
+  // The checkout reads the project's committed files with the operator's own git settings (an LFS
+  // smudge filter, say): trusted input into a fresh, empty folder.
+  await runGit([...noHooks, 'worktree', 'add', '--quiet', paths.view, branch], { env: { GIT_DIR: gitDir } });
+  const adminDir = path.join(gitDir, 'worktrees', worktreeName);
+  if ((await readGitFileTarget(paths.view)) !== adminDir) throw new Error(`git made ${paths.view}'s worktree somewhere unexpected.`);
+  await runGit([...noHooks, 'update-ref', `${projectKeepRefPrefix}${input.runId}`, baseRevision], { cwd: projectPath });
+  await handToSandboxUser([paths.view, gitDir], input.owner ?? null);
+
+  const prepared: TaskRootRecordV2 = {
+    version: 2,
     kind: 'worktree',
     projectPath,
     baseRevision,
     branch,
-    git: { commonDir, worktreeAdminDir },
+    repository: { gitDir, adminDir, borrowedObjects, objectFormat },
     baseTree: null,
   };
   await writeRecord(paths.root, prepared);
   return prepared;
 }
 
+/** The run repository's config: the console's own, with the operator's identity for the agent's commits. */
+async function repositoryConfig(projectPath: string, objectFormat: 'sha1' | 'sha256'): Promise<string> {
+  const identity: string[] = [];
+  for (const key of ['user.name', 'user.email']) {
+    const value = (await runGit(['config', '--get', key], { cwd: projectPath, okExitCodes: [0, 1] })).stdout.trim();
+    if (value) identity.push(`\t${key.split('.')[1]} = ${JSON.stringify(value)}`);
+  }
+  return [
+    '# Written by Operator Console: the repository of one run. Read-only inside the run\'s sandbox.',
+    '[core]',
+    `\trepositoryformatversion = ${objectFormat === 'sha256' ? 1 : 0}`,
+    '\tfilemode = true',
+    '\tbare = true',
+    ...(objectFormat === 'sha256' ? ['[extensions]', '\tobjectFormat = sha256'] : []),
+    ...(identity.length ? ['[user]', ...identity] : []),
+    '',
+  ].join('\n');
+}
+
+/** The project's object folder, and any it borrows itself (its own alternates), resolved. */
+async function projectObjectFolders(commonDir: string): Promise<string[]> {
+  const objects = path.join(commonDir, 'objects');
+  const folders = [objects];
+  const alternates = await readRegularFile(path.join(objects, 'info', 'alternates'), 64 * 1024).catch(() => null);
+  for (const line of alternates?.toString('utf8').split('\n') ?? []) {
+    const entry = line.trim();
+    if (!entry || entry.startsWith('#')) continue;
+    const resolved = await fs.realpath(path.resolve(objects, entry)).catch(() => null);
+    if (resolved && !folders.includes(resolved)) folders.push(resolved);
+  }
+  return folders;
+}
+
+/**
+ * Checks the run's branch out again into a new, empty view, reading the run's repository (which the
+ * agent wrote) with hardened git only.
+ */
+async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: TaskRootRecordV2, owner: Owner | null): Promise<void> {
+  const repository = record.repository!;
+  const commit = (await readBranchCommit(repository.gitDir, record.branch!)) ?? record.baseRevision!;
+  await fs.mkdir(paths.view, { mode: 0o700 });
+  await writeWorktreeLinks(paths.root, repository, owner);
+  // The restore cannot rely on an OS sandbox being there; the hardened git alone never runs a program
+  // of the run's, and it writes only the new view and the admin folder's index.
+  const git = await openHardenedGit({
+    isolation: { kind: 'none' },
+    operatorHome: '/',
+    hiddenPaths: [],
+    readOnly: [],
+    objectDirs: [path.join(repository.gitDir, 'objects'), ...repository.borrowedObjects],
+    workTree: paths.view,
+    objectFormat: repository.objectFormat,
+    user: null,
+  });
+  try {
+    await git.run(['read-tree', '--reset', '-u', commit]);
+    await fs.copyFile(git.indexFile, path.join(repository.adminDir, 'index.restored'), fsConstants.COPYFILE_EXCL);
+    await fs.rename(path.join(repository.adminDir, 'index.restored'), path.join(repository.adminDir, 'index'));
+  } finally {
+    await git.dispose();
+  }
+  await handToSandboxUser([paths.view, repository.adminDir], owner);
+}
+
+/** The commit a branch of the run's repository points at, read as data (a loose ref, else packed-refs). */
+async function readBranchCommit(gitDir: string, branch: string): Promise<string | null> {
+  const hash = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+  const loose = await readRegularFile(path.join(gitDir, 'refs', 'heads', ...branch.split('/')), 256).catch(() => null);
+  const looseHash = loose?.toString('utf8').trim();
+  if (looseHash && hash.test(looseHash)) return looseHash;
+  const packed = await readRegularFile(path.join(gitDir, 'packed-refs'), 16 * 1024 * 1024).catch(() => null);
+  for (const line of packed?.toString('utf8').split('\n') ?? []) {
+    const [value, ref] = line.trim().split(' ');
+    if (ref === `refs/heads/${branch}` && value && hash.test(value)) return value;
+  }
+  return null;
+}
+
+/**
+ * The files tying `view` to the run's repository, as the console wrote them: rewritten before every
+ * sandboxed launch (a run cannot change them, they are bound read-only, but a local run could have).
+ */
+async function writeWorktreeLinks(root: string, repository: TaskRepository, owner: Owner | null): Promise<void> {
+  const relativeAdmin = path.relative(root, repository.adminDir);
+  await ensureFolderWithin(root, relativeAdmin, { owner });
+  await writeFileWithin(root, path.join('view', '.git'), `gitdir: ${repository.adminDir}\n`, { mode: 0o644, owner });
+  await writeFileWithin(root, path.join(relativeAdmin, 'commondir'), '../..\n', { mode: 0o644, owner });
+  await writeFileWithin(root, path.join(relativeAdmin, 'gitdir'), `${path.join(root, 'view', '.git')}\n`, { mode: 0o644, owner });
+}
+
 async function prepareCopy(
   paths: ReturnType<typeof taskRootPaths>,
   projectPath: string,
   dataDir: string,
-  record: TaskRootRecord | null,
-): Promise<TaskRootRecord> {
+  input: PrepareTaskRootInput,
+  record: TaskRootRecordV2 | null,
+): Promise<TaskRootRecordV2> {
   const snapshotEnv = { GIT_DIR: path.join(paths.root, baseSnapshotDirName), GIT_WORK_TREE: paths.view };
+  const noHooks = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
   if (record?.baseTree) {
-    if (await pathExists(paths.view)) return record;
-    // The view went missing: restore it from the base snapshot rather than copy the project again,
-    // which would silently move the base to whatever the project holds today.
-    await fs.mkdir(paths.view, { recursive: true, mode: 0o700 });
-    await runGit(['read-tree', record.baseTree], { env: snapshotEnv });
-    await runGit(['checkout-index', '--all', '--force', '-u'], { env: snapshotEnv });
+    if ((await kindAt(paths.view)) !== 'missing') return record;
+    // The view went missing: restore it from the base snapshot (the console's own, never the run's)
+    // rather than copy the project again, which would silently move the base to what it holds today.
+    await fs.mkdir(paths.view, { mode: 0o700 });
+    await runGit([...noHooks, 'read-tree', record.baseTree], { env: snapshotEnv });
+    await runGit([...noHooks, 'checkout-index', '--all', '--force', '-u'], { env: snapshotEnv });
+    await handToSandboxUser([paths.view], input.owner ?? null);
     return record;
   }
 
-  // No record: a copy that stopped half-way is discarded and made again.
+  // No record: a copy that stopped half-way (no agent ran in it) is discarded and made again.
   await fs.rm(paths.view, { recursive: true, force: true });
   await fs.rm(snapshotEnv.GIT_DIR, { recursive: true, force: true });
   await fs.cp(projectPath, paths.view, {
@@ -250,17 +396,18 @@ async function prepareCopy(
     verbatimSymlinks: true,
     filter: (source) => shouldCopy(source, dataDir),
   });
-  await runGit(['init', '--quiet'], { env: snapshotEnv });
+  await runGit(['init', '--quiet', '--template='], { env: snapshotEnv });
   await runGit(['config', 'gc.auto', '0'], { env: snapshotEnv });
-  await runGit(['-c', 'core.fsmonitor=false', 'add', '--all', '--force'], { env: snapshotEnv });
+  await runGit([...noHooks, 'add', '--all', '--force'], { env: snapshotEnv });
   const baseTree = (await runGit(['write-tree'], { env: snapshotEnv })).stdout.trim();
-  const prepared: TaskRootRecord = {
-    version: 1,
+  await handToSandboxUser([paths.view, snapshotEnv.GIT_DIR], input.owner ?? null);
+  const prepared: TaskRootRecordV2 = {
+    version: 2,
     kind: 'copy',
     projectPath,
     baseRevision: null,
     branch: null,
-    git: null,
+    repository: null,
     baseTree,
   };
   await writeRecord(paths.root, prepared);
@@ -275,36 +422,116 @@ async function shouldCopy(source: string, dataDir: string): Promise<boolean> {
   return stat.isFile() || stat.isDirectory() || stat.isSymbolicLink();
 }
 
-export async function removeTaskRoot(location: TaskRootLocation): Promise<void> {
+/**
+ * What a sandboxed run of this task root binds, after checking that every console-owned path inside
+ * the writable roots is still a real file or folder reached through real folders (bubblewrap follows
+ * links on the host while it makes mount points) and rewriting the small files that tie the view to
+ * its repository.
+ */
+export async function prepareTaskRootMounts(taskRoot: TaskRoot, owner: Owner | null): Promise<TaskRootMounts> {
+  if (taskRoot.legacy) throw new Error(`${taskRoot.root} was made by an earlier version of the console; re-run the task.`);
+  const repository = taskRoot.repository;
+  if (!repository) return { writableRoots: taskWritableRoots(taskRoot), readOnlyRebinds: [], overlays: [] };
+  await writeWorktreeLinks(taskRoot.root, repository, owner);
+  const relative = (target: string) => path.relative(taskRoot.root, target);
+  await ensureFolderWithin(taskRoot.root, relative(path.join(repository.gitDir, 'hooks')), { owner });
+  const hooks = await fs.readdir(path.join(repository.gitDir, 'hooks'));
+  if (hooks.length > 0) throw new Error(`${path.join(repository.gitDir, 'hooks')} holds files the console did not put there (${hooks.join(', ')}).`);
+  const config = path.join(repository.gitDir, 'config');
+  if ((await kindAt(config)) !== 'file') throw new Error(`${config} is not the file the console wrote.`);
+  const selfBind = (target: string, kind: 'file' | 'folder' | 'writable folder' = 'file'): SandboxOverlay => ({
+    source: target,
+    dest: target,
+    ...(kind !== 'file' ? { folder: true } : {}),
+    ...(kind === 'writable folder' ? { writable: true } : {}),
+  });
+  return {
+    writableRoots: taskWritableRoots(taskRoot),
+    readOnlyRebinds: repository.borrowedObjects,
+    // A bind mount cannot be renamed or removed from inside, and neither can what lies below one
+    // bound read-only: so the run can change none of these, nor move a folder on the way to them.
+    overlays: [
+      selfBind(config),
+      selfBind(path.join(repository.gitDir, 'hooks'), 'folder'),
+      selfBind(path.join(repository.gitDir, 'worktrees'), 'folder'),
+      selfBind(repository.adminDir, 'writable folder'),
+      selfBind(path.join(repository.adminDir, 'commondir')),
+      selfBind(path.join(repository.adminDir, 'gitdir')),
+      selfBind(path.join(taskRoot.view, '.git')),
+    ],
+  };
+}
+
+/**
+ * Removes a task root without trusting anything in it: the writable roots are emptied by `rm` inside
+ * a tool sandbox in which only they are writable (so a link the agent left points at nothing the
+ * removal can reach), then the console removes its own files and the empty folders. For a git project
+ * the project's keep-ref goes too, and for a task root made by an earlier console its worktree
+ * registration and branch in the project.
+ */
+export async function removeTaskRoot(location: TaskRootLocation, tools: RunFileTools): Promise<void> {
   assertRunId(location.runId);
-  if (!(await pathExists(location.dataDir))) return;
+  if ((await kindAt(location.dataDir)) === 'missing') return;
   const dataDir = await fs.realpath(location.dataDir);
   const paths = taskRootPaths(dataDir, location.runId);
-  const record = await readRecord(paths.root);
-  const isWorktree = record ? record.kind === 'worktree' : location.project.isGitRepo;
+  if ((await kindAt(paths.root)) === 'missing') return;
+  const record = await readRecord(paths.root).catch(() => null);
   const projectPath = record?.projectPath ?? location.project.path;
-  const branch = record?.branch ?? `${taskBranchPrefix}${location.runId}`;
+  const projectIsGit = (record ? record.kind === 'worktree' : location.project.isGitRepo) && (await kindAt(projectPath)) === 'dir';
 
-  if (isWorktree && (await pathExists(projectPath))) {
-    // A project that is no longer a git repository (or is gone) has no worktree to unregister;
-    // the task root is removed all the same.
-    await discardWorktree(projectPath, paths.view, branch).catch(() => undefined);
-  }
-  await fs.rm(paths.root, { recursive: true, force: true });
-  if (isWorktree && (await pathExists(projectPath))) {
-    await runGit(['worktree', 'prune'], { cwd: projectPath }).catch(() => undefined);
+  const writable = [paths.view, paths.tmp, paths.cache, paths.home, path.join(paths.root, repositoryDirName)];
+  const legacyAdmin = record?.version === 1 ? (record.git?.worktreeAdminDir ?? null) : null;
+  if (legacyAdmin) writable.push(legacyAdmin);
+  await emptyFolders(writable, { ...tools, hiddenPaths: [dataDir, projectPath] });
+  for (const folder of writable) await fs.rmdir(folder).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw new Error(`${folder} could not be removed (${error.code}); its files were left where they are.`);
+  });
+  // What is left belongs to the console (the record, the base snapshot, delivered files, the proxy's
+  // socket folder): a run never writes the task root itself.
+  for (const entry of await fs.readdir(paths.root)) await fs.rm(path.join(paths.root, entry), { recursive: true, force: true });
+  await fs.rmdir(paths.root);
+
+  if (projectIsGit) {
+    const noHooks = ['-c', 'core.hooksPath=/dev/null'];
+    await runGit([...noHooks, 'update-ref', '-d', `${projectKeepRefPrefix}${location.runId}`], { cwd: projectPath }).catch(() => undefined);
+    if (record?.version === 1 && record.branch) {
+      await runGit(['worktree', 'prune'], { cwd: projectPath }).catch(() => undefined);
+      if (await hasBranch(projectPath, record.branch)) {
+        await runGit([...noHooks, 'branch', '-D', '--end-of-options', record.branch], { cwd: projectPath }).catch(() => undefined);
+      }
+    }
   }
 }
 
-/** Removes a worktree, its registration and its branch, tolerating any of them being gone already. */
-async function discardWorktree(projectPath: string, view: string, branch: string): Promise<void> {
-  if (await pathExists(view)) {
-    await runGit(['worktree', 'remove', '--force', view], { cwd: projectPath }).catch(() => undefined);
-    await fs.rm(view, { recursive: true, force: true });
-  }
-  await runGit(['worktree', 'prune'], { cwd: projectPath });
-  if (await hasBranch(projectPath, branch)) {
-    await runGit(['branch', '-D', '--end-of-options', branch], { cwd: projectPath });
+const emptyFoldersScript = [
+  'status=0',
+  'for d in "$@"; do',
+  // Only a real folder: never a link given in its place (chmod and find would follow one named here).
+  '  if [ -L "$d" ] || [ ! -d "$d" ]; then continue; fi',
+  // Folders the agent made unwritable would keep their files; chmod -R does not follow links.
+  '  chmod -R u+rwX -- "$d" 2>/dev/null',
+  '  find "$d" -mindepth 1 -maxdepth 1 -exec rm -rf --one-file-system -- {} + || status=1',
+  'done',
+  'exit $status',
+].join('\n');
+
+async function emptyFolders(folders: string[], tools: RunFileTools & { hiddenPaths: string[] }): Promise<void> {
+  const present: string[] = [];
+  for (const folder of folders) if ((await kindAt(folder)) === 'dir') present.push(folder);
+  if (present.length === 0) return;
+  const result = await runTool(tools.isolation, {
+    command: ['/bin/sh', '-c', emptyFoldersScript, 'sh', ...present],
+    env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+    readOnly: [],
+    writable: present,
+    hiddenPaths: tools.hiddenPaths,
+    operatorHome: tools.operatorHome,
+    cwd: '/',
+    timeoutMs: 10 * 60_000,
+    maxOutputBytes: 64 * 1024,
+  });
+  if (result.timedOut || result.exitCode !== 0) {
+    throw new Error(`The run's files could not all be removed${result.timedOut ? ' in time' : ''}: ${result.stderr.trim().split('\n')[0] ?? ''}`.trim());
   }
 }
 
@@ -312,62 +539,108 @@ async function discardWorktree(projectPath: string, view: string, branch: string
  * The diff of the view against the run's base: files changed and the unified diff, including files
  * the agent created but never added, and commits it made on its branch.
  *
- * Untracked files are marked intent-to-add in a throwaway copy of the index, so the agent's own
- * index is never touched (it may be running) and no objects are written into the project's store.
+ * All of it through hardened git in a tool sandbox (hardened-git.ts). The agent's index is copied
+ * inside the sandbox, bounded in time (it may be a FIFO, or swapped for one while the run goes on);
+ * untracked files are marked intent-to-add in that copy only, so the agent's own index is never
+ * touched and no object is written anywhere.
  */
-export async function diffTaskView(taskRoot: TaskRoot, options: { maxDiffBytes?: number } = {}): Promise<TaskViewDiff> {
+export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, options: { maxDiffBytes?: number } = {}): Promise<TaskViewDiff> {
   const record = await readRecord(taskRoot.root);
   if (!record) throw new Error(`${taskRoot.root} has no task root record; prepare it first.`);
-
-  let gitEnv: Record<string, string>;
-  let base: string;
-  let indexSource: string;
-  if (record.kind === 'worktree' && record.git && record.baseRevision) {
-    gitEnv = {
-      GIT_DIR: record.git.worktreeAdminDir,
-      GIT_COMMON_DIR: record.git.commonDir,
-      GIT_WORK_TREE: taskRoot.view,
-    };
-    base = record.baseRevision;
-    indexSource = path.join(record.git.worktreeAdminDir, 'index');
-  } else if (record.kind === 'copy' && record.baseTree) {
-    const snapshotDir = path.join(taskRoot.root, baseSnapshotDirName);
-    gitEnv = { GIT_DIR: snapshotDir, GIT_WORK_TREE: taskRoot.view };
-    base = record.baseTree;
-    indexSource = path.join(snapshotDir, 'index');
-  } else {
-    throw new Error(`${taskRoot.root} has an incomplete task root record; prepare it again.`);
-  }
-
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'operator-console-diff-'));
+  const question = diffQuestion(taskRoot, record);
+  const git = await openHardenedGit({
+    isolation: tools.isolation,
+    operatorHome: tools.operatorHome,
+    hiddenPaths: [path.dirname(path.dirname(taskRoot.root)), taskRoot.projectPath],
+    readOnly: [taskRoot.view, ...question.objectDirs, path.dirname(question.indexSource)],
+    objectDirs: question.objectDirs,
+    workTree: taskRoot.view,
+    objectFormat: question.objectFormat,
+    user: tools.isolation.kind === 'bubblewrap' ? tools.isolation.setup.user : null,
+  });
   try {
-    const index = path.join(scratch, 'index');
-    const env = { ...gitEnv, GIT_INDEX_FILE: index, GIT_LITERAL_PATHSPECS: '1' };
-    // Hooks and daemons have no business in a read-only question about the view.
-    const safe = ['-c', 'core.fsmonitor=false', '-c', 'core.untrackedCache=false', '-c', 'core.quotePath=false'];
+    await copyIndex(git, question.indexSource, tools);
+    let untracked: Buffer;
     try {
-      await fs.copyFile(indexSource, index);
+      untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
     } catch {
-      await runGit([...safe, 'read-tree', base], { env });
+      // Not an index this git can read (damaged, or split by the agent): start from the base instead.
+      await git.run(['read-tree', question.base]);
+      untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
     }
-    const untracked = (await runGit([...safe, 'ls-files', '-z', '--others', '--exclude-standard'], { env })).stdout;
-    if (untracked.length > 0) {
-      const list = path.join(scratch, 'untracked');
-      await fs.writeFile(list, untracked);
-      await runGit([...safe, 'add', '--intent-to-add', `--pathspec-from-file=${list}`, '--pathspec-file-nul'], { env });
+    const entries = untracked.toString('utf8').split('\0').filter(Boolean);
+    // A folder in this list holds a repository of its own: never entered, only named.
+    const nestedRepositories = entries.filter((entry) => entry.endsWith('/')).map((entry) => entry.slice(0, -1));
+    const files = entries.filter((entry) => !entry.endsWith('/'));
+    if (files.length > 0) {
+      await git.run(['add', '--intent-to-add', '--pathspec-from-file=-', '--pathspec-file-nul'], { stdin: Buffer.from(`${files.join('\0')}\0`) });
     }
-    const diffArgs = [...safe, 'diff', '-M', '--no-ext-diff', '--no-textconv', '--no-color', '--no-relative'];
-    const nameStatus = await runGit([...diffArgs, '--name-status', '-z', base, '--'], { env });
-    const unified = await runGit(
-      [...diffArgs, '--src-prefix=a/', '--dst-prefix=b/', base, '--'],
-      { env, maxBuffer: 512 * 1024 * 1024 },
-    );
+    const diffArgs = ['diff', '-M', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', '--no-color', '--no-relative'];
+    const nameStatus = await git.run([...diffArgs, '--name-status', '-z', question.base, '--']);
     const maxDiffBytes = options.maxDiffBytes ?? 8 * 1024 * 1024;
-    const truncated = Buffer.byteLength(unified.stdout) > maxDiffBytes;
-    const unifiedDiff = truncated ? Buffer.from(unified.stdout).subarray(0, maxDiffBytes).toString('utf8') : unified.stdout;
-    return { files: parseNameStatus(nameStatus.stdout), unifiedDiff, truncated };
+    const unified = await git.run([...diffArgs, '--src-prefix=a/', '--dst-prefix=b/', question.base, '--'], { maxOutputBytes: maxDiffBytes });
+    return {
+      files: parseNameStatus(nameStatus.stdout.toString('utf8')),
+      unifiedDiff: unified.stdout.toString('utf8'),
+      truncated: unified.truncated,
+      nestedRepositories,
+    };
   } finally {
-    await fs.rm(scratch, { recursive: true, force: true });
+    await git.dispose();
+  }
+}
+
+interface DiffQuestion {
+  base: string;
+  objectDirs: string[];
+  indexSource: string;
+  objectFormat: 'sha1' | 'sha256';
+}
+
+function diffQuestion(taskRoot: TaskRoot, record: TaskRootRecord): DiffQuestion {
+  if (record.kind === 'copy' && record.baseTree) {
+    const snapshot = path.join(taskRoot.root, baseSnapshotDirName);
+    return { base: record.baseTree, objectDirs: [path.join(snapshot, 'objects')], indexSource: path.join(snapshot, 'index'), objectFormat: 'sha1' };
+  }
+  if (record.version === 2 && record.repository && record.baseRevision) {
+    const repository = record.repository;
+    return {
+      base: record.baseRevision,
+      objectDirs: [path.join(repository.gitDir, 'objects'), ...repository.borrowedObjects],
+      indexSource: path.join(repository.adminDir, 'index'),
+      objectFormat: repository.objectFormat,
+    };
+  }
+  if (record.version === 1 && record.git && record.baseRevision) {
+    return {
+      base: record.baseRevision,
+      objectDirs: [path.join(record.git.commonDir, 'objects')],
+      indexSource: path.join(record.git.worktreeAdminDir, 'index'),
+      objectFormat: record.baseRevision.length === 64 ? 'sha256' : 'sha1',
+    };
+  }
+  throw new Error(`${taskRoot.root} has an incomplete task root record; prepare it again.`);
+}
+
+// Copies the index if it is a regular file (not a link, a FIFO or a device); a swap between the test
+// and the copy can only make the copy wait, and the time limit ends that.
+const copyIndexScript = 'if [ -f "$1" ] && [ ! -L "$1" ]; then exec head -c 536870912 -- "$1" > "$2"; fi; exit 3';
+
+async function copyIndex(git: HardenedGit, indexSource: string, tools: RunFileTools): Promise<void> {
+  const copied = await runTool(tools.isolation, {
+    command: ['/bin/sh', '-c', copyIndexScript, 'sh', indexSource, git.indexFile],
+    env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+    readOnly: [path.dirname(indexSource)],
+    writable: [git.scratch],
+    hiddenPaths: [],
+    operatorHome: tools.operatorHome,
+    cwd: '/',
+    timeoutMs: 10_000,
+    maxOutputBytes: 1024,
+  });
+  if (copied.exitCode !== 0) await fs.rm(git.indexFile, { force: true });
+  if (copied.exitCode !== 0 && copied.exitCode !== 3 && !copied.timedOut) {
+    throw new Error(`The run's index could not be read: ${copied.stderr.trim() || `exit ${copied.exitCode ?? copied.signal}`}`);
   }
 }
 
@@ -394,33 +667,6 @@ function parseNameStatus(output: string): TaskFileChange[] {
   return files;
 }
 
-/**
- * The bind points that let the agent commit on its own branch inside the OS sandbox, and the ones
- * that must stay read-only. Only the folders of the run's branch ref (shared with other runs of the
- * console, never with the operator's branches) become writable, not `refs/` as a whole.
- */
-export async function gitProtectionFor(taskRoot: TaskRoot): Promise<GitProtection | null> {
-  const record = await readRecord(taskRoot.root);
-  if (!record?.git || !record.branch) return null;
-  const { commonDir, worktreeAdminDir } = record.git;
-  const branchFolder = path.posix.dirname(record.branch);
-  const branchRefDirs = [
-    path.join(commonDir, 'refs', 'heads', ...branchFolder.split('/')),
-    path.join(commonDir, 'logs', 'refs', 'heads', ...branchFolder.split('/')),
-  ];
-  // Bind sources must exist; an empty folder under refs/ means nothing to git.
-  for (const dir of branchRefDirs) await fs.mkdir(dir, { recursive: true });
-  return {
-    commonDir,
-    objectStore: path.join(commonDir, 'objects'),
-    worktreeAdminDir,
-    branchRefDirs,
-    hooksDir: path.join(commonDir, 'hooks'),
-    configFile: path.join(commonDir, 'config'),
-    lockedFiles: [path.join(taskRoot.view, '.git'), path.join(worktreeAdminDir, 'commondir'), path.join(worktreeAdminDir, 'gitdir')],
-  };
-}
-
 async function resolveCommit(projectPath: string, revision: string): Promise<string> {
   try {
     const result = await runGit(['rev-parse', '--verify', '--end-of-options', `${revision}^{commit}`], { cwd: projectPath });
@@ -434,41 +680,31 @@ async function resolveCommit(projectPath: string, revision: string): Promise<str
 }
 
 async function hasBranch(projectPath: string, branch: string): Promise<boolean> {
-  const result = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {
-    cwd: projectPath,
-    okExitCodes: [0, 1],
-  });
+  const result = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: projectPath, okExitCodes: [0, 1] });
   return result.exitCode === 0;
 }
 
+/** Read right after git made the worktree, before any agent ran: the folder `view/.git` names. */
 async function readGitFileTarget(view: string): Promise<string> {
-  const content = await fs.readFile(path.join(view, '.git'), 'utf8');
+  const content = (await readRegularFile(path.join(view, '.git'), 4096))?.toString('utf8') ?? '';
   const match = /^gitdir: (.+)$/m.exec(content);
   if (!match?.[1]) throw new Error(`${view}/.git does not name a git directory.`);
   return fs.realpath(path.resolve(view, match[1].trim()));
 }
 
-async function isIntactWorktree(view: string, git: TaskRootGit): Promise<boolean> {
-  try {
-    const target = await readGitFileTarget(view);
-    if (target !== git.worktreeAdminDir) return false;
-    const backLink = (await fs.readFile(path.join(git.worktreeAdminDir, 'gitdir'), 'utf8')).trim();
-    return path.resolve(backLink) === path.join(view, '.git');
-  } catch {
-    return false;
-  }
-}
-
 async function readRecord(root: string): Promise<TaskRootRecord | null> {
+  // The record sits in the task root itself, which no run can write; read safely all the same.
+  const bytes = await readRegularFile(path.join(root, recordFileName), 1024 * 1024).catch(() => null);
+  if (!bytes) return null;
   try {
-    const parsed = JSON.parse(await fs.readFile(path.join(root, recordFileName), 'utf8')) as TaskRootRecord;
-    return parsed.version === 1 ? parsed : null;
+    const parsed = JSON.parse(bytes.toString('utf8')) as TaskRootRecord;
+    return parsed.version === 1 || parsed.version === 2 ? parsed : null;
   } catch {
     return null;
   }
 }
 
-async function writeRecord(root: string, record: TaskRootRecord): Promise<void> {
+async function writeRecord(root: string, record: TaskRootRecordV2): Promise<void> {
   // Written whole then renamed, so a crash never leaves half a record that looks complete.
   const file = path.join(root, recordFileName);
   const partial = `${file}.partial`;
@@ -483,23 +719,16 @@ function toTaskRoot(paths: ReturnType<typeof taskRootPaths>, record: TaskRootRec
     branch: record.branch,
     kind: record.kind,
     projectPath: record.projectPath,
-    git: record.git,
+    repository: record.version === 2 ? record.repository : null,
+    legacy: record.version === 1,
   };
 }
 
-async function pathExists(target: string): Promise<boolean> {
+async function kindAt(target: string): Promise<'missing' | 'dir' | 'file' | 'other'> {
   try {
-    await fs.access(target, fsConstants.F_OK);
-    return true;
+    const stat = await fs.lstat(target);
+    return stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : 'other';
   } catch {
-    return false;
-  }
-}
-
-async function removeIfEmptyDir(target: string): Promise<void> {
-  try {
-    await fs.rmdir(target);
-  } catch {
-    // Not there, or not empty: the caller decides what that means.
+    return 'missing';
   }
 }

@@ -2,6 +2,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { probeSandbox } from './sandbox-probe';
+import type { RunFileTools } from './task-root';
 
 /**
  * Test fixtures for the confinement tests: a fake operator (home with planted secrets, a git project
@@ -23,8 +25,13 @@ export interface OperatorFixture {
   cleanup(): void;
 }
 
+/**
+ * git as the operator, for setting up fixtures and looking at results. `safe.directory=*`: when the
+ * suite runs as root, a sandboxed run's folders belong to nobody, and git rightly refuses another
+ * user's repository unless told.
+ */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Operator', '-c', 'user.email=operator@example.invalid', ...args], {
+  return execFileSync('git', ['-c', 'user.name=Operator', '-c', 'user.email=operator@example.invalid', '-c', 'safe.directory=*', ...args], {
     cwd,
     encoding: 'utf8',
     env: { ...cleanGitEnv(), GIT_TERMINAL_PROMPT: '0' },
@@ -128,4 +135,17 @@ export async function waitFor(condition: () => boolean, timeoutMs: number, what:
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * How the console's tools reach a run's files in these tests: the real probe's bubblewrap setup, as
+ * the run's user (nobody when the suite runs as root and the run is sandboxed, else the console's).
+ */
+export async function fixtureTools(fixture: OperatorFixture, options: { sandboxed?: boolean } = {}): Promise<RunFileTools> {
+  const probe = await probeSandbox({ stateDir: path.join(fixture.base, 'sandbox-state'), operatorHome: fixture.home });
+  if (!probe.available || !probe.setup) throw new Error(`The sandbox these tests need is not available: ${probe.reason ?? 'no setup'}`);
+  return {
+    isolation: { kind: 'bubblewrap', setup: { ...probe.setup, user: options.sandboxed ? probe.setup.user : null } },
+    operatorHome: fixture.home,
+  };
 }

@@ -94,8 +94,15 @@ async function expectNothingStarted(b: Bed, runId: string, decryptsBefore: numbe
 
 /** The delivered files of a fixture-codex run's isolated home. */
 function codexHome(b: RunTestBed, runId: string) {
-  const home = path.join(b.dataDir, 'tasks', runId, 'cache', 'codex-home');
-  return { home, auth: path.join(home, 'auth.json'), config: path.join(home, 'config.toml') };
+  const root = path.join(b.dataDir, 'tasks', runId);
+  const home = path.join(root, 'cache', 'codex-home');
+  const delivered = path.join(root, 'delivered');
+  return {
+    home,
+    auth: path.join(home, 'auth.json'),
+    config: path.join(home, 'config.toml'),
+    delivered: { auth: path.join(delivered, 'auth.json'), config: path.join(delivered, 'config.toml') },
+  };
 }
 
 describe('admission: AI connection required', () => {
@@ -221,15 +228,24 @@ describe('delivery and cleanup of a bound connection', () => {
       return (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id as string;
     };
     const whileRunning = async (runId: string) => {
-      await b.waitForRun(runId, (run) => run.status === 'running' && outputText(b, runId).includes('CODEX_HOME='));
-      const files = codexHome(b, runId);
-      expect(statSync(files.auth).mode & 0o777).toBe(0o600);
-      expect(statSync(files.config).mode & 0o777).toBe(0o600);
-      expect(JSON.parse(readFileSync(files.auth, 'utf8'))).toEqual({ OPENAI_API_KEY: key });
-      expect(readFileSync(files.config, 'utf8')).toContain('cli_auth_credentials_store = "file"');
+      await b.waitForRun(runId, (run) => run.status === 'running' && outputText(b, runId).includes('file $CODEX_HOME/config.toml'));
+      const output = outputText(b, runId);
+      // What the CLI found in its home: the key (redacted in the output, as every delivered secret is)
+      // and the config, each readable by its owner only.
+      expect(output).toMatch(/file \$CODEX_HOME\/auth\.json: 0600 ".*OPENAI_API_KEY.*\[redacted\]/);
+      expect(output).toMatch(/file \$CODEX_HOME\/config\.toml: 0600 ".*cli_auth_credentials_store = \\"file\\"/);
       // The key reached the CLI's environment: it printed it, and the console redacted exactly that value.
-      expect(outputText(b, runId)).toContain('CODEX_API_KEY=[redacted]');
+      expect(output).toContain('CODEX_API_KEY=[redacted]');
+      // On the host, the files live in the console's own folder of the task root, bound read-only into
+      // the sandbox: where the agent can write (its cache) there is only the empty file they cover.
+      const files = codexHome(b, runId);
+      expect(statSync(files.delivered.auth).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(files.delivered.auth, 'utf8'))).toEqual({ OPENAI_API_KEY: key });
+      expect(readFileSync(files.auth, 'utf8')).toBe('');
       return files;
+    };
+    const goneAfter = (files: ReturnType<typeof codexHome>) => {
+      for (const file of [files.auth, files.config, files.delivered.auth, files.delivered.config]) expect(existsSync(file)).toBe(false);
     };
 
     const succeeded = await startWith('shows-key');
@@ -238,23 +254,18 @@ describe('delivery and cleanup of a bound connection', () => {
     const success = await b.waitForRun(succeeded, ended);
     expect(success.status).toBe('succeeded');
     expect(success.confinement).toMatchObject({ sandbox: 'bubblewrap', homeMode: 'isolated' });
-    expect(existsSync(successFiles.auth)).toBe(false);
-    expect(existsSync(successFiles.config)).toBe(false);
+    goneAfter(successFiles);
 
     const failed = await startWith('fails');
     const failureFiles = await whileRunning(failed);
     expect((await b.waitForRun(failed, ended)).status).toBe('failed');
-    expect(existsSync(failureFiles.auth)).toBe(false);
-    expect(existsSync(failureFiles.config)).toBe(false);
+    goneAfter(failureFiles);
 
     const stopped = await startWith('waits');
-    await b.waitForRun(stopped, (run) => run.status === 'running' && outputText(b, stopped).includes('CODEX_API_KEY='));
-    const stopFiles = codexHome(b, stopped);
-    expect(existsSync(stopFiles.auth)).toBe(true);
+    const stopFiles = await whileRunning(stopped);
     await b.call('stopRun', { runId: stopped });
     expect((await b.waitForRun(stopped, ended)).status).toBe('cancelled');
-    expect(existsSync(stopFiles.auth)).toBe(false);
-    expect(existsSync(stopFiles.config)).toBe(false);
+    goneAfter(stopFiles);
     // One decrypt per launch, none anywhere else.
     expect(b.decrypts()).toBe(3);
   });
@@ -296,11 +307,12 @@ describe('delivery and cleanup of a bound connection', () => {
     await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
     const task = await b.createTask();
     const runId = (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id as string;
-    await b.waitForRun(runId, (run) => run.status === 'running' && outputText(b, runId).includes('CODEX_HOME='));
-    const config = readFileSync(codexHome(b, runId).config, 'utf8');
+    await b.waitForRun(runId, (run) => run.status === 'running' && outputText(b, runId).includes('file $CODEX_HOME/config.toml'));
+    const config = readFileSync(codexHome(b, runId).delivered.config, 'utf8');
     expect(config).toContain(`base_url = "${server.origin}/v1"`);
     expect(config).toContain('env_key = "CODEX_API_KEY"');
-    expect(existsSync(codexHome(b, runId).auth)).toBe(false);
+    expect(outputText(b, runId)).toContain('file $CODEX_HOME/auth.json: ENOENT');
+    expect(existsSync(codexHome(b, runId).delivered.auth)).toBe(false);
     expect((await b.waitForRun(runId, ended)).status).toBe('succeeded');
   });
 

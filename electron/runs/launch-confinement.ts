@@ -1,6 +1,8 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { buildBwrapArgs, readOnlyRebindsFor } from '../confinement/bwrap';
+import { OperatorError } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor, type SandboxOverlay } from '../confinement/bwrap';
 import {
   chooseRelayPort,
   egressProxyEnvironment,
@@ -14,9 +16,11 @@ import {
   type EgressProxy,
 } from '../confinement/egress-proxy';
 import { buildConfinedEnvironment } from '../confinement/environment';
-import { deliverCredentialFiles, prepareProviderHome, removeDeliveredFiles } from '../confinement/provider-home';
+import { deliverCredentialFiles, prepareProviderHome, type DeliveredCredentials } from '../confinement/provider-home';
+import type { SandboxProbe } from '../confinement/sandbox-probe';
+import { buildSeatbeltArgs, sandboxExecPath } from '../confinement/seatbelt';
 import type { CredentialDelivery } from '../connections/credential-delivery';
-import { gitProtectionFor, taskWritableRoots, type TaskRoot } from '../confinement/task-root';
+import { prepareTaskRootMounts, type TaskRoot } from '../confinement/task-root';
 import type { LaunchSpec } from '../providers/adapters/adapter';
 import type { LaunchProfile, ProviderEntry } from '../providers/catalog';
 import { resolveExecutable } from '../pty/pty-session';
@@ -37,13 +41,17 @@ export interface ConfineLaunchInput {
   admission: Admission;
   operatorEnv: NodeJS.ProcessEnv;
   operatorHome: string;
+  /** The console's data directory: hidden inside the sandbox but for the run's own roots. */
+  dataDir: string;
+  /** What the sandbox probe found (null while it has not answered: then a sandboxed run cannot start). */
+  sandbox: SandboxProbe | null;
   onEgressDecision?: (decision: EgressDecisionNote) => void;
   /** An AI connection's base URL, when the run uses one (it replaces the provider's own API). */
   connectionBaseUrl?: string | null;
   /**
-   * A managed AI connection's delivery for an isolated home: its files are written into the provider
-   * home (0600) and removed by `cleanup`, its secret variables reach the child through
-   * `deliveredSecrets` (the only way a credential-like name does).
+   * A managed AI connection's delivery for an isolated home: its files reach the CLI for the attempt
+   * (see deliverCredentialFiles) and are removed by `cleanup`, its secret variables reach the child
+   * through `deliveredSecrets` (the only way a credential-like name does).
    */
   credential?: Pick<CredentialDelivery, 'secretEnv' | 'plainEnv' | 'files'> | null;
   /** The operator's own allow-list of hosts a provider-only run may reach, e.g. `registry.npmjs.org:443`. */
@@ -76,24 +84,44 @@ export interface ConfinedLaunch {
   executable: string;
   args: string[];
   env: Record<string, string>;
-  sandbox: 'none' | 'bubblewrap';
+  sandbox: 'none' | 'bubblewrap' | 'seatbelt';
   cleanup(): Promise<void>;
+}
+
+function sandboxUnavailable(input: ConfineLaunchInput): OperatorError {
+  const probe = input.sandbox;
+  return new OperatorError({
+    code: 'sandbox_unavailable',
+    reason: 'sandbox_unavailable',
+    message: `${input.admission.agentName} runs sandboxed, but the OS sandbox is not available here${probe?.reason ? ` (${probe.reason})` : probe ? '' : ' (it is still being checked)'}. ${
+      probe?.hint ?? 'Try again in a moment.'
+    }`,
+    actionUrl: actionRoute({ kind: 'agent', agentId: input.admission.agentId }),
+  });
 }
 
 /**
  * Turns an adapter's launch into a confined one (DESIGN.md section 4): the confined environment built
  * from the allow-list, the provider's home moved into the task's cache (linked to the operator's own
  * files for a preconfigured home, empty for an isolated one), and, in a sandboxed environment, the
- * whole command inside bubblewrap.
+ * whole command inside the OS sandbox the probe found (bubblewrap on Linux, Seatbelt on macOS).
  */
 export async function confineLaunch(input: ConfineLaunchInput): Promise<ConfinedLaunch> {
   const { spec, taskRoot, admission } = input;
+  const sandboxed = admission.environmentKind === 'sandboxed';
+  const level = sandboxed ? (input.sandbox?.available ? input.sandbox.level : 'none') : 'none';
+  if (sandboxed && level === 'none') throw sandboxUnavailable(input);
+  const setup = level === 'bubblewrap' ? input.sandbox!.setup! : null;
+  // When the console is root, a sandboxed run is nobody: what it writes is handed to nobody first.
+  const owner = setup?.user ?? null;
+
   const providerHome = await prepareProviderHome({
     providerId: providerHomeId(input.provider),
     mode: admission.homeMode,
     cache: taskRoot.cache,
     operatorHome: input.operatorHome,
     operatorEnv: input.operatorEnv,
+    owner,
   });
   const profileEnv = { ...spec.env };
   if (providerHome.homeVar) delete profileEnv[providerHome.homeVar.name];
@@ -112,71 +140,110 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
   // sandbox is built (and before any credential file is written), and the sandbox then runs exactly this file.
   const executable = resolveExecutable(spec.executable, env, spec.cwd);
 
-  const delivered =
-    credential && providerHome.dir && credential.files.length > 0
-      ? await deliverCredentialFiles({ providerHome: providerHome.dir, files: credential.files })
-      : [];
-  const removeCredentials = () => removeDeliveredFiles(delivered);
-
-  if (admission.environmentKind !== 'sandboxed') {
-    return { executable, args: spec.args, env, sandbox: 'none', cleanup: removeCredentials };
-  }
-  // provider-only: no network of its own; an egress proxy on the host, reached through a Unix socket
-  // bound into the sandbox, lets through only the provider's API (and the operator's allow-list).
+  let delivered: DeliveredCredentials | null = null;
   let proxy: EgressProxy | null = null;
+  const cleanup = async () => {
+    await proxy?.close();
+    await delivered?.remove();
+  };
   try {
+    if (credential && providerHome.dir && credential.files.length > 0) {
+      delivered = await deliverCredentialFiles({
+        taskRoot: taskRoot.root,
+        providerHome: providerHome.dir,
+        files: credential.files,
+        // Only bubblewrap can bind: elsewhere the files are written where the CLI reads them.
+        placement: level === 'bubblewrap' ? 'bind' : 'write',
+        owner,
+      });
+    }
+    if (!sandboxed) return { executable, args: spec.args, env, sandbox: 'none', cleanup };
+
+    const mounts = await prepareTaskRootMounts(taskRoot, owner);
+    const relayScript = findEgressRelayScript();
+    const hiddenPaths = [taskRoot.projectPath, input.dataDir];
+    const readOnlyRebinds = readOnlyRebindsFor({
+      linkTargets: providerHome.links.map((link) => link.target),
+      installationDirs: sandboxInstallationDirs([executable, process.execPath, relayScript], [input.operatorHome, ...hiddenPaths]),
+    });
     let command = [executable, ...spec.args];
+
+    if (level === 'seatbelt') {
+      // macOS has no network namespace: the proxy listens on a port of localhost, the only address
+      // the profile lets the run connect to, and every destination goes through it.
+      let proxyPort: number | undefined;
+      if (admission.networkMode === 'provider-only') {
+        proxy = await startEgressProxy({ tcpPort: 0, allow: egressAllowList(input), onDecision: (decision) => input.onEgressDecision?.(decision) });
+        proxyPort = proxy.tcpPort!;
+        Object.assign(env, egressProxyEnvironment(proxyPort, { privateLoopback: false }));
+      }
+      const args = buildSeatbeltArgs({
+        writableRoots: mounts.writableRoots,
+        operatorHome: input.operatorHome,
+        readOnlyRebinds: [...readOnlyRebinds, ...mounts.readOnlyRebinds],
+        hiddenPaths,
+        networkMode: admission.networkMode,
+        ...(proxyPort !== undefined ? { proxyPort } : {}),
+        protectedPaths: seatbeltProtections(mounts.overlays, delivered?.paths ?? []),
+        command,
+      });
+      return { executable: sandboxExecPath, args, env, sandbox: 'seatbelt', cleanup };
+    }
+
+    // provider-only: no network of its own; an egress proxy on the host, reached through a Unix socket
+    // bound into the sandbox, lets through only the provider's API (and the operator's allow-list).
     if (admission.networkMode === 'provider-only') {
       const allow = egressAllowList(input);
       proxy = await startEgressProxy({
-        socketPath: egressSocketPath(taskRoot),
+        socketPath: await egressSocketPath(taskRoot),
         allow,
+        owner,
         onDecision: (decision) => input.onEgressDecision?.({ host: decision.host, port: decision.port, method: decision.method, allowed: decision.allowed }),
       });
       const forwards = loopbackForwards(allow);
       const relayPort = chooseRelayPort(forwards);
-      command = egressRelayCommand({
-        nodePath: process.execPath,
-        relayScript: findEgressRelayScript(),
-        socketPath: proxy.socketPath!,
-        relayPort,
-        forwards,
-        command,
-      });
+      command = egressRelayCommand({ nodePath: process.execPath, relayScript, socketPath: proxy.socketPath!, relayPort, forwards, command });
       Object.assign(env, egressProxyEnvironment(relayPort));
       // In Electron the relay runs on Electron's own Node.
       if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
     }
-    const args = buildBwrapArgs({
-      taskRoot,
-      writableRoots: taskWritableRoots(taskRoot),
-      networkMode: admission.networkMode,
-      operatorHome: input.operatorHome,
-      readOnlyRebinds: readOnlyRebindsFor({
-        linkTargets: providerHome.links.map((link) => link.target),
-        installationDirs: sandboxInstallationDirs([executable, process.execPath, ...(proxy ? [findEgressRelayScript()] : [])], input.operatorHome),
-      }),
-      hiddenPaths: [taskRoot.projectPath],
-      gitProtection: await gitProtectionFor(taskRoot),
-      ...(proxy?.socketPath ? { proxySocket: proxy.socketPath } : {}),
-      command,
-    });
-    return {
-      executable: 'bwrap',
-      args,
-      env,
-      sandbox: 'bubblewrap',
-      cleanup: async () => {
-        await proxy?.close();
-        await removeCredentials();
+    const bwrapArgs = buildBwrapArgs(
+      {
+        taskRoot,
+        writableRoots: mounts.writableRoots,
+        networkMode: admission.networkMode,
+        operatorHome: input.operatorHome,
+        readOnlyRebinds: [...readOnlyRebinds, ...mounts.readOnlyRebinds],
+        hiddenPaths,
+        overlays: [...mounts.overlays, ...(delivered?.overlays ?? [])],
+        ...(proxy?.socketPath ? { proxySocket: proxy.socketPath } : {}),
+        command,
       },
-    };
+      setup!,
+    );
+    const launch = bwrapCommand(bwrapArgs, setup!);
+    return { executable: launch.file, args: launch.args, env, sandbox: 'bubblewrap', cleanup };
   } catch (error) {
-    // Nothing will run: the delivered files must not outlive this failed launch.
-    await proxy?.close();
-    await removeCredentials();
+    // Nothing will run: the delivered files and the proxy must not outlive this failed launch.
+    await cleanup();
     throw error;
   }
+}
+
+/**
+ * Seatbelt's carve-outs from the writable roots, for what bubblewrap binds read-only: a protected
+ * folder's whole tree, except one holding a writable overlay (the worktrees folder around the admin
+ * folder), which is only kept from being moved, as is every file and writable folder itself.
+ */
+function seatbeltProtections(overlays: SandboxOverlay[], deliveredPaths: string[]): { literal: string[]; subpath: string[] } {
+  const literal: string[] = [...deliveredPaths];
+  const subpath: string[] = [];
+  for (const overlay of overlays) {
+    const holdsWritable = overlays.some((other) => other.writable && other.dest.startsWith(`${overlay.dest}${path.sep}`));
+    if (overlay.folder && !overlay.writable && !holdsWritable) subpath.push(overlay.dest);
+    else literal.push(overlay.dest);
+  }
+  return { literal, subpath };
 }
 
 /** Folders the sandbox hides (an empty tmpfs over each); see electron/confinement/bwrap.ts. */
@@ -184,12 +251,13 @@ const hiddenSystemRoots = ['/tmp', '/var/tmp', '/run'];
 
 /**
  * The folders the programs a sandboxed run starts need, when they sit in a folder the sandbox hides
- * (the operator's home, /tmp): the CLI's installation (the whole package a `node_modules/.bin` link
- * points into), the Node runtime running it (nvm, volta, ~/.local), and the egress relay script.
- * They are re-bound read-only, and nothing else of the hidden folder is.
+ * (the operator's home, /tmp, the project): the CLI's installation (the whole package a
+ * `node_modules/.bin` link points into), the Node runtime running it (nvm, volta, ~/.local), and the
+ * egress relay script. They are re-bound read-only, and nothing else of the hidden folder is (a
+ * hidden folder inside one, such as the data directory under ~/.local, stays hidden: bwrap.ts).
  */
-export function sandboxInstallationDirs(programs: string[], operatorHome: string): string[] {
-  const hiddenRoots = [operatorHome, ...hiddenSystemRoots];
+export function sandboxInstallationDirs(programs: string[], hiddenFolders: string[]): string[] {
+  const hiddenRoots = [...hiddenFolders, ...hiddenSystemRoots];
   const isHidden = (dir: string) => hiddenRoots.some((root) => dir === root || dir.startsWith(`${root}${path.sep}`));
   const dirs = new Set<string>();
   for (const program of programs) {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { providerHomeVariable } from '../confinement/environment';
-import { removeDeliveredFiles } from '../confinement/provider-home';
+import { removeLeftoverDelivery } from '../confinement/provider-home';
 import type { ConnectionService } from '../connections/connection-service';
 import { credentialDelivery, deliveredFilePaths, effectiveBaseUrl } from '../connections/credential-delivery';
 import type { Logger } from '../log';
@@ -44,8 +44,10 @@ export async function credentialFor(
 }
 
 /**
- * Removes the connection files a dead console left in a run's isolated provider home. The paths come
- * from the CLI's delivery layout, not from anything in the task root (which the agent could write).
+ * Removes the connection files a dead console left for a run: the console's own delivery folder in
+ * the task root, and (for a run whose files were written into its home) the CLI's delivery layout in
+ * the provider home, through real folders only. The paths come from the layout, not from anything in
+ * the task root (which the agent could write).
  */
 export async function removeLeftoverCredentials(
   row: { id: string; task_root: string | null; admission_json: string | null },
@@ -58,7 +60,6 @@ export async function removeLeftoverCredentials(
   if (!provider) return;
   const home = providerHomeVariable(providerHomeId(provider), path.join(row.task_root, 'cache'));
   if (!home) return;
-  const files = deliveredFilePaths(provider.adapter).map((relative) => path.join(home.value, relative));
-  await removeDeliveredFiles(files);
-  if (files.length) log.info('removed connection files left by a previous console', { runId: row.id, files: files.length });
+  const removed = await removeLeftoverDelivery(row.task_root, home.value, deliveredFilePaths(provider.adapter));
+  log.info('removed connection files left by a previous console', { runId: row.id, files: removed });
 }

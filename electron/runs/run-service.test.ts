@@ -275,7 +275,7 @@ describe('resume', () => {
 });
 
 describe('the run’s workspace', () => {
-  it('shows the diff against the base revision, and is cleaned up (worktree and branch) when the run is archived', async () => {
+  it('shows the diff against the base revision, and is cleaned up (its repository and the project’s keep-ref) when the run is archived', async () => {
     const b = await bed();
     const agent = await b.createAgent(['--write-file', 'src/feature.txt']);
     const task = await b.createTask();
@@ -285,13 +285,17 @@ describe('the run’s workspace', () => {
     expect(diff.baseRevision).toBe(run.baseRevision);
     expect(diff.files).toEqual([{ path: 'src/feature.txt', status: 'added' }]);
     expect(diff.unifiedDiff).toContain('+written by fixture-agent');
-    const branches = () => execFileSync('git', ['branch', '--list', 'operator-console/*'], { cwd: b.projectDir, encoding: 'utf8' });
-    expect(branches()).toContain(run.id);
+    // The run's branch lives in its own repository; the project only keeps a ref at the base, and no branch.
+    const projectRefs = () => execFileSync('git', ['for-each-ref', '--format=%(refname)'], { cwd: b.projectDir, encoding: 'utf8' });
+    expect(projectRefs()).toContain(`refs/operator-console/runs/${run.id}`);
+    expect(projectRefs()).not.toContain('refs/heads/operator-console/');
+    expect(execFileSync('git', ['branch', '--show-current'], { cwd: run.cwd, encoding: 'utf8' }).trim()).toBe(`operator-console/${run.id}`);
 
     const archived = await b.call('archiveRun', { runId: run.id });
     expect(archived.status).toBe('succeeded');
     expect(existsSync(run.cwd)).toBe(false);
-    expect(branches()).not.toContain(run.id);
+    expect(existsSync(run.taskRoot)).toBe(false);
+    expect(projectRefs()).not.toContain(run.id);
     expect((await b.call('getRun', { runId: run.id })).archived).toBe(true);
     await expect(b.call('getRunDiff', { runId: run.id })).rejects.toMatchObject({ code: 'not_found' });
   });
@@ -334,7 +338,10 @@ describe('the run’s workspace', () => {
       sandbox: 'bubblewrap',
       network: 'provider-only',
       homeMode: 'isolated',
-      writableRoots: [run.cwd, expect.stringMatching(/tmp$/), expect.stringMatching(/cache$/), expect.stringMatching(/home$/)],
+      writableRoots: [run.cwd, expect.stringMatching(/tmp$/), expect.stringMatching(/cache$/), expect.stringMatching(/home$/), expect.stringMatching(/git$/)],
+      // The suite runs as root in CI: the run's programs are nobody, and a seccomp filter is loaded.
+      runsAs: process.getuid?.() === 0 ? expect.stringContaining('nobody') : null,
+      syscallFilter: true,
     });
     expect(outputText(b, run.id)).toContain(`HOME=${path.join(b.dataDir, 'tasks', run.id, 'home')}`);
     expect(existsSync(path.join(run.cwd, 'inside.txt'))).toBe(true);

@@ -33,6 +33,7 @@ import {
   type AdmissionResult,
   type SandboxState,
 } from './admission';
+import type { SandboxProbe } from '../confinement/sandbox-probe';
 import { prepareTaskRoot } from '../confinement/task-root';
 import { RunWorkspace } from './run-workspace';
 import { confineLaunch, type ConfinedLaunch } from './launch-confinement';
@@ -55,8 +56,10 @@ export interface RunServiceOptions {
   /** The operator's environment: confinement copies only its allow-list from it. */
   operatorEnv?: NodeJS.ProcessEnv | undefined;
   operatorHome?: string | undefined;
-  /** The sandbox probe's answer, once the console has probed. */
+  /** The sandbox probe's answer, once the console has probed (what admission asks). */
   sandbox?: () => SandboxState | null;
+  /** The probe itself: how runs and the console's tools are sandboxed here. Null where nothing probes (tests without a sandbox). */
+  sandboxProbe?: SandboxProbeSource;
   now?: () => number;
   /** Terminal size before the viewer has said how big its pane is. */
   initialSize?: { cols: number; rows: number };
@@ -103,6 +106,15 @@ const classifierTailBytes = 64 * 1024;
 /** Timeline updates are announced at most this often per run. */
 const timelineNoticeMs = 100;
 
+export interface SandboxProbeSource {
+  /** The answer, or null while the probe has not answered yet. */
+  current(): SandboxProbe | null;
+  /** The answer, once there is one. */
+  ready(): Promise<SandboxProbe | null>;
+}
+
+const noSandboxProbe: SandboxProbeSource = { current: () => null, ready: () => Promise.resolve(null) };
+
 export function digest(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
@@ -121,6 +133,7 @@ export class RunService {
   private readonly ledger: Ledger;
   /** The run's folder on disk: its diff, its confinement, its cleanup. */
   readonly workspace: RunWorkspace;
+  private readonly sandboxProbe: SandboxProbeSource;
   private readonly active = new Map<string, ActiveRun>();
   private readonly now: () => number;
   private readonly timelineTimers = new Map<string, NodeJS.Timeout>();
@@ -135,7 +148,13 @@ export class RunService {
 
   constructor(private readonly options: RunServiceOptions) {
     this.ledger = options.ledger;
-    this.workspace = new RunWorkspace(options.ledger, options.dataDir);
+    this.sandboxProbe = options.sandboxProbe ?? noSandboxProbe;
+    this.workspace = new RunWorkspace({
+      ledger: options.ledger,
+      dataDir: options.dataDir,
+      operatorHome: options.operatorHome ?? homedir(),
+      sandbox: () => this.sandboxProbe.ready(),
+    });
     this.now = options.now ?? Date.now;
     this.runNotices = new RunNotices({
       ledger: options.ledger,
@@ -308,7 +327,7 @@ export class RunService {
       submission: row.submission_json ? (JSON.parse(row.submission_json) as RunDetail['submission']) : null,
       outputBytes: this.ledger.output.totalBytes(runId),
       archived: row.archived_at !== null,
-      confinement: this.workspace.confinementOf(admission, agent, row.task_root),
+      confinement: this.workspace.confinementOf(admission, agent, row, this.sandboxProbe.current()),
       canStop: row.status === 'queued' || active !== undefined,
       canResume:
         ended &&
@@ -547,7 +566,10 @@ export class RunService {
       throw new OperatorError({ code: 'not_found', message: 'The run’s task or project was removed from the console.' });
     }
     const adapter = adapterFor(active.provider);
-    const taskRoot = await prepareTaskRoot({ dataDir: this.options.dataDir, runId: active.runId, project });
+    const probe = await this.sandboxProbe.ready();
+    // A sandboxed run's writable roots belong to the sandbox's user (nobody, when the console is root).
+    const owner = active.admission.environmentKind === 'sandboxed' ? (probe?.setup?.user ?? null) : null;
+    const taskRoot = await prepareTaskRoot({ dataDir: this.options.dataDir, runId: active.runId, project, owner });
     this.ledger.runs.update(active.runId, { taskRoot: taskRoot.root, cwd: taskRoot.view, baseRevision: taskRoot.baseRevision });
     if (active.stopRequested) return this.endActive(active, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator before it started.' });
 
@@ -588,6 +610,8 @@ export class RunService {
         admission: active.admission,
         operatorEnv: this.options.operatorEnv ?? process.env,
         operatorHome: this.options.operatorHome ?? homedir(),
+        dataDir: this.options.dataDir,
+        sandbox: probe,
         onEgressDecision: (decision) => this.note(active.runId, attemptId, 'egress', { ...decision }),
         connectionBaseUrl: credential?.baseUrl ?? null,
         credential: credential?.delivery ?? null,

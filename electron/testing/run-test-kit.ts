@@ -7,6 +7,9 @@ import { createMemoryLogger } from '../log';
 import { fixtureAgentPath } from './output-test-kit';
 import { makeTempDir } from './temp-dir';
 
+/** What the AI connection profiles print: the delivered key and home, and the files the CLI reads there. */
+const showsDelivery = '--print-env CODEX_API_KEY --print-env CODEX_HOME --print-file $CODEX_HOME/auth.json --print-file $CODEX_HOME/config.toml';
+
 /**
  * A console core on a temp data dir with a small provider catalog for tests: the generic command
  * provider, whose programs are the fixture agent, with quick retries so retry paths run in a test.
@@ -61,13 +64,13 @@ export const testCatalog = () => ({
         {
           id: 'shows-key',
           label: 'Shows its key',
-          env: { FIXTURE_AGENT_FLAGS: '--print-env CODEX_API_KEY --print-env CODEX_HOME --sleep-ms 1200' },
+          env: { FIXTURE_AGENT_FLAGS: `${showsDelivery} --sleep-ms 1200` },
           maxAttempts: 1,
           retryBackoffBaseMs: 50,
           stopGraceMs: 1500,
         },
-        { id: 'fails', label: 'Fails', env: { FIXTURE_AGENT_FLAGS: '--print-env CODEX_API_KEY --print-env CODEX_HOME --sleep-ms 600 --exit-code 3' }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
-        { id: 'waits', label: 'Waits', env: { FIXTURE_AGENT_FLAGS: '--print-env CODEX_API_KEY --print-env CODEX_HOME --sleep-ms 60000' }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
+        { id: 'fails', label: 'Fails', env: { FIXTURE_AGENT_FLAGS: `${showsDelivery} --sleep-ms 600 --exit-code 3` }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
+        { id: 'waits', label: 'Waits', env: { FIXTURE_AGENT_FLAGS: `${showsDelivery} --sleep-ms 60000` }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
       ],
     },
     {

@@ -1,0 +1,163 @@
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Owner } from './safe-path';
+import { runTool, type ToolIsolation, type ToolResult } from './tool-sandbox';
+
+/**
+ * Git for the console's questions about a run's files (the diff, its file list), which the run may
+ * have written: hardened so that nothing the run wrote can make git run a program, and run in a tool
+ * sandbox (tool-sandbox.ts) so that even a git bug could reach nothing.
+ *
+ * Git never reads the run's repository as a repository: no config, no hooks, no `commondir`, no
+ * worktree links. It reads only data: the objects (as alternates), a copy of the index, and the work
+ * tree, through a throwaway git dir the console writes for each question
+ * (`<scratch>/git`, config included). No system or global config, no attributes file, hooks path
+ * /dev/null, fsmonitor and the untracked cache off, no external diff or textconv (the callers pass
+ * --no-ext-diff --no-textconv), submodules and nested repositories never entered, no protocol
+ * allowed, a fixed environment (never the operator's), a time limit and an output cap.
+ */
+
+export interface HardenedGitSpace {
+  isolation: ToolIsolation;
+  operatorHome: string;
+  /** Hidden inside the tool sandbox: the console's data directory, the project. */
+  hiddenPaths: string[];
+  /** The run's files git reads: the work tree, object folders, the folder holding the index copied. */
+  readOnly: string[];
+  /** The object folders git reads (the run's own, then the ones it borrows), read-only. */
+  objectDirs: string[];
+  workTree: string;
+  objectFormat: 'sha1' | 'sha256';
+  /** The sandbox's user, who must be able to write the scratch folder. */
+  user: Owner | null;
+}
+
+export interface HardenedGit {
+  /** Runs `git <args>`; a non-zero exit (unless allowed) or a timeout is a GitToolError. */
+  run(args: string[], options?: { stdin?: Buffer; maxOutputBytes?: number; timeoutMs?: number; okExitCodes?: number[] }): Promise<ToolResult>;
+  /** The temporary index file the questions share (see the caller for what goes in it). */
+  readonly indexFile: string;
+  readonly scratch: string;
+  dispose(): Promise<void>;
+}
+
+export class GitToolError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly result: ToolResult,
+  ) {
+    super(gitToolMessage(args, result));
+    this.name = 'GitToolError';
+  }
+}
+
+function gitToolMessage(args: readonly string[], result: ToolResult): string {
+  const verb = args.find((arg) => !arg.startsWith('-')) ?? 'command';
+  if (result.timedOut) return `git ${verb} did not finish in time on the run's files and was stopped.`;
+  return `git ${verb} failed on the run's files (exit ${result.exitCode ?? result.signal}): ${result.stderr.trim() || 'no output'}`;
+}
+
+/** Settings on the command line, which beats every config file git might still find. */
+export const hardenedGitConfig = [
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+  'core.untrackedCache=false',
+  'core.quotePath=false',
+  'core.attributesFile=/dev/null',
+  'core.excludesFile=/dev/null',
+  'core.sshCommand=false',
+  'core.alternateRefsCommand=',
+  'diff.external=',
+  'diff.ignoreSubmodules=all',
+  'submodule.recurse=false',
+  'status.submoduleSummary=false',
+  'gc.auto=0',
+  'maintenance.auto=false',
+  'protocol.allow=never',
+  'safe.directory=*',
+].flatMap((setting) => ['-c', setting]);
+
+const defaultTimeoutMs = 60_000;
+const defaultMaxOutputBytes = 64 * 1024 * 1024;
+
+let gitExecutable: string | null = null;
+
+/** git on the console's PATH, found once: the sandbox runs exactly this file. */
+export function gitPath(): string {
+  if (!gitExecutable) {
+    try {
+      gitExecutable = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim() || '/usr/bin/git';
+    } catch {
+      gitExecutable = '/usr/bin/git';
+    }
+  }
+  return gitExecutable;
+}
+
+/** Opens a scratch folder with a throwaway git dir for one set of questions about a run's files. */
+export async function openHardenedGit(space: HardenedGitSpace): Promise<HardenedGit> {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'operator-console-git-'));
+  const gitDir = path.join(scratch, 'git');
+  const home = path.join(scratch, 'home');
+  await fs.mkdir(path.join(gitDir, 'refs'), { recursive: true });
+  await fs.mkdir(path.join(gitDir, 'objects'), { recursive: true });
+  await fs.mkdir(home);
+  await fs.writeFile(path.join(gitDir, 'HEAD'), 'ref: refs/heads/operator-console-none\n');
+  const config =
+    space.objectFormat === 'sha256'
+      ? '[core]\n\trepositoryformatversion = 1\n\tbare = false\n[extensions]\n\tobjectFormat = sha256\n'
+      : '[core]\n\trepositoryformatversion = 0\n\tbare = false\n';
+  await fs.writeFile(path.join(gitDir, 'config'), config);
+  if (space.user) {
+    for (const entry of [scratch, gitDir, path.join(gitDir, 'refs'), path.join(gitDir, 'objects'), home, path.join(gitDir, 'HEAD'), path.join(gitDir, 'config')]) {
+      await fs.lchown(entry, space.user.uid, space.user.gid);
+    }
+  }
+  const indexFile = path.join(scratch, 'index');
+  const git = gitPath();
+  const env: Record<string, string> = {
+    PATH: [...new Set([path.dirname(git), '/usr/bin', '/bin'])].join(':'),
+    HOME: home,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_LITERAL_PATHSPECS: '1',
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: space.workTree,
+    GIT_INDEX_FILE: indexFile,
+    // Git's own writes (the empty blob an intent-to-add records) go to the scratch folder; the run's
+    // objects are only ever read, as alternates.
+    GIT_OBJECT_DIRECTORY: path.join(gitDir, 'objects'),
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: space.objectDirs.join(':'),
+  };
+  return {
+    indexFile,
+    scratch,
+    run: async (args, options = {}) => {
+      const result = await runTool(space.isolation, {
+        command: [git, ...hardenedGitConfig, ...args],
+        env,
+        readOnly: space.readOnly,
+        writable: [scratch],
+        hiddenPaths: space.hiddenPaths,
+        operatorHome: space.operatorHome,
+        cwd: space.workTree,
+        timeoutMs: options.timeoutMs ?? defaultTimeoutMs,
+        maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
+        ...(options.stdin ? { stdin: options.stdin } : {}),
+      });
+      const ok = !result.timedOut && result.exitCode !== null && (options.okExitCodes ?? [0]).includes(result.exitCode);
+      // A cut output is an answer (the caller asked for at most so much); anything else that stopped git is not.
+      if (!ok && !result.truncated) throw new GitToolError(args, result);
+      return result;
+    },
+    // Only the hardened git wrote here (no program of the run's ever runs), so removing it is plain.
+    dispose: () => fs.rm(scratch, { recursive: true, force: true }),
+  };
+}
