@@ -204,7 +204,10 @@ describe('diffTaskView', () => {
     expect(await diffTaskView(taskRoot, tools)).toEqual({ files: [], unifiedDiff: '', truncated: false, nestedRepositories: [] });
   });
 
-  it("never reads the run's repository as a repository, so no program the agent named runs", async () => {
+  // Both layers on their own: the hardened git alone (what a local run gets where there is no OS
+  // sandbox) and inside the tool sandbox.
+  it.each(['hardened git alone', 'hardened git in the tool sandbox'])("never reads the run's repository as a repository, so no program the agent named runs (%s)", async (layers) => {
+    const isolated = layers === 'hardened git alone' ? { ...tools, isolation: { kind: 'none' as const } } : tools;
     const taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_d3', project: gitProject() });
     const marker = path.join(fixture.base, 'host-ran-agent-program');
     const program = `sh -c 'touch ${marker}; cat'`;
@@ -235,8 +238,10 @@ describe('diffTaskView', () => {
     git(nested, 'config', 'filter.evil.clean', program);
     writeFileSync(path.join(nested, '.gitattributes'), '* filter=evil\n');
     utimesSync(path.join(nested, 'code.txt'), new Date('2099-01-01'), new Date('2099-01-01'));
+    // The agent's own index records it as a gitlink (a submodule without .gitmodules).
+    git(taskRoot.view, 'add', 'vendor/lib');
 
-    const diff = await diffTaskView(taskRoot, tools);
+    const diff = await diffTaskView(taskRoot, isolated);
     expect(existsSync(marker)).toBe(false);
     expect(diff.files).toContainEqual({ path: 'README.md', status: 'modified' });
     expect(diff.nestedRepositories).toEqual(['vendor/lib']);

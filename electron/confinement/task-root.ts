@@ -569,8 +569,14 @@ export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, opti
       untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
     }
     const entries = untracked.toString('utf8').split('\0').filter(Boolean);
-    // A folder in this list holds a repository of its own: never entered, only named.
-    const nestedRepositories = entries.filter((entry) => entry.endsWith('/')).map((entry) => entry.slice(0, -1));
+    // A folder in this list holds a repository of its own, and so does a gitlink the agent added to its
+    // index: never entered, only named.
+    const gitlinks = (await git.run(['ls-files', '-z', '--stage'])).stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((entry) => entry.startsWith('160000 '))
+      .map((entry) => entry.slice(entry.indexOf('\t') + 1));
+    const nestedRepositories = [...entries.filter((entry) => entry.endsWith('/')).map((entry) => entry.slice(0, -1)), ...gitlinks].sort();
     const files = entries.filter((entry) => !entry.endsWith('/'));
     if (files.length > 0) {
       await git.run(['add', '--intent-to-add', '--pathspec-from-file=-', '--pathspec-file-nul'], { stdin: Buffer.from(`${files.join('\0')}\0`) });

@@ -70,6 +70,8 @@ export const testCatalog = () => ({
           stopGraceMs: 1500,
         },
         { id: 'fails', label: 'Fails', env: { FIXTURE_AGENT_FLAGS: `${showsDelivery} --sleep-ms 600 --exit-code 3` }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
+        // For the attack tests: runs the project's .agent/attack.sh (the test commits it), two attempts.
+        { id: 'attacker', label: 'Attacker', env: { FIXTURE_AGENT_FLAGS: '--print-file $CODEX_HOME/auth.json --shell-file .agent/attack.sh' }, maxAttempts: 2, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
         { id: 'waits', label: 'Waits', env: { FIXTURE_AGENT_FLAGS: `${showsDelivery} --sleep-ms 60000` }, maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 },
       ],
     },
@@ -116,6 +118,8 @@ export interface RunTestBedOptions {
   dataDir?: string;
   /** The secret vault the core seals AI connection secrets with (tests wrap one to count decrypts). */
   vault?: (dataDir: string) => SecretVault;
+  /** The operator's home as runs see it (a fixture's, with planted secrets); default this user's. */
+  operatorHome?: string;
 }
 
 export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<RunTestBed> {
@@ -125,7 +129,15 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
   const catalogPath = path.join(data.path, 'test-catalog.json');
   writeFileSync(catalogPath, JSON.stringify(testCatalog()));
   const log = createMemoryLogger();
-  const core = createCore({ dataDir: data.path, transport: 'browser', appVersion: 'test', log, catalogPath, vault: options.vault?.(data.path) });
+  const core = createCore({
+    dataDir: data.path,
+    transport: 'browser',
+    appVersion: 'test',
+    log,
+    catalogPath,
+    vault: options.vault?.(data.path),
+    ...(options.operatorHome ? { operatorHome: options.operatorHome } : {}),
+  });
   const call = async (channel: string, input?: unknown) => {
     const answer = await core.dispatch(channel, input, { transport: 'browser' });
     if (!answer.ok) throw Object.assign(new Error(`${channel}: ${answer.error.code}: ${answer.error.message}`), answer.error);

@@ -1,0 +1,297 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startHostServer } from '../host/host-server';
+import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
+import { fixtureParent, makeOperatorFixture, pidsWithMarker, type OperatorFixture } from './test-fixtures';
+
+/**
+ * Issue 9's attacks, performed for real from inside sandboxed runs (real bubblewrap, real git, real
+ * links and FIFOs, the suite running as root as CI does): each one is what an agent tried against the
+ * console's own hands, the host-side work on files the run wrote. Every test fails if the guarantee
+ * it names is taken away.
+ */
+
+const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
+const key = 'sk-attack-MANAGEDKEY-5e2d9c1b7a3f4e6d8c0b';
+const beds: RunTestBed[] = [];
+const fixtures: OperatorFixture[] = [];
+const folders: string[] = [];
+
+afterEach(async () => {
+  for (const bed of beds.splice(0)) await bed.close();
+  for (const fixture of fixtures.splice(0)) fixture.cleanup();
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A fake operator (home with planted secrets) and a console whose runs see that home as the operator's. */
+async function console(options: { dataDir?: string } = {}) {
+  const fixture = makeOperatorFixture('oc-attack-');
+  fixtures.push(fixture);
+  const bed = await openRunTestBed({ operatorHome: fixture.home, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  beds.push(bed);
+  const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: key, ownership: 'shared', agentScope: 'all' });
+  const sandboxed = async (agent: Promise<{ id: string }>) => {
+    const created = await agent;
+    await bed.call('setAgentConnection', { agentId: created.id, connectionId: connection.id });
+    return created;
+  };
+  return {
+    fixture,
+    bed,
+    /** A sandboxed agent (the command provider) that runs these fixture-agent arguments. */
+    commandAgent: (args: string[]) => sandboxed(bed.createAgent(args, { environmentId: 'env_sandboxed', homeMode: 'isolated' })),
+    /** A sandboxed stand-in for Codex (so a managed connection's files are delivered) running the project's .agent/attack.sh. */
+    codexAgent: () =>
+      sandboxed(bed.call('createAgent', { name: 'attacker', providerId: 'fixture-codex', model: 'model-a', profileId: 'attacker', environmentId: 'env_sandboxed', homeMode: 'isolated' })),
+    run: async (agentId: string) => {
+      const task = await bed.createTask();
+      return (await bed.call('startRun', { taskId: task.id, agentId })).id as string;
+    },
+    output: (runId: string) => new TextDecoder().decode(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes),
+  };
+}
+
+/** Commits the attack script the `attacker` profile runs into the project, so the run's view has it. */
+function commitAttack(projectDir: string, script: string): void {
+  mkdirSync(path.join(projectDir, '.agent'), { recursive: true });
+  writeFileSync(path.join(projectDir, '.agent', 'attack.sh'), script);
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=Test', ...args], { cwd: projectDir });
+  git('add', '.agent/attack.sh');
+  git('commit', '-q', '-m', 'attack');
+}
+
+/** The egress socket the relay of the run whose command line holds `marker` connects to. */
+function relaySocketOf(marker: string): string {
+  for (const pid of pidsWithMarker(marker)) {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const relay = argv.findIndex((arg) => arg.endsWith('egress-relay.mjs'));
+    if (relay > 0 && argv[relay + 1]) return argv[relay + 1]!;
+  }
+  throw new Error(`No egress relay runs for ${marker}.`);
+}
+
+/** A folder outside the home and outside /tmp (which every sandbox hides anyway), that nobody may walk through. */
+function openFolderOutsideTheHome(prefix: string): string {
+  const folder = realpathSync(mkdtempSync(path.join(fixtureParent(), prefix)));
+  mkdirSync(path.join(folder, 'data'), { mode: 0o700 });
+  chmodSync(folder, 0o755);
+  for (let parent = path.dirname(folder); parent !== path.resolve('.'); parent = path.dirname(parent)) chmodSync(parent, 0o755);
+  folders.push(folder);
+  return folder;
+}
+
+describe('attacks from inside a sandboxed run', () => {
+  it("a nested repository's filter and fsmonitor never run on the host when the console diffs the run", async () => {
+    const c = await console();
+    const pwned = path.join(c.fixture.base, 'PWNED');
+    // The program the agent names: on the host it would copy the operator's SSH key out.
+    const evil = `#!/bin/sh\ncat '${path.join(c.fixture.home, '.ssh', 'id_rsa')}' >> '${pwned}' 2>/dev/null; id >> '${pwned}'; cat\n`;
+    const script = [
+      `printf '%s' '${evil.replaceAll("'", "'\\''")}' > evil.sh && chmod +x evil.sh`,
+      'mkdir -p vendor/lib && cd vendor/lib && git init -q && echo tracked > code.txt && git add code.txt',
+      'git -c user.name=a -c user.email=a@example.invalid commit -q -m nested',
+      'git config core.fsmonitor "$OLDPWD/evil.sh" && git config filter.evil.clean "$OLDPWD/evil.sh" && git config diff.evil.textconv "$OLDPWD/evil.sh"',
+      "echo '* filter=evil diff=evil' > .gitattributes && touch -d 2099-01-01 code.txt && cd ../..",
+      // The agent's own index gets the nested repository as a gitlink, and its view the same attributes.
+      "git add vendor/lib 2>/dev/null; echo '* filter=evil diff=evil' > .gitattributes; echo changed >> README.md",
+      'git config --global filter.evil.clean "$PWD/evil.sh"; git config --global core.fsmonitor "$PWD/evil.sh"',
+    ].join(' && ');
+    const agent = await c.commandAgent(['--shell', script, '--sleep-ms', '2500']);
+    const runId = await c.run(agent.id);
+    await c.bed.waitForRun(runId, (run) => run.status === 'running' && c.output(runId).includes('shell exited'));
+    expect(c.output(runId)).toContain('shell exited 0');
+
+    // The Changes panel asks while the run is live, and again once it has ended.
+    const live = await c.bed.call('getRunDiff', { runId });
+    expect((await c.bed.waitForRun(runId, ended)).status).toBe('succeeded');
+    const after = await c.bed.call('getRunDiff', { runId });
+    for (const diff of [live, after]) {
+      expect(diff.files).toEqual(expect.arrayContaining([{ path: 'README.md', status: 'modified' }, { path: 'evil.sh', status: 'added' }]));
+      expect(diff.nestedRepositories).toEqual(['vendor/lib']);
+    }
+    expect(existsSync(pwned)).toBe(false);
+  });
+
+  it("a provider home turned into a link to the operator's own login is neither emptied nor written by cleanup, the retry or recovery", async () => {
+    const c = await console();
+    const operatorCodex = path.join(c.fixture.home, '.codex');
+    mkdirSync(operatorCodex, { recursive: true });
+    writeFileSync(path.join(operatorCodex, 'auth.json'), '{"tokens":"operator-login"}\n', { mode: 0o600 });
+    writeFileSync(path.join(operatorCodex, 'config.toml'), 'model = "operator-own"\n', { mode: 0o600 });
+    // First attempt: swap the provider home (in the writable cache) for a link to the operator's
+    // folder, then fail, so the console cleans the attempt up and retries into the linked home.
+    commitAttack(
+      c.bed.projectDir,
+      [
+        'if [ ! -e "$HOME/.attempted" ]; then',
+        '  touch "$HOME/.attempted"',
+        // The delivered files are bind mounts in it, so it cannot be removed, but it can be moved.
+        `  mv "$CODEX_HOME" "$CODEX_HOME.moved" && ln -s '${operatorCodex}' "$CODEX_HOME" && echo LINKED`,
+        '  exit 3',
+        'fi',
+        'echo SECOND-ATTEMPT',
+      ].join('\n'),
+    );
+    const agent = await c.codexAgent();
+    const run = await c.bed.waitForRun(await c.run(agent.id), ended);
+    expect(run.status, c.output(run.id)).toBe('succeeded');
+    expect(run.attempts.map((attempt: { failureCode: string | null }) => attempt.failureCode)).toEqual(['process_exit', null]);
+    expect(c.output(run.id)).toContain('LINKED');
+    // The retry got its key through a real folder again (the console replaced the link).
+    expect(c.output(run.id)).toMatch(/SECOND-ATTEMPT/);
+    expect(c.output(run.id).match(/file \$CODEX_HOME\/auth\.json: 0600 ".*\[redacted\]/g)).toHaveLength(2);
+
+    expect(readdirSync(operatorCodex).sort()).toEqual(['auth.json', 'config.toml']);
+    expect(readFileSync(path.join(operatorCodex, 'auth.json'), 'utf8')).toBe('{"tokens":"operator-login"}\n');
+    expect(readFileSync(path.join(operatorCodex, 'config.toml'), 'utf8')).toBe('model = "operator-own"\n');
+  });
+
+  it('a data directory outside the home shows a run nothing of itself: no secrets key, no ledger, no other run, no other socket', async () => {
+    const dataDir = path.join(openFolderOutsideTheHome('oc-data-outside-'), 'data');
+    const c = await console({ dataDir });
+    // Another run, live, with its own egress socket and a file in its view.
+    const other = await c.commandAgent(['--write-file', 'other-secret.txt', '--file-content', 'OTHER-RUN-SECRET', '--sleep-ms', '20000']);
+    const otherRun = await c.run(other.id);
+    await c.bed.waitForRun(otherRun, (run) => run.status === 'running' && c.output(otherRun).includes('ready'));
+    const otherRoot = path.join(realpathSync(dataDir), 'tasks', otherRun);
+    // Readable by anyone who can see them (a careless umask, an ACL): then only the sandbox's hiding
+    // stands between the run and these, whoever the run runs as.
+    for (const folder of [dataDir, path.join(dataDir, 'tasks'), otherRoot]) chmodSync(folder, 0o755);
+    for (const file of ['connection-secrets.key', 'ledger.sqlite']) chmodSync(path.join(dataDir, file), 0o644);
+    // Its proxy's socket, wherever it is (in its task root, or in a private folder under /tmp when that
+    // path is too long for a socket): the relay in its sandbox names it on its command line.
+    const otherSocket = relaySocketOf('OTHER-RUN-SECRET');
+    expect(existsSync(otherSocket)).toBe(true);
+
+    const targets = [
+      path.join(dataDir, 'connection-secrets.key'),
+      path.join(dataDir, 'ledger.sqlite'),
+      path.join(otherRoot, 'view', 'other-secret.txt'),
+      path.join(otherRoot, 'task-root.json'),
+    ];
+    // Node connects to a Unix socket: the other run's proxy would let it out. ({{ and }} are literal
+    // braces in a command template.)
+    const connect = `node -e "const s=require('net').connect('${otherSocket}',()=>{{console.log('SOCKET-CONNECTED');s.destroy()}});s.on('error',e=>console.log('SOCKET-'+e.code))"`;
+    const script = [
+      `for f in ${targets.map((target) => `'${target}'`).join(' ')}; do if cat "$f" >/dev/null 2>&1; then echo "READ $f"; else echo "DENIED $f"; fi; done`,
+      `echo "TASKS: $(ls -A '${path.join(dataDir, 'tasks')}' | tr '\\n' ' ')"`,
+      `echo "DATA: $(ls -A '${dataDir}' | tr '\\n' ' ')"`,
+      connect,
+    ].join('; ');
+    const attacker = await c.commandAgent(['--shell', script]);
+    const run = await c.bed.waitForRun(await c.run(attacker.id), ended);
+    const output = c.output(run.id);
+    expect(run.status, JSON.stringify(run.failure)).toBe('succeeded');
+    for (const target of targets) expect(output).toContain(`DENIED ${target}`);
+    expect(output).not.toContain('READ /');
+    expect(output).not.toContain('OTHER-RUN-SECRET');
+    expect(output).toContain('SOCKET-ENOENT');
+    expect(output).not.toContain('SOCKET-CONNECTED');
+    // The data directory shows only the way to the run's own task root: no ledger, no key, no other run.
+    expect(output).toMatch(new RegExp(`^TASKS: ${run.id} \r?$`, 'm'));
+    expect(output).toMatch(/^DATA: tasks \r?$/m);
+    await c.bed.call('stopRun', { runId: otherRun });
+  });
+
+  it('a run gets no power over the kernel, also when the console runs as root', async () => {
+    const c = await console();
+    const swappiness = readFileSync('/proc/sys/vm/swappiness', 'utf8');
+    const script = [
+      'echo "uid $(id -u)"',
+      '(echo 61 > /proc/sys/vm/swappiness) 2>/dev/null && echo WROTE-SYSCTL',
+      '(: >> /proc/sys/kernel/core_pattern) 2>/dev/null && echo OPENED-CORE-PATTERN',
+      '(: >> /proc/sysrq-trigger) 2>/dev/null && echo OPENED-SYSRQ',
+      '(: >> /sys/kernel/uevent_helper) 2>/dev/null && echo WROTE-SYS',
+      'cat /etc/shadow >/dev/null 2>&1 && echo READ-SHADOW',
+      'unshare -U true 2>/dev/null && echo NEW-USER-NAMESPACE',
+      'unshare -r true 2>/dev/null && echo MAPPED-ROOT',
+      'mount -t tmpfs none /mnt 2>/dev/null && echo MOUNTED',
+      'grep -q "^CapEff:\\s*0*$" /proc/self/status && echo NO-CAPABILITIES',
+      'grep -q "^Seccomp:\\s*2" /proc/self/status && echo SECCOMP-FILTER',
+    ].join('; ');
+    const agent = await c.commandAgent(['--shell', script]);
+    const run = await c.bed.waitForRun(await c.run(agent.id), ended);
+    const output = c.output(run.id);
+    expect(output).toContain(process.getuid?.() === 0 ? 'uid 65534' : `uid ${process.getuid?.()}`);
+    for (const forbidden of ['WROTE-SYSCTL', 'OPENED-CORE-PATTERN', 'OPENED-SYSRQ', 'WROTE-SYS', 'READ-SHADOW', 'NEW-USER-NAMESPACE', 'MAPPED-ROOT', 'MOUNTED']) {
+      expect(output).not.toContain(forbidden);
+    }
+    expect(output).toContain('NO-CAPABILITIES');
+    expect(output).toContain('SECCOMP-FILTER');
+    expect(readFileSync('/proc/sys/vm/swappiness', 'utf8')).toBe(swappiness);
+  });
+
+  it("an index turned into a FIFO never blocks the console: the diff answers, and the host answers every request meanwhile", async () => {
+    const c = await console();
+    const script = [
+      'index="$(git rev-parse --git-dir)/index" && rm -f "$index" && mkfifo "$index" && echo FIFO-INDEX',
+      'mkfifo view-fifo && echo changed >> README.md',
+    ].join(' && ');
+    const agent = await c.commandAgent(['--shell', script, '--sleep-ms', '20000']);
+    const runId = await c.run(agent.id);
+    await c.bed.waitForRun(runId, (run) => run.status === 'running' && c.output(runId).includes('ready'));
+    expect(c.output(runId)).toContain('FIFO-INDEX');
+
+    const staticDir = path.join(c.fixture.base, 'static');
+    mkdirSync(staticDir);
+    writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>console</title>');
+    const host = await startHostServer({ core: c.bed.core, staticDir, port: 0, host: '127.0.0.1', log: c.bed.log });
+    try {
+      const origin = host.origin;
+      const socket = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, { origin });
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const answered = new Promise<{ ok: boolean; value?: { files: unknown[] } }>((resolve) => {
+        socket.on('message', (data, binary) => {
+          if (binary) return;
+          const message = JSON.parse(String(data));
+          if (message.type === 'response' && message.id === 1) resolve(message);
+        });
+      });
+      socket.send(JSON.stringify({ type: 'request', id: 1, channel: 'getRunDiff', input: { runId } }));
+      // While the diff is being computed, the host keeps answering.
+      const latencies: number[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        const started = Date.now();
+        const status = await new Promise<number>((resolve, reject) =>
+          http.get(`${origin}/?token=${host.token}`, (response) => response.resume().on('end', () => resolve(response.statusCode ?? 0))).on('error', reject),
+        );
+        expect(status).toBe(200);
+        latencies.push(Date.now() - started);
+      }
+      expect(Math.max(...latencies)).toBeLessThan(1_000);
+      const diff = await answered;
+      expect(diff.ok).toBe(true);
+      expect(diff.value?.files).toContainEqual({ path: 'README.md', status: 'modified' });
+      socket.close();
+    } finally {
+      await host.close();
+      await c.bed.call('stopRun', { runId });
+    }
+  });
+
+  it('the key a managed connection delivers is never written where the run can write, and a dead console leaves none behind', async () => {
+    const dataDir = path.join(openFolderOutsideTheHome('oc-data-recovery-'), 'data');
+    const c = await console({ dataDir });
+    commitAttack(c.bed.projectDir, 'sleep 30');
+    const agent = await c.codexAgent();
+    const runId = await c.run(agent.id);
+    await c.bed.waitForRun(runId, (run) => run.status === 'running' && c.output(runId).includes('file $CODEX_HOME/auth.json'));
+    const root = path.join(realpathSync(dataDir), 'tasks', runId);
+    const grep = spawnSync('grep', ['-rlF', '--', key, ...['view', 'tmp', 'cache', 'home', 'git'].map((dir) => path.join(root, dir))], { encoding: 'utf8' });
+    expect(grep.status, grep.stdout).toBe(1); // 1: not found anywhere
+    expect(readFileSync(path.join(root, 'delivered', 'auth.json'), 'utf8')).toContain(key);
+
+    // The console goes away without its attempt cleanup (as after a crash); the next one strands the
+    // run and removes the delivered files from the console's own folder.
+    await c.bed.core.close();
+    beds.splice(beds.indexOf(c.bed), 1);
+    const next = await openRunTestBed({ dataDir, operatorHome: c.fixture.home });
+    beds.push(next);
+    await next.waitForRun(runId, (run) => run.status === 'stranded');
+    expect(existsSync(path.join(root, 'delivered'))).toBe(false);
+  });
+});
