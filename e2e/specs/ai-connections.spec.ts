@@ -148,6 +148,12 @@ test('a sandboxed run without an AI connection is refused; the notice leads to t
     await expect(terminal(page)).toContainText('line 5 of 5', { timeout: 30_000 });
     await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
 
+    // How it was confined: bubblewrap, as nobody when the console is root (CI), with its system calls filtered.
+    const confinement = page.getByRole('region', { name: 'Confinement' });
+    await expect(confinement.getByText('bubblewrap', { exact: true })).toBeVisible();
+    await expect(confinement).toContainText(process.getuid?.() === 0 ? 'nobody (uid 65534): the console runs as root' : 'You, inside the sandbox');
+    await expect(confinement).toContainText('Filtered (no new namespaces, mounts, ptrace, keyrings, bpf, kernel modules)');
+
     // The run got the key, and printed it: the terminal shows it redacted, and the page never has it.
     await expect(terminal(page)).toContainText('OPENAI_API_KEY=[redacted]');
     await expect(terminal(page)).not.toContainText(key);

@@ -30,9 +30,9 @@ test('an operator reviews what a run changed and how it was confined, then archi
   // Confinement: a local run, no OS sandbox, the operator's own login, writing only in its task root.
   const confinement = page.getByRole('region', { name: 'Confinement' });
   await expect(confinement.getByText('Local', { exact: true })).toBeVisible();
-  await expect(confinement.getByText('None (local)', { exact: true })).toBeVisible();
+  await expect(confinement.getByText(/^None \(local\) · runs as you, with your rights$/)).toBeVisible();
   await expect(confinement.getByText(/^Preconfigured/)).toBeVisible();
-  await expect(confinement.getByRole('list', { name: 'Writable roots' }).getByRole('listitem')).toHaveText(['view', 'tmp', 'cache', 'home']);
+  await expect(confinement.getByRole('list', { name: 'Writable roots' }).getByRole('listitem')).toHaveText(['view', 'tmp', 'cache', 'home', 'git']);
 
   // Open folder: the run's working folder, whether or not a file manager could show it here.
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -49,11 +49,11 @@ test('an operator reviews what a run changed and how it was confined, then archi
   // Archive: the record stays, the worktree goes, and the run can no longer be resumed.
   await page.getByRole('button', { name: 'Archive run' }).click();
   const archiveDialog = page.getByRole('alertdialog', { name: 'Archive run' });
-  await expect(archiveDialog).toContainText('Its record stays; its worktree and branch are removed, so it cannot be resumed.');
+  await expect(archiveDialog).toContainText('Its record stays; its working folder and its repository (the run’s branch and commits) are removed, so it cannot be resumed.');
   await archiveDialog.getByRole('button', { name: 'Archive' }).click();
   await expect(archiveDialog).toBeHidden();
   await expect(page.getByText('Archived', { exact: true })).toBeVisible();
-  await expect(changes).toContainText('worktree was cleaned up');
+  await expect(changes).toContainText('working folder was cleaned up');
   await expect(changes.getByRole('button', { name: 'Open folder' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Resume' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Archive run' })).toHaveCount(0);
@@ -62,7 +62,7 @@ test('an operator reviews what a run changed and how it was confined, then archi
   // Delete: the record goes too, and the operator is back at the run list.
   await page.getByRole('button', { name: 'Delete run' }).click();
   const deleteDialog = page.getByRole('alertdialog', { name: 'Delete run' });
-  await expect(deleteDialog).toContainText('Delete this run? Its record, output and worktree are removed.');
+  await expect(deleteDialog).toContainText('Delete this run? Its record, output, working folder and repository are removed.');
   await deleteDialog.getByRole('button', { name: 'Delete' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
   await expect(page.getByText('No runs yet')).toBeVisible();

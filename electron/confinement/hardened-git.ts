@@ -26,6 +26,8 @@ export interface HardenedGitSpace {
   hiddenPaths: string[];
   /** The run's files git reads: the work tree, object folders, the folder holding the index copied. */
   readOnly: string[];
+  /** What git may write besides its scratch folder (a work tree it checks out); nothing by default. */
+  writable?: string[];
   /** The object folders git reads (the run's own, then the ones it borrows), read-only. */
   objectDirs: string[];
   workTree: string;
@@ -144,7 +146,7 @@ export async function openHardenedGit(space: HardenedGitSpace): Promise<Hardened
         command: [git, ...hardenedGitConfig, ...args],
         env,
         readOnly: space.readOnly,
-        writable: [scratch],
+        writable: [scratch, ...(space.writable ?? [])],
         hiddenPaths: space.hiddenPaths,
         operatorHome: space.operatorHome,
         cwd: space.workTree,

@@ -107,7 +107,8 @@ describe('prepareTaskRoot for a git project', () => {
     expect(() => git(fixture.project, 'cat-file', '-e', git(taskRoot.view, 'rev-parse', 'HEAD'))).toThrow();
     rmSync(taskRoot.view, { recursive: true, force: true });
 
-    const again = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a5', project: gitProject() });
+    // Checked out again by hardened git in the tool sandbox, from the run's repository.
+    const again = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a5', project: gitProject(), tools });
     expect(again.baseRevision).toBe(taskRoot.baseRevision);
     expect(readFileSync(path.join(again.view, 'committed.txt'), 'utf8')).toBe('kept\n');
     expect(git(again.view, 'log', '-1', '--format=%s')).toBe('agent commit');

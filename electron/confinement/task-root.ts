@@ -75,6 +75,8 @@ export interface PrepareTaskRootInput {
   baseRevision?: string;
   /** A sandboxed run's user when the console is root (sandbox-user.ts): the writable roots are handed to it. */
   owner?: Owner | null;
+  /** How a deleted view is checked out again from the run's repository; the hardened git alone without. */
+  tools?: RunFileTools;
 }
 
 export interface TaskRootLocation {
@@ -234,7 +236,7 @@ async function prepareRepository(
     if ((await kindAt(paths.view)) !== 'missing') return record;
     // The view was deleted (the run's repository is still there): check its branch out again, so the
     // agent's commits survive; uncommitted edits are already gone.
-    await restoreView(paths, record, input.owner ?? null);
+    await restoreView(paths, record, input.owner ?? null, input.tools ?? null);
     return record;
   }
 
@@ -315,22 +317,25 @@ async function projectObjectFolders(commonDir: string): Promise<string[]> {
  * Checks the run's branch out again into a new, empty view, reading the run's repository (which the
  * agent wrote) with hardened git only.
  */
-async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: TaskRootRecordV2, owner: Owner | null): Promise<void> {
+async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: TaskRootRecordV2, owner: Owner | null, tools: RunFileTools | null): Promise<void> {
   const repository = record.repository!;
   const commit = (await readBranchCommit(repository.gitDir, record.branch!)) ?? record.baseRevision!;
   await fs.mkdir(paths.view, { mode: 0o700 });
   await writeWorktreeLinks(paths.root, repository, owner);
-  // The restore cannot rely on an OS sandbox being there; the hardened git alone never runs a program
-  // of the run's, and it writes only the new view and the admin folder's index.
+  await handToSandboxUser([paths.view], owner);
+  // Hardened git (it never runs a program of the run's) in the tool sandbox when there is one; it
+  // writes only the new view, and the index into its scratch folder.
+  const objectDirs = [path.join(repository.gitDir, 'objects'), ...repository.borrowedObjects];
   const git = await openHardenedGit({
-    isolation: { kind: 'none' },
-    operatorHome: '/',
-    hiddenPaths: [],
-    readOnly: [],
-    objectDirs: [path.join(repository.gitDir, 'objects'), ...repository.borrowedObjects],
+    isolation: tools?.isolation ?? { kind: 'none' },
+    operatorHome: tools?.operatorHome ?? '/',
+    hiddenPaths: [path.dirname(path.dirname(paths.root)), record.projectPath],
+    readOnly: objectDirs,
+    writable: [paths.view],
+    objectDirs,
     workTree: paths.view,
     objectFormat: repository.objectFormat,
-    user: null,
+    user: owner,
   });
   try {
     await git.run(['read-tree', '--reset', '-u', commit]);

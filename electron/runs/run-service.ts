@@ -569,7 +569,13 @@ export class RunService {
     const probe = await this.sandboxProbe.ready();
     // A sandboxed run's writable roots belong to the sandbox's user (nobody, when the console is root).
     const owner = active.admission.environmentKind === 'sandboxed' ? (probe?.setup?.user ?? null) : null;
-    const taskRoot = await prepareTaskRoot({ dataDir: this.options.dataDir, runId: active.runId, project, owner });
+    const taskRoot = await prepareTaskRoot({
+      dataDir: this.options.dataDir,
+      runId: active.runId,
+      project,
+      owner,
+      tools: await this.workspace.toolsFor(active.admission, 'read'),
+    });
     this.ledger.runs.update(active.runId, { taskRoot: taskRoot.root, cwd: taskRoot.view, baseRevision: taskRoot.baseRevision });
     if (active.stopRequested) return this.endActive(active, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator before it started.' });
 

@@ -111,7 +111,7 @@ export class RunWorkspace {
    * enough only for a `local` run: a sandboxed run's changes are not read outside a sandbox. (A
    * removal is rm and find, which never follow a link; it goes ahead either way.)
    */
-  private async toolsFor(admission: Admission | undefined, purpose: 'read' | 'remove'): Promise<RunFileTools> {
+  async toolsFor(admission: Admission | undefined, purpose: 'read' | 'remove'): Promise<RunFileTools> {
     const probe = await this.options.sandbox();
     const sandboxed = admission?.environmentKind === 'sandboxed';
     let isolation: ToolIsolation;
@@ -138,7 +138,7 @@ export class RunWorkspace {
     if (!taskRoot) {
       throw new OperatorError({
         code: 'not_found',
-        message: row.archived_at !== null ? 'This run was archived, and its worktree was cleaned up with it.' : 'This run has no working folder (it never started).',
+        message: row.archived_at !== null ? 'This run was archived, and its working folder was cleaned up with it.' : 'This run has no working folder (it never started).',
       });
     }
     return { taskRoot, admission: savedAdmission(row.admission_json) };

@@ -131,7 +131,7 @@ function ArchiveRunDialog({ run, onClose }: { run: RunDetail; onClose: () => voi
   return (
     <ConfirmDialog
       title="Archive run"
-      description={<p>Archive this run? Its record stays; its worktree and branch are removed, so it cannot be resumed.</p>}
+      description={<p>Archive this run? Its record stays; its working folder and its repository (the run’s branch and commits) are removed, so it cannot be resumed.</p>}
       confirmLabel="Archive"
       pending={archiveRun.isPending}
       pendingNote="Removing the worktree…"
@@ -149,7 +149,7 @@ function DeleteRunDialog({ run, onClose }: { run: RunDetail; onClose: () => void
   return (
     <ConfirmDialog
       title="Delete run"
-      description={<p>Delete this run? Its record, output and worktree are removed.</p>}
+      description={<p>Delete this run? Its record, output, working folder and repository are removed.</p>}
       confirmLabel="Delete"
       pending={deleteRun.isPending}
       pendingNote="Removing the run and its worktree…"
