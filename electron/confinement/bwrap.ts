@@ -262,7 +262,7 @@ export function readOnlyRebindsFor(input: { linkTargets: string[]; installationD
   return uniquePaths([...input.installationDirs, ...input.linkTargets]);
 }
 
-export function isRealDirectory(folder: string): boolean {
+function isRealDirectory(folder: string): boolean {
   try {
     const stat = lstatSync(folder);
     return stat.isDirectory() && !stat.isSymbolicLink();
@@ -288,7 +288,7 @@ function byDepth(paths: string[]): string[] {
   return [...paths].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
 }
 
-export function isInside(candidate: string, folder: string): boolean {
+function isInside(candidate: string, folder: string): boolean {
   const relative = path.relative(folder, candidate);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { resolveExecutable } from '../pty/pty-session';
 import type { Owner } from './safe-path';
 import { runTool, type ToolIsolation, type ToolResult } from './tool-sandbox';
 
@@ -62,7 +62,7 @@ function gitToolMessage(args: readonly string[], result: ToolResult): string {
 }
 
 /** Settings on the command line, which beats every config file git might still find. */
-export const hardenedGitConfig = [
+const hardenedGitConfig = [
   'core.hooksPath=/dev/null',
   'core.fsmonitor=false',
   'core.untrackedCache=false',
@@ -87,14 +87,8 @@ const defaultMaxOutputBytes = 64 * 1024 * 1024;
 let gitExecutable: string | null = null;
 
 /** git on the console's PATH, found once: the sandbox runs exactly this file. */
-export function gitPath(): string {
-  if (!gitExecutable) {
-    try {
-      gitExecutable = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim() || '/usr/bin/git';
-    } catch {
-      gitExecutable = '/usr/bin/git';
-    }
-  }
+function gitPath(): string {
+  gitExecutable ??= resolveExecutable('git', process.env, '/');
   return gitExecutable;
 }
 

@@ -297,13 +297,19 @@ describe('removeTaskRoot', () => {
   it('diffs and removes a task root made by an earlier console (a worktree inside the project), and never launches into it', async () => {
     const location = { dataDir: fixture.dataDir, runId: 'run_r3', project: gitProject() };
     const { root, view } = legacyTaskRoot('run_r3');
+    // Its sandbox ran as root: what its agent wrote is root's, some of it for root's eyes only.
     writeFileSync(path.join(view, 'README.md'), 'changed in the old layout\n');
+    writeFileSync(path.join(view, 'private.txt'), 'root only\n', { mode: 0o600 });
     const taskRoot = (await openTaskRoot(fixture.dataDir, 'run_r3'))!;
     expect(taskRoot.legacy).toBe(true);
-    expect((await diffTaskView(taskRoot, tools)).files).toEqual([{ path: 'README.md', status: 'modified' }]);
+    const sandboxedTools = await fixtureTools(fixture, { sandboxed: true });
+    expect(sortedByPath((await diffTaskView(taskRoot, sandboxedTools)).files)).toEqual([
+      { path: 'README.md', status: 'modified' },
+      { path: 'private.txt', status: 'added' },
+    ]);
     await expect(prepareTaskRoot(location)).rejects.toThrow(/earlier version of the console/);
 
-    await removeTaskRoot(location, tools);
+    await removeTaskRoot(location, sandboxedTools);
     expect(existsSync(root)).toBe(false);
     expect(existsSync(path.join(fixture.project, '.git', 'worktrees', 'view'))).toBe(false);
     expect(git(fixture.project, 'worktree', 'list', '--porcelain')).not.toContain(view);

@@ -481,6 +481,7 @@ export async function removeTaskRoot(location: TaskRootLocation, tools: RunFileT
   const paths = taskRootPaths(dataDir, location.runId);
   if ((await kindAt(paths.root)) === 'missing') return;
   const record = await readRecord(paths.root).catch(() => null);
+  if (record) tools = forRecord(tools, record);
   const projectPath = record?.projectPath ?? location.project.path;
   const projectIsGit = (record ? record.kind === 'worktree' : location.project.isGitRepo) && (await kindAt(projectPath)) === 'dir';
 
@@ -552,11 +553,13 @@ async function emptyFolders(folders: string[], tools: RunFileTools & { hiddenPat
 export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, options: { maxDiffBytes?: number } = {}): Promise<TaskViewDiff> {
   const record = await readRecord(taskRoot.root);
   if (!record) throw new Error(`${taskRoot.root} has no task root record; prepare it first.`);
+  tools = forRecord(tools, record);
   const question = diffQuestion(taskRoot, record);
+  const hiddenPaths = [path.dirname(path.dirname(taskRoot.root)), taskRoot.projectPath];
   const git = await openHardenedGit({
     isolation: tools.isolation,
     operatorHome: tools.operatorHome,
-    hiddenPaths: [path.dirname(path.dirname(taskRoot.root)), taskRoot.projectPath],
+    hiddenPaths,
     readOnly: [taskRoot.view, ...question.objectDirs, path.dirname(question.indexSource)],
     objectDirs: question.objectDirs,
     workTree: taskRoot.view,
@@ -564,7 +567,7 @@ export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, opti
     user: tools.isolation.kind === 'bubblewrap' ? tools.isolation.setup.user : null,
   });
   try {
-    await copyIndex(git, question.indexSource, tools);
+    await copyIndex(git, question.indexSource, tools, hiddenPaths);
     let untracked: Buffer;
     try {
       untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
@@ -599,6 +602,15 @@ export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, opti
   } finally {
     await git.dispose();
   }
+}
+
+/**
+ * An earlier console's sandbox ran as root and left its files root's: its tools run as the console's
+ * own user (still sandboxed and hardened), since nobody could read or remove them.
+ */
+function forRecord(tools: RunFileTools, record: TaskRootRecord): RunFileTools {
+  if (record.version !== 1 || tools.isolation.kind !== 'bubblewrap' || !tools.isolation.setup.user) return tools;
+  return { ...tools, isolation: { kind: 'bubblewrap', setup: { ...tools.isolation.setup, user: null } } };
 }
 
 interface DiffQuestion {
@@ -637,13 +649,13 @@ function diffQuestion(taskRoot: TaskRoot, record: TaskRootRecord): DiffQuestion 
 // and the copy can only make the copy wait, and the time limit ends that.
 const copyIndexScript = 'if [ -f "$1" ] && [ ! -L "$1" ]; then exec head -c 536870912 -- "$1" > "$2"; fi; exit 3';
 
-async function copyIndex(git: HardenedGit, indexSource: string, tools: RunFileTools): Promise<void> {
+async function copyIndex(git: HardenedGit, indexSource: string, tools: RunFileTools, hiddenPaths: string[]): Promise<void> {
   const copied = await runTool(tools.isolation, {
     command: ['/bin/sh', '-c', copyIndexScript, 'sh', indexSource, git.indexFile],
     env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
     readOnly: [path.dirname(indexSource)],
     writable: [git.scratch],
-    hiddenPaths: [],
+    hiddenPaths,
     operatorHome: tools.operatorHome,
     cwd: '/',
     timeoutMs: 10_000,

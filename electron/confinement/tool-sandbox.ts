@@ -46,15 +46,13 @@ export interface ToolResult {
 
 const maxStderrBytes = 64 * 1024;
 
-export function describeIsolation(isolation: ToolIsolation): string {
-  return isolation.kind === 'none' ? 'without an OS sandbox' : `in ${isolation.kind === 'bubblewrap' ? 'bubblewrap' : 'Seatbelt'}`;
-}
-
 export function runTool(isolation: ToolIsolation, run: ToolRun): Promise<ToolResult> {
   const { file, args } = toolCommand(isolation, run);
   return new Promise((resolve, reject) => {
     // Its own process group, so the time limit stops the tool and everything it started.
-    const child = spawn(file, args, { cwd: isolation.kind === 'none' ? run.cwd : '/', env: run.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // bubblewrap changes into run.cwd itself, inside the sandbox; sandbox-exec and a bare tool start there.
+    const cwd = isolation.kind === 'bubblewrap' ? '/' : run.cwd;
+    const child = spawn(file, args, { cwd, env: run.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = '';
