@@ -1,5 +1,6 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { OperatorError } from '../../shared/errors';
 import { GitCommandError, runGit } from './git-command';
 import { openHardenedGit, type HardenedGit } from './hardened-git';
 import { ensureFolderWithin, readRegularFile, writeFileWithin, type Owner } from './safe-path';
@@ -198,10 +199,13 @@ export async function prepareTaskRoot(input: PrepareTaskRootInput): Promise<Task
   const record = await readRecord(paths.root);
   if (record) {
     if (record.version === 1) {
-      throw new Error(
-        `Task root ${paths.root} was made by an earlier version of the console, as a worktree inside the project's own repository; ` +
-          'this version never launches into one. Its changes can still be reviewed; re-run the task to continue.',
-      );
+      // Said on the run, in the operator's words: what was resumed cannot be, and what to do instead.
+      throw new OperatorError({
+        code: 'conflict',
+        message:
+          'This run was made by an earlier version of the console, as a worktree inside the project’s own repository, which this ' +
+          'version never launches into (a sandboxed run could write the project’s history there). Its changes can still be reviewed; re-run the task to continue.',
+      });
     }
     if (record.projectPath !== projectPath) {
       throw new Error(`Task root ${paths.root} belongs to ${record.projectPath}, not ${projectPath}.`);
