@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentCliVersion } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { buildConfinedEnvironment, providerHomeVariable } from '../confinement/environment';
+import { runTool } from '../confinement/tool-sandbox';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { Logger } from '../log';
 import type { ProviderCatalog } from '../providers/catalog';
@@ -111,42 +111,18 @@ interface BoundedResult {
   spawnError: string | null;
 }
 
-/** Runs a program with stdin closed, stdout and stderr together, killing its whole group at the deadline. */
-function runBounded(file: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<BoundedResult> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let timedOut = false;
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const take = (chunk: Buffer) => {
-      if (size >= maxOutputBytes) return;
-      chunks.push(chunk);
-      size += chunk.length;
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, options.timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      resolve({ timeoutMs: options.timeoutMs, output: '', exitCode: null, timedOut: false, spawnError: error.message });
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      // Whatever it left running in its group (a version check that started a helper) goes too.
-      killGroup();
-      resolve({ timeoutMs: options.timeoutMs, output: Buffer.concat(chunks).toString('utf8'), exitCode: code, timedOut, spawnError: null });
-    });
-  });
+/** Runs a program bounded in time and output (tool-sandbox.ts, without a sandbox: it is the operator's CLI). */
+async function runBounded(file: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<BoundedResult> {
+  const bounded = { timeoutMs: options.timeoutMs, spawnError: null };
+  try {
+    const result = await runTool(
+      { kind: 'none' },
+      { command: [file, ...args], env: options.env, readOnly: [], writable: [], hiddenPaths: [], operatorHome: '/', cwd: options.cwd, timeoutMs: options.timeoutMs, maxOutputBytes },
+    );
+    return { ...bounded, output: `${result.stdout.toString('utf8')}${result.stderr}`, exitCode: result.exitCode, timedOut: result.timedOut };
+  } catch (error) {
+    return { ...bounded, output: '', exitCode: null, timedOut: false, spawnError: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** The first dotted version in the output: `codex-cli 0.171.0`, `2.1.197 (Claude Code)`, `0.73.1`. */

@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 /** A fake operator (home with planted secrets) and a console whose runs see that home as the operator's. */
-async function console(options: { dataDir?: string } = {}) {
+async function openConsole(options: { dataDir?: string } = {}) {
   const fixture = makeOperatorFixture('oc-attack-');
   fixtures.push(fixture);
   const bed = await openRunTestBed({ operatorHome: fixture.home, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
@@ -86,7 +86,7 @@ function openFolderOutsideTheHome(prefix: string): string {
 
 describe('attacks from inside a sandboxed run', () => {
   it("a nested repository's filter and fsmonitor never run on the host when the console diffs the run", async () => {
-    const c = await console();
+    const c = await openConsole();
     const pwned = path.join(c.fixture.base, 'PWNED');
     // The program the agent names: on the host it would copy the operator's SSH key out.
     const evil = `#!/bin/sh\ncat '${path.join(c.fixture.home, '.ssh', 'id_rsa')}' >> '${pwned}' 2>/dev/null; id >> '${pwned}'; cat\n`;
@@ -117,7 +117,7 @@ describe('attacks from inside a sandboxed run', () => {
   });
 
   it("a provider home turned into a link to the operator's own login is neither emptied nor written by cleanup, the retry or recovery", async () => {
-    const c = await console();
+    const c = await openConsole();
     const operatorCodex = path.join(c.fixture.home, '.codex');
     mkdirSync(operatorCodex, { recursive: true });
     writeFileSync(path.join(operatorCodex, 'auth.json'), '{"tokens":"operator-login"}\n', { mode: 0o600 });
@@ -152,7 +152,7 @@ describe('attacks from inside a sandboxed run', () => {
 
   it('a data directory outside the home shows a run nothing of itself: no secrets key, no ledger, no other run, no other socket', async () => {
     const dataDir = path.join(openFolderOutsideTheHome('oc-data-outside-'), 'data');
-    const c = await console({ dataDir });
+    const c = await openConsole({ dataDir });
     // Another run, live, with its own egress socket and a file in its view.
     const other = await c.commandAgent(['--write-file', 'other-secret.txt', '--file-content', 'OTHER-RUN-SECRET', '--sleep-ms', '20000']);
     const otherRun = await c.run(other.id);
@@ -198,7 +198,7 @@ describe('attacks from inside a sandboxed run', () => {
   });
 
   it('a run gets no power over the kernel, also when the console runs as root', async () => {
-    const c = await console();
+    const c = await openConsole();
     const swappiness = readFileSync('/proc/sys/vm/swappiness', 'utf8');
     const script = [
       'echo "uid $(id -u)"',
@@ -226,7 +226,7 @@ describe('attacks from inside a sandboxed run', () => {
   });
 
   it("an index turned into a FIFO never blocks the console: the diff answers, and the host answers every request meanwhile", async () => {
-    const c = await console();
+    const c = await openConsole();
     const script = [
       'index="$(git rev-parse --git-dir)/index" && rm -f "$index" && mkfifo "$index" && echo FIFO-INDEX',
       'mkfifo view-fifo && echo changed >> README.md',
@@ -275,7 +275,7 @@ describe('attacks from inside a sandboxed run', () => {
 
   it('the key a managed connection delivers is never written where the run can write, and a dead console leaves none behind', async () => {
     const dataDir = path.join(openFolderOutsideTheHome('oc-data-recovery-'), 'data');
-    const c = await console({ dataDir });
+    const c = await openConsole({ dataDir });
     commitAttack(c.bed.projectDir, 'sleep 30');
     const agent = await c.codexAgent();
     const runId = await c.run(agent.id);

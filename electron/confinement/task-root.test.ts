@@ -284,6 +284,9 @@ describe('removeTaskRoot', () => {
     writeFileSync(path.join(outside, 'keep.txt'), 'not the run\'s\n');
     symlinkSync(outside, path.join(taskRoot.view, 'link-to-outside'));
     symlinkSync(path.join(outside, 'keep.txt'), path.join(taskRoot.cache, 'file-link'));
+    // What a local run (the operator's rights) could do: a link in place of a whole writable root.
+    rmSync(taskRoot.home, { recursive: true });
+    symlinkSync(outside, taskRoot.home);
     mkdirSync(path.join(taskRoot.tmp, 'locked', 'deep'), { recursive: true });
     writeFileSync(path.join(taskRoot.tmp, 'locked', 'deep', 'f'), 'x');
     chmodSync(path.join(taskRoot.tmp, 'locked', 'deep'), 0o500);

@@ -219,7 +219,6 @@ export async function prepareTaskRoot(input: PrepareTaskRootInput): Promise<Task
     kind === 'worktree'
       ? await prepareRepository(paths, projectPath, input, record as TaskRootRecordV2 | null)
       : await prepareCopy(paths, projectPath, dataDir, input, record as TaskRootRecordV2 | null);
-  await handToSandboxUser([paths.tmp, paths.cache, paths.home], input.owner ?? null);
   return toTaskRoot(paths, prepared);
 }
 
@@ -493,9 +492,15 @@ export async function removeTaskRoot(location: TaskRootLocation, tools: RunFileT
   const legacyAdmin = record?.version === 1 ? (record.git?.worktreeAdminDir ?? null) : null;
   if (legacyAdmin) writable.push(legacyAdmin);
   await emptyFolders(writable, { ...tools, hiddenPaths: [dataDir, projectPath] });
-  for (const folder of writable) await fs.rmdir(folder).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw new Error(`${folder} could not be removed (${error.code}); its files were left where they are.`);
-  });
+  for (const folder of writable) {
+    const kind = await kindAt(folder);
+    if (kind === 'missing') continue;
+    // A link (or anything else) a local run left in a root's place is unlinked, never followed.
+    if (kind !== 'dir') await fs.unlink(folder);
+    else await fs.rmdir(folder).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`${folder} could not be removed (${error.code}); its files were left where they are.`);
+    });
+  }
   // What is left belongs to the console (the record, the base snapshot, delivered files, the proxy's
   // socket folder): a run never writes the task root itself.
   for (const entry of await fs.readdir(paths.root)) await fs.rm(path.join(paths.root, entry), { recursive: true, force: true });

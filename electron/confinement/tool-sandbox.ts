@@ -98,6 +98,8 @@ export function runTool(isolation: ToolIsolation, run: ToolRun): Promise<ToolRes
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      // Whatever the tool left running in its group goes too.
+      stopGroup();
       resolve({ exitCode, signal, stdout: Buffer.concat(stdout), stderr, truncated, timedOut });
     });
   });
