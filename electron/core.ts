@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from './log';
-import { ConnectionService } from './connections/connection-service';
+import { OperatorError } from '../shared/errors';
+import { ConnectionService, sharedWithEveryone } from './connections/connection-service';
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
 import { probeSandbox, type SandboxProbe } from './confinement/sandbox-probe';
 import { ensureDataDir } from './data-dir';
@@ -15,7 +16,7 @@ import { CliVersionService } from './agents/cli-version';
 import { loadProviderCatalog, profileRevision } from './providers/catalog';
 import { OutputFanout } from './pty/output-fanout';
 import { OutputStreams } from './runs/output-streams';
-import { AgentVerifier } from './runs/agent-verification';
+import { AgentVerifier, agentTestResult } from './runs/agent-verification';
 import { RunService } from './runs/run-service';
 import type { SandboxState } from './runs/admission';
 import { EventHub } from './transport/event-hub';
@@ -166,8 +167,10 @@ export function createCore(options: CoreOptions): Core {
     }),
     listAgents: () => agents.list().map((agent) => verifier.decorate(agent)),
     getAgent: (input) => verifier.decorate(agents.get(input.agentId)),
-    createAgent: (input) => {
+    createAgent: ({ connectionId, ...input }) => {
+      if (connectionId) connections.requireUsableByNewAgent(connectionId, input);
       const agent = agents.create(input);
+      if (connectionId) connections.bindNewAgent(agent.id, connectionId);
       reviewAgents([agent.id]);
       return verifier.decorate(agents.get(agent.id));
     },
@@ -182,6 +185,19 @@ export function createCore(options: CoreOptions): Core {
       // offering Run again, which would only be refused).
       for (const notice of notices.openForAgent(input.agentId)) notices.dismiss(notice.id);
       return deleted;
+    },
+    checkAgentDraft: ({ connectionId, ...input }) => {
+      const checkedAt = new Date().toISOString();
+      let draft;
+      try {
+        draft = agents.draft(input, connectionId ?? null);
+      } catch (error) {
+        // A field the save would refuse: the preview says so in the same words.
+        if (!(error instanceof OperatorError)) throw error;
+        return { ok: false, checkedAt, message: error.message, code: error.code };
+      }
+      const connection = connections.state(connectionId ?? null);
+      return agentTestResult(draft.name, runs.admit(draft, undefined, connection && sharedWithEveryone(connection)), checkedAt);
     },
     testAgent: (input) => {
       const result = verifier.test(input.agentId);

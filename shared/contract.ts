@@ -159,7 +159,16 @@ export const channels = {
 
   listAgents: channel(noInput, z.array(agentSchema)),
   getAgent: channel(z.strictObject({ agentId: entityId }), agentSchema),
-  createAgent: channel(z.strictObject(agentFields), agentSchema),
+  /**
+   * A new agent. With `connectionId` it is bound to that AI connection from the start; a connection
+   * shared with chosen agents is shared with the new one too (choosing it here is the operator saying so).
+   */
+  createAgent: channel(z.strictObject({ ...agentFields, connectionId: entityId.nullable().optional() }), agentSchema),
+  /**
+   * New agent's preview: the admission rules a first run of this agent would meet, checked on the
+   * unsaved fields (and the AI connection it would be bound to). Saves and starts nothing.
+   */
+  checkAgentDraft: channel(z.strictObject({ ...agentFields, connectionId: entityId.nullable().optional() }), agentTestResultSchema),
   updateAgent: channel(z.strictObject({ agentId: entityId, ...partialAgentFields }), agentSchema),
   deleteAgent: channel(z.strictObject({ agentId: entityId }), z.object({ agentId: z.string() })),
   listEnvironments: channel(noInput, z.array(environmentSchema)),

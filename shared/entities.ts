@@ -245,6 +245,8 @@ export const noticeSchema = z.object({
   status: z.enum(noticeStatuses),
   createdAt: timestamp,
   resolvedAt: timestamp.nullable(),
+  /** What fixed it, in words ("Codex now uses the AI connection “Team key”."); null while open or when not known. */
+  resolution: z.string().nullable(),
   /** The failure's code and reason (e.g. configuration_incomplete / ai_connection_required). */
   code: z.string().nullable(),
   reason: z.string().nullable(),

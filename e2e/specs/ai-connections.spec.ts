@@ -54,14 +54,15 @@ async function addSandboxedFixtureAgent(page: Page, name: string, args: string[]
   const environment = dialog.getByLabel('Environment');
   const sandboxed = await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value');
   await environment.selectOption(sandboxed!);
-  await dialog.getByLabel('Home mode').selectOption('isolated');
+  // A sandboxed environment brings an isolated home with it.
+  await expect(dialog.getByLabel('Home mode')).toHaveValue('isolated');
   await dialog.getByLabel('Executable path').fill(fixtureAgent);
   await dialog.getByLabel('Arguments').fill(args.join('\n'));
   await dialog.getByRole('button', { name: 'Create agent' }).click();
   await expect(page.getByRole('link', { name })).toBeVisible();
 }
 
-test('a sandboxed run without an AI connection is refused; the notice leads to the fix, and Run again runs it with the key redacted', async ({
+test('a refused run leads to its fix; the connection is made and bound on the agent’s page, the notice resolves there, and Run again runs it once with the key redacted', async ({
   console: app,
   scratchDir,
 }) => {
@@ -79,33 +80,37 @@ test('a sandboxed run without an AI connection is refused; the notice leads to t
     await addTask(page, 'Plan the refund flow');
     await expect(badge).toHaveCount(0);
 
-    // Refused before anything started, with the notice inline and the badge in the navigation.
+    // Refused before anything started. The page leads with the fix, says the message once, and shows
+    // nothing a run that never started does not have: no terminal, no confinement, no Run again.
     await runTask(page, 'Plan the refund flow', 'Sandboxed fixture');
     await expect(page.getByText('Refused', { exact: true }).first()).toBeVisible();
     const inline = page.getByRole('article', { name: 'AI connection required' });
     await expect(inline).toContainText('Choose an AI connection for Sandboxed fixture');
-    await expect(inline.getByRole('link', { name: 'Choose an AI connection' })).toBeVisible();
+    await expect(page.getByText(/Choose an AI connection for Sandboxed fixture/)).toHaveCount(1);
+    const fix = inline.getByRole('link', { name: 'Choose an AI connection' });
+    await expect(fix).toHaveClass(/button--primary/);
+    await expect(page.getByText('Nothing was started:')).toBeVisible();
+    await expect(terminal(page)).toHaveCount(0);
+    await expect(page.getByRole('region', { name: 'Confinement' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Run again' })).toHaveCount(0);
     const refusedRunUrl = page.url();
     await expect(nav.getByRole('img', { name: '1 open notice' })).toBeVisible();
 
-    // The Notices page: the notice names the agent and links to its picker, which takes focus.
-    await nav.getByRole('link', { name: /^Notices/ }).click();
-    const notice = page.getByRole('article', { name: 'AI connection required' });
-    await expect(notice).toContainText('Sandboxed fixture');
-    await expect(notice).toContainText('Plan the refund flow');
-    await notice.getByRole('link', { name: 'Choose an AI connection' }).click();
-    await expect(page.getByRole('heading', { level: 1, name: 'Sandboxed fixture' })).toBeVisible();
+    // The link opens the agent's page; with no connection to pick, focus is on creating one.
+    await fix.click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Sandboxed fixture' })).toBeInViewport();
     await expect(page).toHaveURL(/#\/agents\/[^/]+\/ai-connection$/);
-    const picker = page.getByRole('combobox', { name: 'AI connection' });
-    await expect(picker).toBeFocused();
+    const create = page.getByRole('button', { name: 'Create an AI connection' });
+    await expect(create).toBeFocused();
     await expect(page.getByRole('region', { name: 'AI connection' })).toContainText('No AI connection bound');
+    await expect(page.getByRole('combobox', { name: 'AI connection' })).toHaveCount(0);
+    const agentUrl = page.url();
 
-    // No connection this agent may use yet: make one, with the model server's address, and Test it.
-    await page.getByRole('link', { name: 'Create an AI connection' }).click();
-    await expect(page.getByRole('heading', { level: 2, name: 'AI connections' })).toBeVisible();
-    await expect(page.getByText(/AES-256-GCM/)).toBeVisible();
-    await page.getByRole('button', { name: 'New connection' }).click();
+    // Made right here, for this agent, with the model server's address.
+    await create.click();
     const dialog = page.getByRole('dialog', { name: 'New AI connection' });
+    await expect(dialog).toContainText('For Sandboxed fixture');
+    await expect(dialog.getByRole('checkbox', { name: 'Sandboxed fixture' })).toBeChecked();
     await dialog.getByLabel('Name').fill('E2E model server');
     await dialog.getByLabel('Provider').selectOption({ label: 'Custom (OpenAI-compatible)' });
     await dialog.getByLabel('API key').fill(key);
@@ -113,36 +118,23 @@ test('a sandboxed run without an AI connection is refused; the notice leads to t
     await dialog.getByRole('button', { name: 'Create connection' }).click();
     await expect(dialog).toBeHidden();
 
-    const connection = page.getByRole('list', { name: 'AI connections' }).getByRole('listitem').filter({ hasText: 'E2E model server' });
-    await expect(connection).toContainText(hint);
-    await expect(connection).toContainText('All agents');
-    await expect(connection).toContainText('Not tested yet');
-    await connection.getByRole('button', { name: 'Test E2E model server' }).click();
-    await expect(connection.getByText(/the key was accepted and 0 models are available/)).toBeVisible();
-    await expect(connection.getByText('OK', { exact: true })).toBeVisible();
-    expect(modelServer.modelRequests).toEqual([`Bearer ${key}`]);
-
-    // Back on the agent's page: choose it. The notice resolves, and the badge goes.
-    await nav.getByRole('link', { name: 'Agents' }).click();
-    await page.getByRole('link', { name: 'Sandboxed fixture' }).click();
-    await expect(page.getByRole('heading', { level: 1, name: 'Sandboxed fixture' })).toBeVisible();
-    await picker.selectOption({ label: `E2E model server · ${hint}` });
-    await page.getByRole('button', { name: 'Save connection' }).click();
-    await expect(page.getByText('Saved: runs of Sandboxed fixture use E2E model server.')).toBeVisible();
+    // Bound at once; focus back on the picker, which now has it; the notice resolved on this page.
+    await expect(page.getByText('Created E2E model server: runs of Sandboxed fixture use it.')).toBeVisible();
+    const picker = page.getByRole('combobox', { name: 'AI connection' });
+    await expect(picker).toBeFocused();
+    await expect(picker.locator('option:checked')).toHaveText(`E2E model server · ${hint}`);
     const section = page.getByRole('region', { name: 'AI connection' });
     await expect(section).toContainText(/Uses\s*E2E model server\s*Connected/);
-    await expect(section).not.toContainText('No AI connection bound');
     await expect(badge).toHaveCount(0);
-    await page.getByRole('button', { name: 'Test agent' }).click();
-    await expect(page.getByText('Ready', { exact: true })).toBeVisible();
+    const here = page.getByRole('region', { name: 'Notices for this agent' }).getByRole('article', { name: 'AI connection required' });
+    await expect(here).toContainText('Resolved');
+    await expect(here).toContainText('Sandboxed fixture was given the AI connection “E2E model server”.');
+    expect(page.url()).toBe(agentUrl);
 
-    // Run again, once, from the resolved notice; the new run starts and its output streams in.
-    await nav.getByRole('link', { name: /^Notices/ }).click();
-    const resolved = page.getByRole('article', { name: 'AI connection required' });
-    await expect(resolved).toContainText('Resolved');
-    await resolved.getByRole('button', { name: 'Run again' }).click();
-    await expect(resolved.getByRole('button', { name: 'Run again' })).toHaveCount(0);
-    await resolved.getByRole('link', { name: 'Open the new run' }).click();
+    // Run again, once, from here; the new run starts and its output streams in.
+    await here.getByRole('button', { name: 'Run again' }).click();
+    await expect(here.getByRole('button', { name: 'Run again' })).toHaveCount(0);
+    await here.getByRole('link', { name: 'Open the new run' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Plan the refund flow' })).toBeVisible();
     expect(page.url()).not.toBe(refusedRunUrl);
     await expect(terminal(page)).toContainText('line 5 of 5', { timeout: 30_000 });
@@ -159,11 +151,24 @@ test('a sandboxed run without an AI connection is refused; the notice leads to t
     await expect(terminal(page)).not.toContainText(key);
     expect(await page.content()).not.toContain(key);
 
-    // The refused run shows its notice resolved, with the run it started.
+    // The refused run's notice reads in the past tense now, with the run it started.
     await page.goto(refusedRunUrl);
     const settled = page.getByRole('article', { name: 'AI connection required' });
     await expect(settled).toContainText('Resolved');
+    await expect(settled).toContainText('was given the AI connection “E2E model server”');
     await expect(settled.getByRole('link', { name: 'Open the new run' })).toBeVisible();
+    await expect(settled.getByRole('link', { name: 'Choose an AI connection' })).toHaveCount(0);
+
+    // Settings lists it, made for this agent only, and its Test reaches the model server with the key.
+    await nav.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'AI connections' }).click();
+    await expect(page.getByText(/AES-256-GCM/)).toBeVisible();
+    const connection = page.getByRole('list', { name: 'AI connections' }).getByRole('listitem').filter({ hasText: 'E2E model server' });
+    await expect(connection).toContainText(hint);
+    await expect(connection).toContainText('Sandboxed fixture');
+    await connection.getByRole('button', { name: 'Test E2E model server' }).click();
+    await expect(connection.getByText(/the key was accepted and 0 models are available/)).toBeVisible();
+    expect(modelServer.modelRequests).toEqual([`Bearer ${key}`]);
   } finally {
     await modelServer.close();
   }

@@ -3,7 +3,7 @@ import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
-import type { AgentWrite } from '../ledger/agents-repository';
+import type { AgentWrite, StoredAgent } from '../ledger/agents-repository';
 import { defaultModel, type ProviderCatalog } from '../providers/catalog';
 import type { EventHub } from '../transport/event-hub';
 import { withProfileRevision } from './agent-launch';
@@ -19,6 +19,11 @@ export interface AgentFields {
   executablePath?: string | null | undefined;
   commandArgs?: string[] | null | undefined;
 }
+
+export type NewAgentFields = AgentFields & { name: string; providerId: string; model: string; profileId: string };
+
+/** The id an unsaved agent has while New agent previews its admission: no saved agent has it. */
+export const draftAgentId = 'agt_draft';
 
 /** Agents: a named execution target (provider, model, profile, capacity) in an environment. */
 export class AgentService {
@@ -41,8 +46,26 @@ export class AgentService {
     return withProfileRevision(this.catalog, agent);
   }
 
-  create(fields: AgentFields & { name: string; providerId: string; model: string; profileId: string }): Agent {
-    const write = this.validate({
+  create(fields: NewAgentFields): Agent {
+    const write = this.newAgentWrite(fields);
+    this.requireUniqueName(write.name);
+    const id = newId('agt');
+    this.ledger.agents.insert(id, write, this.now());
+    this.events.emit('agentsChanged', {});
+    return this.get(id);
+  }
+
+  /**
+   * New agent's preview: the fields as the agent would be saved, checked the same way, saved nowhere.
+   * Admission can then answer for it exactly as it will for the first run.
+   */
+  draft(fields: NewAgentFields, connectionId: string | null): StoredAgent & { deleted: false } {
+    const write = this.newAgentWrite(fields);
+    return { id: draftAgentId, ...write, connectionId, createdAt: new Date(this.now()).toISOString(), deleted: false };
+  }
+
+  private newAgentWrite(fields: NewAgentFields): AgentWrite {
+    return this.validate({
       name: fields.name,
       providerId: fields.providerId,
       model: fields.model,
@@ -54,11 +77,6 @@ export class AgentService {
       executablePath: fields.executablePath ?? null,
       commandArgs: fields.commandArgs ?? null,
     });
-    this.requireUniqueName(write.name);
-    const id = newId('agt');
-    this.ledger.agents.insert(id, write, this.now());
-    this.events.emit('agentsChanged', {});
-    return this.get(id);
   }
 
   update(agentId: string, changes: AgentFields): Agent {

@@ -531,6 +531,8 @@ describe('notices that resolve themselves, and Run again', () => {
     expect((await b.call('countOpenNotices')).open).toBe(0);
     const resolved = (await b.call('listNotices', { status: 'resolved' }))[0];
     expect(resolved).toMatchObject({ id: notice.id, status: 'resolved', canRunAgain: true, resolvedAt: expect.any(String) });
+    // It says what fixed it, in the past tense.
+    expect(resolved.resolution).toBe('needs one was given the AI connection “Fixture OpenAI”.');
     expect((await b.call('getRun', { runId: refused[0].id })).notice).toMatchObject({ id: notice.id, status: 'resolved', canRunAgain: true });
 
     const again = await b.call('runAgain', { noticeId: notice.id });
@@ -585,9 +587,54 @@ describe('notices that resolve themselves, and Run again', () => {
     await b.call('archiveRun', { runId: run.id });
     expect((await b.call('countOpenNotices')).open).toBe(0);
     const [resolved] = await b.call('listNotices', { status: 'resolved' });
-    expect(resolved).toMatchObject({ kind: 'run_stranded', canRunAgain: false });
+    expect(resolved).toMatchObject({ kind: 'run_stranded', canRunAgain: false, resolution: 'The run was archived: it will not be resumed.' });
     // Nothing to decline: a dismissal leaves it resolved, as it was.
     expect(await b.call('dismissNotice', { noticeId: resolved.id })).toMatchObject({ status: 'resolved', resolvedAt: resolved.resolvedAt });
+  });
+});
+
+describe('New agent, bound from the start', () => {
+  it('previews what the first run would meet on the unsaved fields, saving and starting nothing', async () => {
+    const b = await bed();
+    const fields = { name: 'Draft', providerId: 'fixture-codex', model: 'model-a', profileId: 'default', ...sandboxed };
+    const none = await b.call('checkAgentDraft', fields);
+    expect(none).toMatchObject({ ok: false, code: 'configuration_incomplete', reason: 'ai_connection_required' });
+    expect(none.message).toMatch(/^Choose an AI connection for Draft\. It runs in the .* environment, which needs a managed AI connection\.$/);
+    const preconfigured = await b.call('checkAgentDraft', { ...fields, homeMode: 'preconfigured' });
+    expect(preconfigured).toMatchObject({ ok: false, reason: 'ai_connection_required', message: expect.stringMatching(/needs an isolated home/) });
+
+    // A connection shared with chosen agents only: binding it at creation would share it, so it counts.
+    const chosen = await createConnection(b, { name: 'Chosen only', agentScope: 'chosen', agentIds: [] });
+    expect(await b.call('checkAgentDraft', { ...fields, connectionId: chosen.id })).toMatchObject({
+      ok: true,
+      message: expect.stringContaining('AI connection “Chosen only”'),
+    });
+    const anthropic = await createConnection(b, { name: 'Wrong provider', provider: 'anthropic' });
+    expect(await b.call('checkAgentDraft', { ...fields, connectionId: anthropic.id })).toMatchObject({ ok: false });
+    // A field the save would refuse is said in the save's words.
+    expect(await b.call('checkAgentDraft', { ...fields, model: 'no-such-model' })).toMatchObject({ ok: false, code: 'invalid_request' });
+
+    expect(await b.call('listAgents')).toEqual([]);
+    expect(b.decrypts()).toBe(0);
+  });
+
+  it('creates a sandboxed agent bound to a connection (shared with it if need be) whose first run is admitted', async () => {
+    const b = await bed();
+    const chosen = await createConnection(b, { name: 'Chosen only', agentScope: 'chosen', agentIds: [] });
+    const agent = await codexAgent(b, 'bound at birth', 'default', { ...sandboxed, connectionId: chosen.id });
+    expect(agent).toMatchObject({ connectionId: chosen.id, verification: { state: 'ok' } });
+    expect((await b.call('listConnections'))[0]).toMatchObject({ id: chosen.id, agentScope: 'chosen', agentIds: [agent.id] });
+    const task = await b.createTask('First run');
+    const run = await b.waitForRun((await b.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    expect(run.status).toBe('succeeded');
+
+    // A connection its CLI cannot use is refused before the agent is made: nothing is left behind.
+    const anthropic = await createConnection(b, { name: 'Wrong provider', provider: 'anthropic' });
+    await expect(codexAgent(b, 'never made', 'default', { ...sandboxed, connectionId: anthropic.id })).rejects.toMatchObject({
+      code: 'invalid_request',
+      reason: 'ai_connection_not_usable',
+    });
+    expect((await b.call('listAgents')).map((each: { name: string }) => each.name)).toEqual(['bound at birth']);
   });
 });
 

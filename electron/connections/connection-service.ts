@@ -2,6 +2,8 @@ import type { AiConnection, ConnectionTestResult, VaultInfo } from '../../shared
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { resolveAgentLaunch } from '../agents/agent-launch';
+import { draftAgentId } from '../agents/agent-service';
+import type { StoredAgent } from '../ledger/agents-repository';
 import type { StoredConnection } from '../ledger/connections-repository';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
@@ -43,6 +45,11 @@ export interface ConnectionServiceOptions {
   log: Logger;
   now?: () => number;
   probeTimeoutMs?: number;
+}
+
+/** The connection as a new agent bound to it sees it: shared with it (binding at creation shares it). */
+export function sharedWithEveryone<C extends StoredConnection>(connection: C): C {
+  return { ...connection, agentScope: 'all' };
 }
 
 /** Which agents a change may concern, so the core can review their notices and verification. */
@@ -213,6 +220,37 @@ export class ConnectionService {
       if (!provider) return false;
       return connectionProblem(connection, { id: agent.id, connectionId: connection.id }, provider) === null;
     });
+  }
+
+  /**
+   * New agent, bound from the start: refuses a connection the agent's CLI could not use (before the
+   * agent is made, so a refusal leaves nothing behind). Whether it is shared with the agent is not
+   * asked: binding it at creation shares it (`bindNewAgent`).
+   */
+  requireUsableByNewAgent(connectionId: string, agent: Pick<StoredAgent, 'name' | 'providerId' | 'profileId'>): void {
+    const connection = this.ledger.connections.get(connectionId);
+    if (!connection) {
+      throw new OperatorError({ code: 'not_found', message: 'That AI connection is no longer in the console. Choose another one.', actionUrl: actionRoute({ kind: 'settings-ai-connections' }) });
+    }
+    const provider = this.options.catalog.getProvider(agent.providerId);
+    const problem = connectionProblem(sharedWithEveryone(connection), { id: draftAgentId, connectionId }, provider);
+    if (problem) {
+      throw new OperatorError({
+        code: 'invalid_request',
+        reason: 'ai_connection_not_usable',
+        message: `${agent.name} cannot use “${connection.name}”: ${problem.replace(/^Its AI connection “[^”]*” /, 'it ')} Choose another connection.`,
+        actionUrl: actionRoute({ kind: 'settings-ai-connections' }),
+      });
+    }
+  }
+
+  /** Binds a just-made agent to its connection, sharing a chosen-agents connection with it first. */
+  bindNewAgent(agentId: string, connectionId: string): void {
+    const connection = this.get(connectionId);
+    if (connection.agentScope === 'chosen' && !connection.agentIds.includes(agentId)) {
+      this.update(connectionId, { agentIds: [...connection.agentIds, agentId] });
+    }
+    this.setAgentConnection(agentId, connectionId);
   }
 
   /** The AI connection picker: binds the agent to a connection it may use, or unbinds it. */

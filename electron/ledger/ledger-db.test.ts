@@ -112,7 +112,8 @@ describe('notices', () => {
     const again = ledger.notices.raise({ ...base, id: 'ntc_2', createdAt: 2 });
     expect(again.id).toBe(first.id);
     expect(ledger.notices.countOpen()).toBe(1);
-    ledger.notices.resolve(first.id, 3);
+    const resolved = ledger.notices.resolve(first.id, 3, 'A later run of Codex found its CLI and started.');
+    expect(resolved).toMatchObject({ status: 'resolved', resolution: 'A later run of Codex found its CLI and started.' });
     const later = ledger.notices.raise({ ...base, id: 'ntc_3', createdAt: 4 });
     expect(later.id).toBe('ntc_3');
     ledger.close();
@@ -145,6 +146,25 @@ describe('migration 5 (AI connections and notice runs)', () => {
     expect(ledger.notices.claimRerun('ntc_1', 3)).toBe(true);
     expect(ledger.notices.claimRerun('ntc_1', 4)).toBe(false);
     expect(ledger.notices.get('ntc_1')).toMatchObject({ canRunAgain: false });
+    ledger.close();
+  });
+});
+
+describe('migration 6 (notice resolution)', () => {
+  it('keeps notices resolved before it, which say nothing of what fixed them', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    const old = openLedgerDb(file, { migrations: migrations.slice(0, 5) });
+    old
+      .prepare(
+        `INSERT INTO notices (id, kind, severity, title, message, status, created_at, resolved_at, dedupe_key)
+         VALUES ('ntc_1', 'spawn_failed', 'error', 'CLI not found', 'Install it', 'resolved', 2, 3, 'k')`,
+      )
+      .run();
+    old.close();
+
+    const ledger = openLedger(dir);
+    expect(ledger.notices.get('ntc_1')).toMatchObject({ status: 'resolved', resolution: null, resolvedAt: new Date(3).toISOString() });
     ledger.close();
   });
 });

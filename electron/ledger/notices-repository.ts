@@ -18,6 +18,7 @@ interface NoticeRow {
   status: Notice['status'];
   created_at: number;
   resolved_at: number | null;
+  resolution: string | null;
   rerun_at: number | null;
   /** How many of the runs it stands for are refused (nothing started): what Run again can start. */
   refused_runs: number;
@@ -141,9 +142,9 @@ export class NoticesRepository {
     this.db.prepare('UPDATE notices SET message = ?, action_url = ?, action_label = ? WHERE id = ?').run(content.message, content.actionUrl, content.actionLabel, id);
   }
 
-  /** An open notice's cause is gone. */
-  resolve(id: string, at: number): Notice | undefined {
-    this.db.prepare("UPDATE notices SET status = 'resolved', resolved_at = ? WHERE id = ? AND status = 'open'").run(at, id);
+  /** An open notice's cause is gone; `resolution` says what fixed it, when that is known. */
+  resolve(id: string, at: number, resolution: string | null): Notice | undefined {
+    this.db.prepare("UPDATE notices SET status = 'resolved', resolved_at = ?, resolution = ? WHERE id = ? AND status = 'open'").run(at, resolution, id);
     return this.get(id);
   }
 
@@ -199,6 +200,7 @@ export class NoticesRepository {
       status: row.status,
       createdAt: isoNow(row.created_at),
       resolvedAt: toIso(row.resolved_at),
+      resolution: row.resolution,
       code: row.code,
       reason: row.reason,
       runIds: runs.map((run) => run.run_id),

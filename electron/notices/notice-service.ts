@@ -62,8 +62,8 @@ export class NoticeService {
   }
 
   /** The cause is gone: the notice leaves the open list (and, for a refusal, offers Run again). */
-  resolve(noticeId: string): Notice | undefined {
-    const notice = this.ledger.notices.resolve(noticeId, this.now());
+  resolve(noticeId: string, resolution: string | null = null): Notice | undefined {
+    const notice = this.ledger.notices.resolve(noticeId, this.now(), resolution);
     this.announce();
     return notice;
   }

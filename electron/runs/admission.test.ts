@@ -3,7 +3,8 @@ import type { Environment } from '../../shared/entities';
 import type { StoredAgent } from '../ledger/agents-repository';
 import { ProviderCatalog } from '../providers/catalog';
 import { testCatalog } from '../testing/run-test-kit';
-import { admissionConfigRevision, admitRun, requiresConnection, savedAdmission, type AdmissionInput, type ConnectionState } from './admission';
+import { requiresConnection } from '../../shared/connection-rule';
+import { admissionConfigRevision, admitRun, savedAdmission, type AdmissionInput, type ConnectionState } from './admission';
 
 const catalog = new ProviderCatalog(testCatalog() as never);
 const local: Environment = { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AiConnection, Environment } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import { requiresConnection } from '../../shared/connection-rule';
 import { actionRoute } from '../../shared/routes';
 import { resolveAgentLaunch } from '../agents/agent-launch';
 import type { StoredAgent } from '../ledger/agents-repository';
@@ -182,14 +183,6 @@ function refuse(failure: OperatorErrorShape): AdmissionResult {
   return { admitted: false, deferred: false, failure };
 }
 
-/**
- * Every sandboxed environment (and any environment that says so) runs agents unattended: they must
- * never see the operator's own login, so they get a managed connection's key instead. An isolated
- * home is empty by design: without a managed connection the CLI has no way to sign in.
- */
-export function requiresConnection(environment: Pick<Environment, 'kind' | 'requiresConnection'>, homeMode: StoredAgent['homeMode']): boolean {
-  return environment.requiresConnection || environment.kind === 'sandboxed' || homeMode === 'isolated';
-}
 
 /**
  * Why a connection cannot serve this agent ('none' when the agent has none bound), or null when it

@@ -13,6 +13,23 @@ export interface AgentCheck {
   configRevision(agent: StoredAgent & { deleted: boolean }): string;
 }
 
+/** Admission's answer in the Test's shape: what the agent page and New agent's preview show. */
+export function agentTestResult(agentName: string, verdict: AdmissionResult, checkedAt: string): AgentTestResult {
+  if (verdict.admitted) {
+    const { admission } = verdict;
+    const connection = admission.connection ? `, AI connection “${admission.connection.name}”` : '';
+    return {
+      ok: true,
+      checkedAt,
+      message: `${agentName} is ready: a run would be admitted (${admission.environmentKind === 'sandboxed' ? 'sandboxed' : 'local'}, ${admission.homeMode} home${connection}).`,
+    };
+  }
+  const result: AgentTestResult = { ok: false, checkedAt, message: verdict.failure.message, code: verdict.failure.code };
+  if (verdict.failure.reason) result.reason = verdict.failure.reason;
+  if (verdict.failure.actionUrl) result.actionUrl = verdict.failure.actionUrl;
+  return result;
+}
+
 /**
  * The agent's Test probe and its verification. Both ask admission, so they answer exactly what a run
  * would get (ai_connection_required included) and start nothing: no task root, no secret, no process.
@@ -51,19 +68,7 @@ export class AgentVerifier {
     const agent = this.requireAgent(agentId);
     const { verdict, verification } = this.record(agent, this.check.configRevision(agent));
     const checkedAt = verification.checkedAt ?? new Date(this.now()).toISOString();
-    if (verdict.admitted) {
-      const { admission } = verdict;
-      const connection = admission.connection ? `, AI connection “${admission.connection.name}”` : '';
-      return {
-        ok: true,
-        checkedAt,
-        message: `${agent.name} is ready: a run would be admitted (${admission.environmentKind === 'sandboxed' ? 'sandboxed' : 'local'}, ${admission.homeMode} home${connection}).`,
-      };
-    }
-    const result: AgentTestResult = { ok: false, checkedAt, message: verdict.failure.message, code: verdict.failure.code };
-    if (verdict.failure.reason) result.reason = verdict.failure.reason;
-    if (verdict.failure.actionUrl) result.actionUrl = verdict.failure.actionUrl;
-    return result;
+    return agentTestResult(agent.name, verdict, checkedAt);
   }
 
   /** Re-verifies agents whose configuration changed (a connection of theirs, their binding). */

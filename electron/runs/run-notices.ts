@@ -5,7 +5,7 @@ import type { StoredAgent } from '../ledger/agents-repository';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
-import { aiConnectionRequired, type AdmissionResult } from './admission';
+import { aiConnectionRequired, type Admission, type AdmissionResult } from './admission';
 
 export interface RunNoticesOptions {
   ledger: Ledger;
@@ -95,7 +95,7 @@ export class RunNotices {
       if (!agent) continue;
       const verdict = this.options.admit(agent);
       if (verdict.admitted) {
-        this.notices.resolve(notice.id);
+        this.notices.resolve(notice.id, admissionFixed(notice, agent, verdict.admission, this.ledger.agents.getEnvironment(verdict.admission.environmentId)?.name));
         this.options.log.info('notice resolved: its cause is gone', { noticeId: notice.id, kind: notice.kind, agentId: agent.id });
       } else if (!verdict.deferred && verdict.failure.reason === notice.reason && verdict.failure.code === notice.code) {
         this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, verdict.failure));
@@ -103,17 +103,20 @@ export class RunNotices {
     }
   }
 
-  /** Resolves a run's open notices of these kinds (a stranded run that was resumed, archived or deleted). */
-  resolveRunNotices(runId: string, kinds: readonly string[]): void {
+  /** Resolves a run's open notices of these kinds (a stranded run that was resumed, archived or deleted), saying how. */
+  resolveRunNotices(runId: string, kinds: readonly string[], resolution: string): void {
     for (const notice of this.notices.list('open', runId)) {
-      if (kinds.includes(notice.kind)) this.notices.resolve(notice.id);
+      if (kinds.includes(notice.kind)) this.notices.resolve(notice.id, resolution);
     }
   }
 
-  /** An attempt of the agent worked: notices about what stopped earlier ones are out of date. */
-  resolveFixedBy(agentId: string, codes: readonly string[]): void {
+  /**
+   * An attempt of the agent got past what stopped earlier ones (its CLI started; or it succeeded):
+   * notices about those are out of date. `resolution` says which.
+   */
+  resolveFixedBy(agentId: string, codes: readonly string[], resolution: string): void {
     for (const notice of this.notices.openForAgent(agentId)) {
-      if (notice.code && codes.includes(notice.code)) this.notices.resolve(notice.id);
+      if (notice.code && codes.includes(notice.code)) this.notices.resolve(notice.id, resolution);
     }
   }
 
@@ -156,6 +159,30 @@ export class RunNotices {
     });
     return ownerNoticeContent(failure, agent, titles, runIds[0] ?? null);
   }
+}
+
+/**
+ * What fixed an admission notice, in the past tense, from what admission now admits the agent with:
+ * the notice's reader sees the change that made it go, not just that it went.
+ */
+export function admissionFixed(
+  notice: Pick<Notice, 'code' | 'reason' | 'actionUrl'>,
+  agent: { name: string },
+  admission: Admission,
+  environmentName: string | undefined,
+): string {
+  const where = environmentName ? `the ${environmentName} environment` : `a ${admission.environmentKind} environment`;
+  if (notice.code === 'sandbox_unavailable') {
+    return admission.environmentKind === 'sandboxed'
+      ? `The OS sandbox became available: ${agent.name}'s runs can start.`
+      : `${agent.name} was moved to ${where}, which needs no OS sandbox.`;
+  }
+  if (notice.reason === aiConnectionRequired) {
+    const home = notice.actionUrl?.endsWith('/home-mode') && admission.homeMode === 'isolated' ? ' an isolated home and' : '';
+    if (admission.connection) return `${agent.name} was given${home} the AI connection “${admission.connection.name}”.`;
+    return `${agent.name} no longer needs an AI connection: it now runs in ${where} with ${admission.homeMode === 'isolated' ? 'an isolated' : 'your own (preconfigured)'} home.`;
+  }
+  return `${agent.name}'s configuration was fixed: its runs are admitted now.`;
 }
 
 function noticeTitle(failure: OperatorErrorShape): string {

@@ -31,6 +31,7 @@ import {
   savedAdmission,
   type Admission,
   type AdmissionResult,
+  type ConnectionState,
   type SandboxState,
 } from './admission';
 import type { SandboxProbe } from '../confinement/sandbox-probe';
@@ -249,7 +250,7 @@ export class RunService {
     const verdict = this.admit(agent, saved);
     if (!verdict.admitted) throw new OperatorError(verdict.failure);
     const admission = verdict.admission;
-    this.runNotices.resolveRunNotices(runId, ['run_stranded']);
+    this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was resumed.');
     const sameConfig = configFingerprint(admission) === row.config_fingerprint;
     const active = this.activate(runId, admission);
     active.attemptNumber = this.ledger.runs.attempts(runId).length;
@@ -346,7 +347,7 @@ export class RunService {
   async archive(runId: string): Promise<RunSummary> {
     const row = this.requireEnded(runId, 'archived');
     await this.workspace.removeWorktree(row);
-    this.runNotices.resolveRunNotices(runId, ['run_stranded']);
+    this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was archived: it will not be resumed.');
     this.ledger.runs.update(runId, { archivedAt: this.now() });
     this.announce(runId);
     return this.summary(runId);
@@ -356,7 +357,7 @@ export class RunService {
     const row = this.requireEnded(runId, 'deleted');
     await this.workspace.removeWorktree(row);
     // Before the record goes: a stranded notice about it has nothing left to point at.
-    this.runNotices.resolveRunNotices(runId, ['run_stranded']);
+    this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was deleted.');
     this.ledger.runs.delete(runId);
     this.announce(runId);
     return { runId };
@@ -423,13 +424,17 @@ export class RunService {
    * Admission for a new run of the agent (or a resumed one, held to its saved admission). The one
    * place runs, the agent's Test and its verification ask, so they always agree.
    */
-  admit(agent: StoredAgent & { deleted: boolean }, saved?: Admission): AdmissionResult {
+  admit(
+    agent: StoredAgent & { deleted: boolean },
+    saved?: Admission,
+    connection: ConnectionState | undefined = this.options.connections.state(agent.connectionId),
+  ): AdmissionResult {
     return admitRun({
       agent,
       environment: this.ledger.agents.getEnvironment(saved?.environmentId ?? agent.environmentId),
       catalog: this.options.catalog,
       sandbox: this.options.sandbox?.() ?? null,
-      connection: this.options.connections.state(agent.connectionId),
+      connection,
       saved,
       now: this.now(),
     });
@@ -645,7 +650,7 @@ export class RunService {
       throw error;
     }
     active.session = session;
-    this.runNotices.resolveFixedBy(active.agentId, ['spawn_failed']);
+    this.runNotices.resolveFixedBy(active.agentId, ['spawn_failed'], `A later run of ${active.admission.agentName} found its CLI and started.`);
 
     // The process (and the CLI's session, where it names one up front) must be findable again before
     // the run is awaited: if the console dies from here on, recovery starts from these.
@@ -739,7 +744,7 @@ export class RunService {
       this.ledger.runs.update(active.runId, {
         submissionJson: JSON.stringify({ readyForReview: !fatal, artifactIdentity: artifactIdentity(task) }),
       });
-      this.runNotices.resolveFixedBy(active.agentId, fixedBySuccessCodes);
+      this.runNotices.resolveFixedBy(active.agentId, fixedBySuccessCodes, `A later run of ${active.admission.agentName} succeeded.`);
       return this.endActive(active, 'succeeded', null);
     }
     const failure: AttemptFailure = classified ?? {

@@ -22,6 +22,8 @@ export const queryKeys = {
   agentAll: ['agent'] as const,
   agent: (agentId: string) => ['agent', agentId] as const,
   agentCliVersion: (agentId: string) => ['agent', agentId, 'cli-version'] as const,
+  /** New agent's preview of admission, per unsaved configuration; under agents so an agent change redoes it. */
+  agentDraft: (draft: unknown) => ['agents', 'draft', draft] as const,
   catalog: ['catalog'] as const,
   environments: ['environments'] as const,
   connections: ['connections'] as const,

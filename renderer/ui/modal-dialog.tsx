@@ -74,6 +74,8 @@ export function ModalDialog({
       onKeyDown={(event) => {
         // A modal keeps Tab inside itself rather than letting it wander to the browser's own controls.
         if (event.key !== 'Tab' || !dialogRef.current) return;
+        // A dialog opened from this one (portalled, so outside it in the page) keeps its own Tab order.
+        if (!(event.target instanceof Node) || !dialogRef.current.contains(event.target)) return;
         const tabbable = [...dialogRef.current.querySelectorAll<HTMLElement>(tabbableSelector)].filter(
           (element) => !element.closest('[hidden]') && element.getClientRects().length > 0,
         );

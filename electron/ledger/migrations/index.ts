@@ -3,6 +3,7 @@ import { noticeDedupe } from './002-notice-dedupe';
 import { launchDetails } from './003-launch-details';
 import { runArchive } from './004-run-archive';
 import { connectionsAndNoticeRuns } from './005-connections-and-notice-runs';
+import { noticeResolution } from './006-notice-resolution';
 
 export interface Migration {
   version: number;
@@ -17,4 +18,5 @@ export const migrations: readonly Migration[] = [
   { version: 3, name: 'launch-details', sql: launchDetails },
   { version: 4, name: 'run-archive', sql: runArchive },
   { version: 5, name: 'connections-and-notice-runs', sql: connectionsAndNoticeRuns },
+  { version: 6, name: 'notice-resolution', sql: noticeResolution },
 ];

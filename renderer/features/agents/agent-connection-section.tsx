@@ -1,13 +1,17 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
+import { environmentRequiresConnection, requiresConnection } from '../../../shared/connection-rule';
 import type { Agent, AiConnection, Environment } from '../../../shared/entities';
 import { actionPath, actionRoute } from '../../../shared/routes';
 import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { QueryError } from '../../ui/query-error';
+import { ConnectionDialog } from '../connections/connection-dialog';
+import { connectionProvidersOf } from '../connections/connection-form';
 import {
   connectionOptionLabel,
+  connectionProviderLabels,
   connectionStatusDescription,
   connectionStatusLabel,
   connectionStatusTone,
@@ -15,8 +19,18 @@ import {
 } from '../connections/connection-labels';
 import { useConnectionsForAgent, useSetAgentConnection, useTestAgent } from '../connections/use-connections';
 import { latestAgentCheck, type AgentCheck } from './agent-check';
+import { findProvider, useCatalog } from './use-catalog';
 
 const noConnection = '';
+
+/** Puts focus on what fixes the agent's AI connection (its picker, or Create an AI connection), from elsewhere on the page. */
+export function focusAgentConnectionControl(): void {
+  requestAnimationFrame(() => {
+    const control = document.querySelector<HTMLElement>('#ai-connection [data-connection-fix]');
+    control?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    control?.focus({ preventScroll: true });
+  });
+}
 
 /**
  * The agent's AI connection picker, at the route notices link to (`#/agents/<id>/ai-connection`).
@@ -30,47 +44,61 @@ export function AgentConnectionSection({
 }: {
   agent: Agent;
   environment: Environment | undefined;
-  /** Opened by an action link to this setting: bring it into view and put focus on the picker. */
+  /** Opened by an action link to this setting: bring it into view and put focus on the control that fixes it. */
   focusPicker: boolean;
 }) {
   const connections = useConnectionsForAgent(agent.id);
+  const catalog = useCatalog();
   const setConnection = useSetAgentConnection();
   const testAgent = useTestAgent();
   const [choice, setChoice] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
   const sectionRef = useRef<HTMLElement>(null);
   const pickerRef = useRef<HTMLSelectElement>(null);
+  const createRef = useRef<HTMLButtonElement>(null);
   const focused = useRef(false);
+  /** A connection was just made and bound here: focus returns to the picker once it lists it. */
+  const refocusPicker = useRef(false);
   const ids = { picker: useId(), pickerHint: useId() };
 
   const list = connections.data;
-  const pickerShown = list !== undefined;
+  const listed = list !== undefined;
   const bound = agent.connectionId ? list?.find((connection) => connection.id === agent.connectionId) : undefined;
   // A choice that left the list (deleted meanwhile) falls back to what the agent has.
   const choiceListed = choice === noConnection || (choice !== null && list?.some((connection) => connection.id === choice));
   const selected = choiceListed && choice !== null ? choice : (agent.connectionId ?? noConnection);
   const changed = selected !== (agent.connectionId ?? noConnection);
   const usable = (list ?? []).filter((connection) => connection.id !== agent.connectionId || connection.status === 'connected');
-  const needsConnection = Boolean(environment?.requiresConnection || agent.homeMode === 'isolated');
+  const needsConnection = environment ? requiresConnection(environment, agent.homeMode) : agent.homeMode === 'isolated';
+  // With nothing to pick, the picker could not fix anything: creating a connection is the way on.
+  const pickerShown = listed && (list.length > 0 || agent.connectionId !== null);
+  const provider = findProvider(catalog.data, agent.providerId);
 
   useEffect(() => {
     if (!focusPicker) {
       focused.current = false;
       return;
     }
-    if (!pickerShown || focused.current) return;
+    if (!listed || focused.current) return;
     focused.current = true;
     // After the layout has focused the new page's heading (it does so in the same commit), not before.
     const timer = setTimeout(() => {
       sectionRef.current?.scrollIntoView({ block: 'start' });
-      pickerRef.current?.focus({ preventScroll: true });
+      (pickerRef.current ?? createRef.current)?.focus({ preventScroll: true });
     }, 0);
     return () => clearTimeout(timer);
-  }, [focusPicker, pickerShown]);
+  }, [focusPicker, listed]);
+
+  useEffect(() => {
+    if (!refocusPicker.current || !pickerShown || !bound) return;
+    refocusPicker.current = false;
+    pickerRef.current?.focus();
+  }, [pickerShown, bound]);
 
   const focusThePicker = () => {
     sectionRef.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
-    pickerRef.current?.focus({ preventScroll: true });
+    (pickerRef.current ?? createRef.current)?.focus({ preventScroll: true });
   };
 
   const save = () => {
@@ -93,6 +121,37 @@ export function AgentConnectionSection({
     );
   };
 
+  /** Made in the dialog opened from here: bound to this agent at once, so the notice resolves on this page. */
+  const bindCreated = (connection: AiConnection) => {
+    setCreating(false);
+    setSaved(null);
+    setConnection.mutate(
+      { agentId: agent.id, connectionId: connection.id },
+      {
+        onSuccess: () => {
+          setChoice(null);
+          refocusPicker.current = true;
+          setSaved(`Created ${connection.name}: runs of ${agent.name} use it.`);
+        },
+      },
+    );
+  };
+
+  const createButton = (primary: boolean) => (
+    <button
+      ref={createRef}
+      type="button"
+      data-connection-fix={pickerShown ? undefined : ''}
+      className={`button${primary ? ' button--primary' : ''}`}
+      aria-disabled={!provider || undefined}
+      onClick={() => {
+        if (provider) setCreating(true);
+      }}
+    >
+      Create an AI connection
+    </button>
+  );
+
   return (
     <section
       ref={sectionRef}
@@ -108,8 +167,8 @@ export function AgentConnectionSection({
       ) : !agent.connectionId && needsConnection ? (
         <p className="callout callout--warning">
           <strong>No AI connection bound.</strong> This agent{' '}
-          {environment?.requiresConnection ? 'runs in a sandboxed environment' : 'uses an isolated home'}, so it needs a
-          managed AI connection: its runs are refused before anything starts until one is chosen here.
+          {environment && environmentRequiresConnection(environment) ? 'runs in a sandboxed environment' : 'uses an isolated home'}, so it
+          needs a managed AI connection: its runs are refused before anything starts until it has one.
         </p>
       ) : !agent.connectionId ? (
         <p className="muted">This agent runs locally with your own login, so it does not need one.</p>
@@ -117,10 +176,19 @@ export function AgentConnectionSection({
 
       {connections.isError ? (
         <QueryError what="the AI connections this agent may use" error={connections.error} onRetry={() => void connections.refetch()} />
-      ) : !pickerShown ? (
+      ) : !listed ? (
         <p className="loading" aria-busy="true">
           Loading the AI connections this agent may use…
         </p>
+      ) : !pickerShown ? (
+        <div className="agent-connection__create">
+          <p>
+            No AI connection {agent.name} may use yet
+            {provider ? ` (${provider.displayName} speaks ${providerList(connectionProvidersOf(provider))})` : ''}. Create one here: it is
+            bound to {agent.name} as soon as it is saved.
+          </p>
+          <div className="field__row">{createButton(true)}</div>
+        </div>
       ) : (
         <div className="agent-connection__picker">
           <div className="field">
@@ -129,6 +197,7 @@ export function AgentConnectionSection({
               <select
                 ref={pickerRef}
                 id={ids.picker}
+                data-connection-fix=""
                 className="select agent-connection__select"
                 value={selected}
                 onChange={(event) => {
@@ -144,24 +213,37 @@ export function AgentConnectionSection({
                   </option>
                 ))}
               </select>
-              <button type="button" className="button button--primary" aria-disabled={setConnection.isPending || undefined} onClick={save}>
+              <button
+                type="button"
+                className={`button${usable.length > 0 ? ' button--primary' : ''}`}
+                aria-disabled={setConnection.isPending || undefined}
+                onClick={save}
+              >
                 Save connection
               </button>
+              {createButton(usable.length === 0)}
             </div>
             <p id={ids.pickerHint} className="field__hint">
               {usable.length === 0
-                ? 'No AI connection this agent may use yet: one must allow this agent (or all agents) and be of a provider its CLI speaks.'
+                ? 'No other AI connection this agent may use: one must allow this agent (or all agents) and be of a provider its CLI speaks.'
                 : 'The connections this agent may use: allowed for it, of a provider its CLI speaks, and not revoked or expired.'}{' '}
-              <Link href={actionPath({ kind: 'settings-ai-connections' })}>Create an AI connection</Link>
+              <Link href={actionPath({ kind: 'settings-ai-connections' })}>Manage AI connections in Settings</Link>
             </p>
           </div>
-          <p className="form-success" aria-live="polite">
-            {setConnection.isPending ? 'Saving…' : saved}
-          </p>
-          {setConnection.isError ? <ErrorAlert error={setConnection.error} prefix="Could not save the AI connection." /> : null}
-          {bound ? <BoundConnection connection={bound} /> : null}
         </div>
       )}
+      <p className="form-success" aria-live="polite">
+        {setConnection.isPending ? 'Saving…' : saved}
+      </p>
+      {setConnection.isError ? <ErrorAlert error={setConnection.error} prefix="Could not save the AI connection." /> : null}
+      {bound ? <BoundConnection connection={bound} /> : null}
+      {creating && provider ? (
+        <ConnectionDialog
+          forAgent={{ id: agent.id, name: agent.name, connectionProviders: connectionProvidersOf(provider) }}
+          onClose={() => setCreating(false)}
+          onSaved={bindCreated}
+        />
+      ) : null}
 
       <div className="agent-check">
         <div className="agent-check__header">
@@ -188,6 +270,12 @@ export function AgentConnectionSection({
       </div>
     </section>
   );
+}
+
+/** "OpenAI or Custom (OpenAI-compatible)": the providers a CLI can use, in words. */
+function providerList(providers: readonly AiConnection['provider'][]): string {
+  const labels = providers.map((provider) => connectionProviderLabels[provider]);
+  return labels.length <= 1 ? (labels[0] ?? 'no provider') : `${labels.slice(0, -1).join(', ')} or ${labels.at(-1)}`;
 }
 
 function BoundConnection({ connection }: { connection: AiConnection }) {

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { environmentRequiresConnection } from '../../../shared/connection-rule';
 import type { CatalogProvider, Environment } from '../../../shared/entities';
 import { FormField } from '../../ui/form-field';
 import { environmentLabel, networkModeLabel } from './agent-labels';
@@ -12,6 +13,7 @@ import {
   type AgentFormProblems,
   type AgentFormValues,
 } from './agent-form';
+
 
 const fieldOrder: AgentFormField[] = [
   'name',
@@ -41,6 +43,8 @@ export function AgentForm({
   environments,
   onSubmit,
   focusHomeMode = false,
+  onUseIsolatedHome,
+  afterHome,
   children,
 }: {
   formId: string;
@@ -50,6 +54,13 @@ export function AgentForm({
   onSubmit: (values: AgentFormValues, provider: CatalogProvider | undefined) => void;
   /** Opened by an action link to the home-mode setting: highlight it and put focus there. */
   focusHomeMode?: boolean;
+  /**
+   * The agent page saves the switch to an isolated home at once (the fix a notice asks for); without
+   * it (New agent) the button only changes the field, saved with the rest.
+   */
+  onUseIsolatedHome?: () => void;
+  /** Rendered after the home fields, with the form's current values (New agent's AI connection and its preview). */
+  afterHome?: (values: AgentFormValues, provider: CatalogProvider | undefined) => ReactNode;
   /** Rendered at the end of the form: its actions and errors. */
   children?: ReactNode;
 }) {
@@ -57,6 +68,7 @@ export function AgentForm({
   const [problems, setProblems] = useState<AgentFormProblems>({});
   const fieldRefs = useRef(new Map<AgentFormField, HTMLElement>());
   const homeSectionRef = useRef<HTMLFieldSetElement>(null);
+  const isolatedFixRef = useRef<HTMLButtonElement>(null);
   const register = (field: AgentFormField) => (element: HTMLElement | null) => {
     if (element) fieldRefs.current.set(field, element);
     else fieldRefs.current.delete(field);
@@ -67,7 +79,8 @@ export function AgentForm({
     // After the layout has focused the new page's heading (it does so in the same commit), not before.
     const timer = setTimeout(() => {
       homeSectionRef.current?.scrollIntoView({ block: 'start' });
-      fieldRefs.current.get('homeMode')?.focus({ preventScroll: true });
+      // The fix itself when there is one to make; otherwise the setting.
+      (isolatedFixRef.current ?? fieldRefs.current.get('homeMode'))?.focus({ preventScroll: true });
     }, 0);
     return () => clearTimeout(timer);
   }, [focusHomeMode]);
@@ -104,7 +117,7 @@ export function AgentForm({
     onSubmit(values, provider);
   };
 
-  const sandboxNeedsIsolated = values.homeMode === 'preconfigured' && environment?.requiresConnection;
+  const sandboxNeedsIsolated = values.homeMode === 'preconfigured' && environment !== undefined && environmentRequiresConnection(environment);
 
   return (
     <form id={formId} className="agent-form" onSubmit={submit} noValidate>
@@ -192,28 +205,55 @@ export function AgentForm({
         </FormField>
       </div>
 
-      <div className="agent-form__row">
-        <FormField label="Profile" problem={problems.profileId}>
+      {/* Full width: profile labels are sentences, and a narrow select would cut them off. */}
+      <FormField label="Profile" problem={problems.profileId}>
+        {(control) => (
+          <select
+            ref={register('profileId')}
+            {...control}
+            className="select"
+            value={values.profileId}
+            onChange={(event) => update({ profileId: event.target.value })}
+          >
+            {provider?.profiles.some((profile) => profile.id === values.profileId) ? null : (
+              <option value={values.profileId}>{values.profileId || 'Choose a profile'}</option>
+            )}
+            {(provider?.profiles ?? []).map((profile) => (
+              <option key={profile.id} value={profile.id}>
+                {profile.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </FormField>
+
+      <div className="agent-form__row agent-form__row--wide-first">
+        <FormField label="Environment" problem={problems.environmentId}>
           {(control) => (
             <select
-              ref={register('profileId')}
+              ref={register('environmentId')}
               {...control}
               className="select"
-              value={values.profileId}
-              onChange={(event) => update({ profileId: event.target.value })}
+              value={values.environmentId}
+              onChange={(event) => {
+                const next = environments.find((candidate) => candidate.id === event.target.value);
+                // A sandboxed run must not see your own login: it gets an isolated home, the one that works there.
+                update(
+                  next && environmentRequiresConnection(next)
+                    ? { environmentId: event.target.value, homeMode: 'isolated' }
+                    : { environmentId: event.target.value },
+                );
+              }}
             >
-              {provider?.profiles.some((profile) => profile.id === values.profileId) ? null : (
-                <option value={values.profileId}>{values.profileId || 'Choose a profile'}</option>
-              )}
-              {(provider?.profiles ?? []).map((profile) => (
-                <option key={profile.id} value={profile.id}>
-                  {profile.label}
+              {environment ? null : <option value={values.environmentId}>{values.environmentId || 'Choose an environment'}</option>}
+              {environments.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {environmentLabel(candidate)} · {networkModeLabel(candidate.networkMode)}
                 </option>
               ))}
             </select>
           )}
         </FormField>
-
         <FormField
           label="Runs at once"
           className="field--narrow"
@@ -236,25 +276,6 @@ export function AgentForm({
           )}
         </FormField>
       </div>
-
-      <FormField label="Environment" problem={problems.environmentId}>
-        {(control) => (
-          <select
-            ref={register('environmentId')}
-            {...control}
-            className="select"
-            value={values.environmentId}
-            onChange={(event) => update({ environmentId: event.target.value })}
-          >
-            {environment ? null : <option value={values.environmentId}>{values.environmentId || 'Choose an environment'}</option>}
-            {environments.map((candidate) => (
-              <option key={candidate.id} value={candidate.id}>
-                {environmentLabel(candidate)} · {networkModeLabel(candidate.networkMode)}
-              </option>
-            ))}
-          </select>
-        )}
-      </FormField>
 
       <fieldset
         ref={homeSectionRef}
@@ -288,12 +309,27 @@ export function AgentForm({
           )}
         </FormField>
         {sandboxNeedsIsolated ? (
-          <p className="callout callout--warning">
-            A sandboxed environment needs an isolated home: your own login is not handed to unattended runs, so runs of
-            this agent would be refused.
-          </p>
+          <div className="callout callout--warning home-mode-fix">
+            <p>
+              A sandboxed environment needs an isolated home: your own login is not handed to unattended runs, so runs of
+              this agent would be refused.
+            </p>
+            <button
+              ref={isolatedFixRef}
+              type="button"
+              className="button button--primary button--small"
+              onClick={() => {
+                update({ homeMode: 'isolated' });
+                onUseIsolatedHome?.();
+              }}
+            >
+              Use an isolated home
+            </button>
+          </div>
         ) : null}
       </fieldset>
+
+      {afterHome?.(values, provider)}
 
       <FormField
         label="Executable path"

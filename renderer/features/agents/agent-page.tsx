@@ -11,7 +11,8 @@ import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
 import { agentFormFromAgent, updateAgentInput } from './agent-form';
 import { AgentForm } from './agent-form-fields';
-import { AgentConnectionSection } from './agent-connection-section';
+import { AgentConnectionSection, focusAgentConnectionControl } from './agent-connection-section';
+import { AgentNotices } from './agent-notices';
 import { useAgent, useAgentCliVersion, useDeleteAgent, useEnvironments, useUpdateAgent } from './use-agents';
 import { findProvider, providerDisplayName, useCatalog } from './use-catalog';
 
@@ -72,6 +73,21 @@ function AgentSettingsForm({ agent, focusHomeMode }: { agent: Agent; focusHomeMo
       providers={catalog.data.providers}
       environments={environments.data}
       focusHomeMode={focusHomeMode}
+      onUseIsolatedHome={() => {
+        if (updateAgent.isPending) return;
+        setSaved(null);
+        updateAgent.mutate(
+          { agentId: agent.id, homeMode: 'isolated' },
+          {
+            onSuccess: (next) => {
+              const needsConnection = next.connectionId === null;
+              setSaved(needsConnection ? `Saved: ${next.name} has an isolated home. Next, give it an AI connection.` : `Saved: ${next.name} has an isolated home.`);
+              // The next half of the fix is the AI connection: take the operator there, on this page.
+              if (needsConnection) focusAgentConnectionControl();
+            },
+          },
+        );
+      }}
       onSubmit={(values, provider) => {
         if (updateAgent.isPending) return;
         setSaved(null);
@@ -185,6 +201,9 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
         environment={environment}
         focusPicker={focusSection === 'ai-connection'}
       />
+
+      {/* Beside the fix: the notice it answers turns to Resolved here, with Run again. */}
+      <AgentNotices agentId={agent.id} />
 
       <section className="settings-section" aria-labelledby="agent-settings-heading">
         <h2 id="agent-settings-heading" className="section-title">

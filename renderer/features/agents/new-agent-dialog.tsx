@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import type { Agent } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
 import { ModalDialog } from '../../ui/modal-dialog';
@@ -7,12 +7,14 @@ import { createAgentInput, defaultAgentForm } from './agent-form';
 import { AgentForm } from './agent-form-fields';
 import { useCreateAgent, useEnvironments } from './use-agents';
 import { useCatalog } from './use-catalog';
+import { NewAgentConnectionField } from './new-agent-connection';
 
 export function NewAgentDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (agent: Agent) => void }) {
   const catalog = useCatalog();
   const environments = useEnvironments();
   const createAgent = useCreateAgent();
   const formId = useId();
+  const [connectionId, setConnectionId] = useState<string | null>(null);
 
   let body;
   if (catalog.isPending || environments.isPending) body = <Loading what="the provider catalog" />;
@@ -26,9 +28,18 @@ export function NewAgentDialog({ onClose, onCreated }: { onClose: () => void; on
         initial={defaultAgentForm(catalog.data.providers, environments.data)}
         providers={catalog.data.providers}
         environments={environments.data}
+        afterHome={(values, provider) => (
+          <NewAgentConnectionField
+            values={values}
+            provider={provider}
+            environments={environments.data}
+            connectionId={connectionId}
+            onConnectionChange={setConnectionId}
+          />
+        )}
         onSubmit={(values, provider) => {
           if (createAgent.isPending) return;
-          createAgent.mutate(createAgentInput(values, provider), { onSuccess: onCreated });
+          createAgent.mutate({ ...createAgentInput(values, provider), connectionId }, { onSuccess: onCreated });
         }}
       >
         {createAgent.isError ? <ErrorAlert error={createAgent.error} prefix="Could not create the agent." /> : null}

@@ -38,8 +38,25 @@ function useAgentMutation<I, O>(mutationFn: (input: I) => Promise<O>) {
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: queryKeys.agents }),
         queryClient.invalidateQueries({ queryKey: queryKeys.agentAll }),
+        // A new agent bound at creation can be added to its connection's chosen agents.
+        queryClient.invalidateQueries({ queryKey: queryKeys.connections }),
       ]);
     },
+  });
+}
+
+/**
+ * New agent's preview: what admission would say of a first run of the unsaved agent. Asked once the
+ * fields settle (the caller debounces), never while they are invalid; keeps the last answer meanwhile.
+ */
+export function useAgentDraftCheck(draft: ChannelInput<'checkAgentDraft'> | null) {
+  const client = useOperatorClient();
+  return useQuery({
+    queryKey: queryKeys.agentDraft(draft),
+    queryFn: () => client.checkAgentDraft(draft!),
+    enabled: draft !== null,
+    placeholderData: (previous) => previous,
+    staleTime: 0,
   });
 }
 

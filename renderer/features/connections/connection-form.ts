@@ -1,5 +1,5 @@
 import { channels, type ChannelInput } from '../../../shared/contract';
-import type { AiConnection } from '../../../shared/entities';
+import { connectionProviders, type AiConnection } from '../../../shared/entities';
 import { secretNoun } from './connection-labels';
 
 /**
@@ -38,6 +38,20 @@ export function emptyConnectionForm(): ConnectionFormValues {
     agentScope: 'all',
     agentIds: [],
     revoked: false,
+  };
+}
+
+/**
+ * A connection made for one agent (from its picker, or from New agent): of a provider its CLI can
+ * use, shared with that agent only unless the operator widens it. An agent not saved yet (id null)
+ * is shared with when it is created.
+ */
+export function connectionFormForAgent(agent: { id: string | null; connectionProviders: readonly AiConnection['provider'][] }): ConnectionFormValues {
+  return {
+    ...emptyConnectionForm(),
+    provider: agent.connectionProviders[0] ?? 'openai',
+    agentScope: 'chosen',
+    agentIds: agent.id ? [agent.id] : [],
   };
 }
 
@@ -115,7 +129,13 @@ export function isEmptyUpdate(input: ChannelInput<'updateConnection'>): boolean 
  * (a subscription token is Anthropic's; a custom provider needs its server's address), so the
  * operator hears about them at the field rather than after a round trip.
  */
-export function connectionFormProblems(values: ConnectionFormValues, secret: string, mode: 'create' | 'edit'): ConnectionFormProblems {
+export function connectionFormProblems(
+  values: ConnectionFormValues,
+  secret: string,
+  mode: 'create' | 'edit',
+  /** Made for an agent not saved yet: it is one of the chosen agents, though it has no id to tick. */
+  forNewAgent = false,
+): ConnectionFormProblems {
   const problems: ConnectionFormProblems = {};
   const secretName = secretNoun(values.method);
   const input = createConnectionInput(values, secret);
@@ -141,7 +161,7 @@ export function connectionFormProblems(values: ConnectionFormValues, secret: str
   if (values.provider === 'custom' && !values.baseUrl.trim()) {
     problems.baseUrl ??= `A custom (OpenAI-compatible) connection needs the base URL of its server, e.g. ${exampleBaseUrl}.`;
   }
-  if (values.agentScope === 'chosen' && values.agentIds.length === 0) {
+  if (values.agentScope === 'chosen' && values.agentIds.length === 0 && !forNewAgent) {
     problems.agentIds ??= 'Choose at least one agent, or let all agents use it.';
   }
   return problems;
@@ -149,4 +169,9 @@ export function connectionFormProblems(values: ConnectionFormValues, secret: str
 
 export function firstProblem(problems: ConnectionFormProblems): ConnectionFormField | undefined {
   return connectionFieldOrder.find((field) => problems[field]);
+}
+
+/** The connection providers a CLI can use, as the catalog lists them (known ones only, in the contract's order). */
+export function connectionProvidersOf(provider: { connectionProviders: readonly string[] }): AiConnection['provider'][] {
+  return connectionProviders.filter((candidate) => provider.connectionProviders.includes(candidate));
 }

@@ -4,7 +4,7 @@ import type { Notice, RunSummary } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
-import { noticeState, rerunLinks, severityInfo } from './notice-state';
+import { noticeState, noticeWording, rerunLinks, severityInfo } from './notice-state';
 import { useDismissNotice, useRunAgain } from './use-notices';
 
 /**
@@ -36,6 +36,7 @@ export function NoticeCard({
   const started: RunSummary[] | undefined = runAgain.data?.runs;
   const links = rerunLinks(notice.rerunRunIds, started);
   const now = Date.now();
+  const wording = noticeWording(notice);
 
   return (
     <article
@@ -67,16 +68,17 @@ export function NoticeCard({
           {formatTimestamp(notice.createdAt, now)}
         </time>
       </header>
-      <p className="notice__message">{notice.message}</p>
+      <p className="notice__message">{wording.message}</p>
       {notice.status !== 'open' && notice.resolvedAt ? (
         <p className="notice__closed muted">
           {notice.status === 'resolved' ? 'Resolved' : 'Dismissed'}{' '}
           <time dateTime={notice.resolvedAt} title={formatFullTimestamp(notice.resolvedAt)}>
             {formatTimestamp(notice.resolvedAt, now)}
           </time>
-          {notice.status === 'resolved' && state === 'can-run-again' ? ': its cause is gone. Run again starts the refused task once more.' : '.'}
+          {notice.status === 'resolved' && state === 'can-run-again' ? '. Run again starts the refused task once more.' : '.'}
         </p>
       ) : null}
+      {wording.earlier ? <p className="notice__earlier muted">It had said: {wording.earlier}</p> : null}
 
       <div className="notice__actions">
         {state === 'can-run-again' ? (

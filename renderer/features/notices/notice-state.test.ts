@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Notice } from '../../../shared/entities';
-import { groupNotices, noticeState, rerunLinks } from './notice-state';
+import { groupNotices, noticeState, noticeWording, rerunLinks } from './notice-state';
 
 function notice(overrides: Partial<Notice>): Notice {
   return {
@@ -17,6 +17,7 @@ function notice(overrides: Partial<Notice>): Notice {
     status: 'open',
     createdAt: '2026-11-29T10:00:00.000Z',
     resolvedAt: null,
+    resolution: null,
     code: 'configuration_incomplete',
     reason: 'ai_connection_required',
     runIds: ['run_1'],
@@ -72,5 +73,19 @@ describe('links to the runs Run again started', () => {
       { runId: 'run_3', label: 'Open the new run of Fix rounding' },
     ]);
     expect(rerunLinks(['run_2', 'run_3'], undefined).map((link) => link.label)).toEqual(['Open new run 1', 'Open new run 2']);
+  });
+});
+
+describe('notice wording', () => {
+  it('asks for the fix while open, and says in the past tense what fixed it once resolved', () => {
+    expect(noticeWording(notice({}))).toEqual({ message: 'Choose an AI connection for Sandboxed fixture.', earlier: null });
+    const resolved = notice({ status: 'resolved', resolution: 'Sandboxed fixture was given the AI connection “Team key”.' });
+    expect(noticeWording(resolved)).toEqual({
+      message: 'Sandboxed fixture was given the AI connection “Team key”.',
+      earlier: 'Choose an AI connection for Sandboxed fixture.',
+    });
+    // Resolved before the console kept what fixed it.
+    expect(noticeWording(notice({ status: 'resolved' })).message).toBe('Its cause was fixed.');
+    expect(noticeWording(notice({ status: 'dismissed' })).message).toBe('You dismissed this notice.');
   });
 });

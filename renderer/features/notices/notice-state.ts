@@ -22,6 +22,17 @@ export function noticeState(notice: Pick<Notice, 'status' | 'canRunAgain' | 'rer
   return notice.rerunRunIds.length > 0 ? 'ran-again' : 'resolved';
 }
 
+/**
+ * What a notice says now. An open one asks for its fix; a closed one must not still read "Choose an
+ * AI connection for …" as if nothing had happened: it says what fixed it (in the past tense), and
+ * keeps what it had asked as a quieter line beneath.
+ */
+export function noticeWording(notice: Pick<Notice, 'status' | 'message' | 'resolution'>): { message: string; earlier: string | null } {
+  if (notice.status === 'open') return { message: notice.message, earlier: null };
+  if (notice.status === 'dismissed') return { message: 'You dismissed this notice.', earlier: notice.message };
+  return { message: notice.resolution ?? 'Its cause was fixed.', earlier: notice.message };
+}
+
 export interface RerunLink {
   runId: string;
   label: string;

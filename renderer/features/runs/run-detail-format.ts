@@ -1,4 +1,4 @@
-import type { Attempt, RunDetail, RunSummary } from '../../../shared/entities';
+import type { Attempt, Notice, RunDetail, RunSummary } from '../../../shared/entities';
 import { formatDuration } from '../../ui/format';
 import { isActiveRunStatus } from '../../ui/run-status';
 import { compactJson } from './timeline-entry';
@@ -66,9 +66,49 @@ export function locatorFacts(data: Record<string, unknown>): Array<{ label: stri
     .map(([key, value]) => ({ label: locatorLabels[key] ?? key, value: locatorValue(value) }));
 }
 
-/** Whether a run can be started again as a new run of the same task and agent. */
-export function canRerun(run: Pick<RunDetail, 'status'>): boolean {
-  return !isActiveRunStatus(run.status);
+/**
+ * What a run's locator says, in words: the process (its id, its group, when it started) or the CLI's
+ * session (its id and folder). The raw record stays available behind a toggle; a process's start time
+ * there is in clock ticks since boot, which only tells it apart from a later process with its pid.
+ */
+export function locatorSummary(
+  locator: Pick<RunDetail['locators'][number], 'kind' | 'data' | 'updatedAt'>,
+  attempts: readonly Pick<Attempt, 'number' | 'startedAt'>[],
+  formatTime: (iso: string) => string,
+): { title: string; facts: Array<{ label: string; value: string }> } {
+  const data = locator.data;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : null);
+  const facts: Array<{ label: string; value: string }> = [];
+  const add = (label: string, value: string | null) => {
+    if (value !== null) facts.push({ label, value });
+  };
+  if (locator.kind === 'process') {
+    add('Process id', text(data.pid));
+    const pgid = text(data.pgid);
+    add('Process group', pgid === null ? null : pgid === text(data.pid) ? `${pgid} (its own)` : pgid);
+    const attemptNumber = typeof data.attempt === 'number' ? data.attempt : null;
+    const startedAt = attempts.find((attempt) => attempt.number === attemptNumber)?.startedAt ?? locator.updatedAt;
+    add('Started at', formatTime(startedAt));
+    if (attemptNumber !== null) add('Attempt', String(attemptNumber));
+    return { title: 'Process', facts };
+  }
+  add('Session', text(data.id) ?? text(data.sessionId) ?? text(data.threadId));
+  add('Folder', text(data.dir) ?? text(data.sessionDir) ?? text(data.file));
+  add('Recorded at', formatTime(locator.updatedAt));
+  return { title: 'CLI session', facts };
+}
+
+/**
+ * Whether the header offers Run again (a new run of the same task and agent). A refused run offers
+ * it only once its cause is gone: its notice resolved (whose own Run again then leads), or, with no
+ * open notice, once the agent's check says a run would be admitted. Anything else would only be
+ * refused again.
+ */
+export function canRerun(run: Pick<RunDetail, 'status'> & { notice?: Pick<Notice, 'status' | 'canRunAgain'> | null }, agentReady?: boolean): boolean {
+  if (isActiveRunStatus(run.status)) return false;
+  if (run.status !== 'refused') return true;
+  if (run.notice?.status === 'open' || run.notice?.canRunAgain) return false;
+  return agentReady === true;
 }
 
 /** Whether a run has ended for good, so that it may be archived or deleted (the core refuses otherwise). */

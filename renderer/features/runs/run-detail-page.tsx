@@ -20,6 +20,7 @@ import { RunChanges } from './run-changes';
 import { AttemptsPanel, ConfinementPanel, LocatorsPanel, RunDetailsPanel, SubmissionPanel } from './run-panels';
 import { RunTimeline } from './run-timeline';
 import { useArchiveRun, useDeleteRun, useResumeRun, useRun, useStartRun, useStopRun } from './use-runs';
+import { useAgent } from '../agents/use-agents';
 
 // xterm.js is most of the bundle's weight: it loads with the first run detail opened, not at start.
 const RunTerminal = lazy(() => import('../terminal/run-terminal').then((module) => ({ default: module.RunTerminal })));
@@ -96,16 +97,9 @@ function RunFailure({ run }: { run: RunDetail }) {
   if (!run.failure) return null;
   // A stranded run's link points at the run itself: no use offering it here.
   const ownRoute = actionRoute({ kind: 'run', runId: run.id });
-  // The run's own page needs no link to itself, and a refused run's notice (shown below) carries the fix.
+  // The run's own page needs no link to itself, and a run's notice (shown below) carries the fix and the message.
   const actionHref = run.failure.actionUrl === ownRoute || run.notice ? undefined : safeActionHref(run.failure.actionUrl);
-  const title =
-    run.status === 'refused'
-      ? 'Refused before anything started'
-      : run.status === 'stranded'
-        ? 'Stranded'
-        : run.status === 'cancelled'
-          ? 'Cancelled'
-          : 'Failed';
+  const title = run.status === 'stranded' ? 'Stranded' : run.status === 'cancelled' ? 'Cancelled' : 'Failed';
   return (
     <div className={`run-failure run-failure--${run.status}`}>
       <p className="run-failure__title">
@@ -113,7 +107,7 @@ function RunFailure({ run }: { run: RunDetail }) {
         {run.failure.code !== run.status ? <code className="run-failure__code">{run.failure.code}</code> : null}
         {run.failure.reason ? <code className="run-failure__code">{run.failure.reason}</code> : null}
       </p>
-      <p className="run-failure__message">{run.failure.message}</p>
+      {run.notice ? null : <p className="run-failure__message">{run.failure.message}</p>}
       {resumesInFailureBox(run) ? <StrandedResume run={run} /> : null}
       {actionHref ? (
         <p>
@@ -165,6 +159,7 @@ function RunActions({ run }: { run: RunDetail }) {
   const stopRun = useStopRun();
   const resumeRun = useResumeRun();
   const startRun = useStartRun();
+  const agent = useAgent(run.agentId);
   const goTo = useGoToRun(run.id);
   const [confirming, setConfirming] = useState<'archive' | 'delete' | null>(null);
   const busy = stopRun.isPending || resumeRun.isPending || startRun.isPending;
@@ -174,21 +169,24 @@ function RunActions({ run }: { run: RunDetail }) {
     { mutation: startRun, prefix: 'Could not start the task again.' },
   ].find(({ mutation }) => mutation.isError);
   const offerResume = canResumeRun(run) && !resumesInFailureBox(run);
+  const offerRerun = canRerun(run, agent.data?.verification?.state === 'ok');
 
+  // Order matters: buttons sit flush right, and the one that takes Stop's place once the run ends
+  // is the next step (Resume, Run again), never Delete. The destructive ones stay at the far left.
   return (
     <div className="run-actions">
       <div className="run-actions__buttons">
-        {run.canStop ? (
-          <button
-            type="button"
-            className="button button--danger"
-            aria-disabled={busy || undefined}
-            onClick={() => {
-              if (!busy) stopRun.mutate(run.id);
-            }}
-          >
-            Stop
-          </button>
+        {canArchiveOrDelete(run) ? (
+          <span className="run-actions__group run-actions__group--quiet">
+            <button type="button" className="button button--danger-quiet" onClick={() => setConfirming('delete')}>
+              Delete run
+            </button>
+            {!run.archived ? (
+              <button type="button" className="button" onClick={() => setConfirming('archive')}>
+                Archive run
+              </button>
+            ) : null}
+          </span>
         ) : null}
         {offerResume ? (
           <button
@@ -202,7 +200,7 @@ function RunActions({ run }: { run: RunDetail }) {
             Resume
           </button>
         ) : null}
-        {canRerun(run) ? (
+        {offerRerun ? (
           <button
             type="button"
             className={`button${canResumeRun(run) ? '' : ' button--primary'}`}
@@ -211,17 +209,19 @@ function RunActions({ run }: { run: RunDetail }) {
               if (!busy) startRun.mutate({ taskId: run.taskId, agentId: run.agentId }, { onSuccess: (next) => goTo(next.id) });
             }}
           >
-            Re-run
+            Run again
           </button>
         ) : null}
-        {canArchiveOrDelete(run) && !run.archived ? (
-          <button type="button" className="button" onClick={() => setConfirming('archive')}>
-            Archive run
-          </button>
-        ) : null}
-        {canArchiveOrDelete(run) ? (
-          <button type="button" className="button button--danger-quiet" onClick={() => setConfirming('delete')}>
-            Delete run
+        {run.canStop ? (
+          <button
+            type="button"
+            className="button button--danger"
+            aria-disabled={busy || undefined}
+            onClick={() => {
+              if (!busy) stopRun.mutate(run.id);
+            }}
+          >
+            Stop
           </button>
         ) : null}
         <BackToRuns />
@@ -232,6 +232,42 @@ function RunActions({ run }: { run: RunDetail }) {
       {failed ? <ErrorAlert error={failed.mutation.error} prefix={failed.prefix} /> : null}
       {confirming === 'archive' ? <ArchiveRunDialog run={run} onClose={() => setConfirming(null)} /> : null}
       {confirming === 'delete' ? <DeleteRunDialog run={run} onClose={() => setConfirming(null)} /> : null}
+    </div>
+  );
+}
+
+/**
+ * A refused run never started: its page leads with the fix (the notice's action, or the failure's
+ * link), says the message once, and shows no terminal, confinement or changes, which it never had.
+ */
+function RefusedRun({ run }: { run: RunDetail }) {
+  const catalog = useCatalog();
+  const nothingStarted = (
+    <p className="run-refused__nothing">
+      <strong>Nothing was started:</strong> no working folder, no process, and no AI connection key was opened.
+    </p>
+  );
+  return (
+    <div className="run-refused">
+      {run.notice ? (
+        <NoticeCard notice={run.notice} className="run-notice run-notice--lead" />
+      ) : run.failure ? (
+        <div className="run-failure run-failure--refused">
+          <p className="run-failure__title">Refused before anything started</p>
+          <p className="run-failure__message">{run.failure.message}</p>
+          {safeActionHref(run.failure.actionUrl) ? (
+            <p>
+              <a className="button button--primary" href={safeActionHref(run.failure.actionUrl)}>
+                Open the setting that fixes this
+              </a>
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+      {nothingStarted}
+      <div className="run-refused__details">
+        <RunDetailsPanel run={run} providerName={providerDisplayName(catalog.data, run.providerId)} />
+      </div>
     </div>
   );
 }
@@ -289,7 +325,6 @@ function RunSummaryFacts({ run, now }: { run: RunDetail; now: number }) {
 
 export function RunDetailPage({ runId }: { runId: string }) {
   const query = useRun(runId);
-  const catalog = useCatalog();
   const run = query.data;
   const active = run ? isActiveRunStatus(run.status) : false;
   const now = useNow(active);
@@ -333,6 +368,20 @@ export function RunDetailPage({ runId }: { runId: string }) {
       {query.isRefetchError ? (
         <QueryError what="the latest state of this run" error={query.error} onRetry={() => void query.refetch()} />
       ) : null}
+      {run.status === 'refused' ? (
+        <RefusedRun run={run} />
+      ) : (
+        <StartedRun run={run} now={now} />
+      )}
+    </Page>
+  );
+}
+
+/** Everything a run that started has: what went wrong, its output, attempts, timeline, confinement and changes. */
+function StartedRun({ run, now }: { run: RunDetail; now: number }) {
+  const catalog = useCatalog();
+  return (
+    <>
       <RunFailure run={run} />
       {run.notice ? <NoticeCard notice={run.notice} className="run-notice" /> : null}
       <div className="run-detail-layout">
@@ -351,6 +400,6 @@ export function RunDetailPage({ runId }: { runId: string }) {
         </div>
       </div>
       <RunChanges key={run.id} run={run} />
-    </Page>
+    </>
   );
 }

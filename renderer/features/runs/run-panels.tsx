@@ -1,8 +1,8 @@
-import { useId } from 'react';
+import { Fragment, useId } from 'react';
 import type { RunDetail } from '../../../shared/entities';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { isActiveRunStatus } from '../../ui/run-status';
-import { attemptExit, locatorFacts, shortDigest } from './run-detail-format';
+import { attemptExit, locatorFacts, locatorSummary, shortDigest } from './run-detail-format';
 import { RunPanel } from './run-panel';
 
 const attemptStatusLabels: Record<RunDetail['attempts'][number]['status'], { label: string; tone: string }> = {
@@ -107,27 +107,46 @@ export function AttemptsPanel({ run, now }: { run: RunDetail; now: number }) {
   );
 }
 
+/** Where the run's live parts are: in words first; the raw record (what recovery reads) behind a toggle. */
 export function LocatorsPanel({ run }: { run: RunDetail }) {
   if (run.locators.length === 0) return null;
   return (
     <RunPanel title="Locators">
       {(headingId) => (
         <ul className="locator-list" aria-labelledby={headingId}>
-          {run.locators.map((locator) => (
-            <li key={locator.kind} className="locator">
-              <span className="tag">{locator.kind}</span>
-              <span className="locator__facts">
-                {locatorFacts(locator.data).map((fact) => (
-                  <span key={fact.label} className="locator__fact">
-                    <span className="muted">{fact.label}</span> <code>{fact.value}</code>
-                  </span>
-                ))}
-              </span>
-              <span className="locator__revision muted" title={`Revision ${locator.revision}`}>
-                rev <code>{shortDigest(locator.revision, 8)}</code>
-              </span>
-            </li>
-          ))}
+          {run.locators.map((locator) => {
+            const summary = locatorSummary(locator, run.attempts, (iso) => formatFullTimestamp(iso));
+            return (
+              <li key={locator.kind} className="locator">
+                <p className="locator__title">{summary.title}</p>
+                <dl className="facts facts--compact locator__facts" aria-label={summary.title}>
+                  {summary.facts.map((fact) => (
+                    <Fragment key={fact.label}>
+                      <dt>{fact.label}</dt>
+                      <dd>{fact.value}</dd>
+                    </Fragment>
+                  ))}
+                </dl>
+                <details className="locator__raw">
+                  <summary>Raw values</summary>
+                  <p className="muted">What the console reads to find this again after a restart.</p>
+                  <ul>
+                    {locatorFacts(locator.data).map((fact) => (
+                      <li key={fact.label}>
+                        <span className="muted">{fact.label}</span> <code>{fact.value}</code>
+                      </li>
+                    ))}
+                    <li>
+                      <span className="muted">revision</span> <code title={locator.revision}>{shortDigest(locator.revision, 12)}</code>
+                    </li>
+                  </ul>
+                  {locator.kind === 'process' && locator.data.startTime !== undefined ? (
+                    <p className="muted">startTime is in clock ticks after the machine booted: it tells this process from a later one that reuses its pid.</p>
+                  ) : null}
+                </details>
+              </li>
+            );
+          })}
         </ul>
       )}
     </RunPanel>

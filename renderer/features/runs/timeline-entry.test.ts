@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../../../shared/entities';
-import { attemptExit, canRerun, locatorFacts, pendingRetry, retryWaitLabel } from './run-detail-format';
+import { attemptExit, canRerun, locatorFacts, locatorSummary, pendingRetry, retryWaitLabel } from './run-detail-format';
 import { compactJson, describeRunEvent, humanizeKind } from './timeline-entry';
 
 describe('timeline entries', () => {
@@ -104,9 +104,42 @@ describe('run detail facts', () => {
     ]);
   });
 
-  it('offers Re-run only once a run has ended', () => {
+  it('offers Run again once a run has ended, and a refused run only once its cause is gone', () => {
     expect(canRerun({ status: 'running' })).toBe(false);
     expect(canRerun({ status: 'failed' })).toBe(true);
-    expect(canRerun({ status: 'refused' })).toBe(true);
+    // Refused, notice open: nothing is fixed, a new run would be refused too.
+    expect(canRerun({ status: 'refused', notice: { status: 'open', canRunAgain: false } }, true)).toBe(false);
+    // Resolved: the notice's own Run again leads (it starts every task it stood for once).
+    expect(canRerun({ status: 'refused', notice: { status: 'resolved', canRunAgain: true } }, true)).toBe(false);
+    // Its Run again was used, or it was dismissed: the agent's check decides.
+    expect(canRerun({ status: 'refused', notice: { status: 'resolved', canRunAgain: false } }, true)).toBe(true);
+    expect(canRerun({ status: 'refused', notice: { status: 'dismissed', canRunAgain: false } }, false)).toBe(false);
+    expect(canRerun({ status: 'refused', notice: null })).toBe(false);
+  });
+
+  it('tells a locator in words: pid, process group and start time, or the session and its folder', () => {
+    const time = (iso: string) => `at ${iso.slice(11, 19)}`;
+    const attempts = [{ number: 2, startedAt: '2026-12-01T10:31:05.000Z' }];
+    expect(
+      locatorSummary({ kind: 'process', data: { pid: 4242, pgid: 4242, startTime: '47813', attempt: 2 }, updatedAt: '2026-12-01T10:31:06.000Z' }, attempts, time),
+    ).toEqual({
+      title: 'Process',
+      facts: [
+        { label: 'Process id', value: '4242' },
+        { label: 'Process group', value: '4242 (its own)' },
+        { label: 'Started at', value: 'at 10:31:05' },
+        { label: 'Attempt', value: '2' },
+      ],
+    });
+    expect(
+      locatorSummary({ kind: 'session', data: { id: 'thread-1', dir: '/data/tasks/run_1/cache', fingerprint: 'ab'.repeat(32) }, updatedAt: '2026-12-01T10:31:07.000Z' }, [], time),
+    ).toEqual({
+      title: 'CLI session',
+      facts: [
+        { label: 'Session', value: 'thread-1' },
+        { label: 'Folder', value: '/data/tasks/run_1/cache' },
+        { label: 'Recorded at', value: 'at 10:31:07' },
+      ],
+    });
   });
 });

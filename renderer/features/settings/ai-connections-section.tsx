@@ -17,7 +17,7 @@ import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { Loading, QueryError } from '../../ui/query-error';
-import { ConnectionDialog } from './connection-dialog';
+import { ConnectionDialog } from '../connections/connection-dialog';
 
 type OpenDialog = { kind: 'create' } | { kind: 'edit'; connectionId: string } | { kind: 'delete'; connectionId: string } | null;
 

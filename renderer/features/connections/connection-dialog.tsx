@@ -6,6 +6,7 @@ import { ModalDialog } from '../../ui/modal-dialog';
 import { useAgents } from '../agents/use-agents';
 import { findProvider, providerDisplayName, useCatalog } from '../agents/use-catalog';
 import {
+  connectionFormForAgent,
   connectionFormFromConnection,
   connectionFormProblems,
   createConnectionInput,
@@ -19,31 +20,46 @@ import {
   type ConnectionFormField,
   type ConnectionFormProblems,
   type ConnectionFormValues,
-} from '../connections/connection-form';
-import { connectionMethodLabels, connectionOwnershipLabels, connectionProviderLabels, secretFieldLabel, secretNoun } from '../connections/connection-labels';
-import { useCreateConnection, useUpdateConnection } from '../connections/use-connections';
+} from './connection-form';
+import { connectionMethodLabels, connectionOwnershipLabels, connectionProviderLabels, secretFieldLabel, secretNoun } from './connection-labels';
+import { useCreateConnection, useUpdateConnection } from './use-connections';
 
 const ownershipHints: Record<AiConnection['ownership'], string> = {
   personal: 'Your own account with the provider.',
   shared: 'A team or organisation key that others use too.',
 };
 
+/** The agent a new connection is made for: from its AI-connection picker, or from New agent (id null). */
+export interface ConnectionForAgent {
+  id: string | null;
+  name: string;
+  /** The providers its CLI can use: the only ones offered. */
+  connectionProviders: readonly AiConnection['provider'][];
+}
+
 /**
- * New connection and Edit <name>: one form. The key goes into a password field that React does not
+ * New connection and Edit <name>: one form. Made for an agent (`forAgent`), it offers only the
+ * providers that agent's CLI can use and is shared with that agent; the caller binds it on save. The key goes into a password field that React does not
  * hold: it is read when the request is sent and wiped once the connection is saved.
  */
 export function ConnectionDialog({
   connection,
+  forAgent,
   onClose,
   onSaved,
 }: {
   /** The connection being edited; absent for a new one. */
   connection?: AiConnection;
+  forAgent?: ConnectionForAgent;
   onClose: () => void;
   onSaved: (connection: AiConnection) => void;
 }) {
   const mode = connection ? 'edit' : 'create';
-  const [values, setValues] = useState<ConnectionFormValues>(() => (connection ? connectionFormFromConnection(connection) : emptyConnectionForm()));
+  const [values, setValues] = useState<ConnectionFormValues>(() =>
+    connection ? connectionFormFromConnection(connection) : forAgent ? connectionFormForAgent(forAgent) : emptyConnectionForm(),
+  );
+  const providerChoices = forAgent && !connection ? connectionProviders.filter((provider) => forAgent.connectionProviders.includes(provider)) : connectionProviders;
+  const forNewAgent = Boolean(forAgent && !connection && forAgent.id === null);
   const [problems, setProblems] = useState<ConnectionFormProblems>({});
   const [unchanged, setUnchanged] = useState(false);
   const secretInput = useRef<HTMLInputElement>(null);
@@ -80,8 +96,11 @@ export function ConnectionDialog({
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    // Opened from another form (New agent), portalled out of it in the page but not in React's tree:
+    // its submit must not bubble on and submit that form too.
+    event.stopPropagation();
     if (saving) return;
-    const found = connectionFormProblems(values, readSecret(), mode);
+    const found = connectionFormProblems(values, readSecret(), mode, forNewAgent);
     setProblems(found);
     const first = firstProblem(found);
     if (first) {
@@ -95,6 +114,10 @@ export function ConnectionDialog({
     if (!connection) {
       // The key is read by the mutation itself (readSecret): it is not part of what the cache keeps.
       const { secret: _secret, ...input } = createConnectionInput(values, '');
+      // The agent it is made for is always among the chosen ones (a new agent joins when it is created).
+      if (forAgent?.id && input.agentScope === 'chosen' && !input.agentIds?.includes(forAgent.id)) {
+        input.agentIds = [...(input.agentIds ?? []), forAgent.id];
+      }
       createConnection.mutate(input, { onSuccess });
       return;
     }
@@ -119,7 +142,9 @@ export function ConnectionDialog({
         <p className="muted">
           {connection
             ? 'Change what runs get from this connection. Agents bound to it are checked again when you save.'
-            : 'A key or token the console delivers to the runs of the agents that may use it, and removes when they end.'}
+            : forAgent
+              ? `For ${forAgent.name || 'the new agent'}: once created, ${forAgent.name || 'the new agent'} uses it. The console delivers the key to its runs and removes it when they end.`
+              : 'A key or token the console delivers to the runs of the agents that may use it, and removes when they end.'}
         </p>
       }
       onClose={onClose}
@@ -160,7 +185,7 @@ export function ConnectionDialog({
                 className="select"
                 value={values.provider}
                 onChange={(event) => {
-                  const next = connectionProviders.find((provider) => provider === event.target.value) ?? 'openai';
+                  const next = providerChoices.find((provider) => provider === event.target.value) ?? values.provider;
                   setValues((current) => withConnectionProvider(current, next));
                   setProblems((current) => {
                     const { provider: _provider, method: _method, baseUrl: _baseUrl, ...rest } = current;
@@ -169,7 +194,7 @@ export function ConnectionDialog({
                   setUnchanged(false);
                 }}
               >
-                {connectionProviders.map((provider) => (
+                {providerChoices.map((provider) => (
                   <option key={provider} value={provider}>
                     {connectionProviderLabels[provider]}
                   </option>
@@ -306,11 +331,25 @@ export function ConnectionDialog({
             />
           </div>
           {values.agentScope === 'chosen' ? (
-            agentList.length === 0 ? (
+            agentList.length === 0 && !forNewAgent ? (
               <p className="field__hint">There are no agents yet. Choose All agents, or create an agent first.</p>
             ) : (
               <ul id={agentsId} className="choice-list choice-list--nested" aria-label="Agents that may use it">
+                {forNewAgent ? (
+                  <li>
+                    <Choice
+                      type="checkbox"
+                      value="new-agent"
+                      checked
+                      disabled
+                      onChange={() => undefined}
+                      label={forAgent?.name ? `${forAgent.name} (the new agent)` : 'The new agent'}
+                      hint="Made for it: it may use this connection once it is created."
+                    />
+                  </li>
+                ) : null}
                 {agentList.map((agent) => {
+                  const own = agent.id === forAgent?.id && !connection;
                   const provider = findProvider(catalog.data, agent.providerId);
                   const speaks = !provider || provider.connectionProviders.includes(values.provider);
                   return (
@@ -318,14 +357,19 @@ export function ConnectionDialog({
                       <Choice
                         type="checkbox"
                         value={agent.id}
-                        checked={values.agentIds.includes(agent.id)}
+                        checked={own || values.agentIds.includes(agent.id)}
+                        disabled={own}
                         onChange={(checked) =>
                           update({ agentIds: checked ? [...values.agentIds, agent.id] : values.agentIds.filter((id) => id !== agent.id) })
                         }
                         label={agent.name}
-                        hint={`${providerDisplayName(catalog.data, agent.providerId)}${
-                          speaks ? '' : ` — its CLI cannot use a ${connectionProviderLabels[values.provider]} connection`
-                        }`}
+                        hint={
+                          own
+                            ? 'Made for it: it uses this connection once it is created.'
+                            : `${providerDisplayName(catalog.data, agent.providerId)}${
+                                speaks ? '' : ` — its CLI cannot use a ${connectionProviderLabels[values.provider]} connection`
+                              }`
+                        }
                       />
                     </li>
                   );
@@ -370,6 +414,7 @@ function Choice({
   label,
   hint,
   inputRef,
+  disabled,
 }: {
   type: 'radio' | 'checkbox';
   name?: string;
@@ -379,6 +424,7 @@ function Choice({
   label: string;
   hint?: string;
   inputRef?: (element: HTMLInputElement | null) => void;
+  disabled?: boolean;
 }) {
   const id = useId();
   const hintId = useId();
@@ -391,6 +437,7 @@ function Choice({
         name={name}
         value={value}
         checked={checked}
+        disabled={disabled}
         onChange={(event) => onChange(event.target.checked)}
         aria-describedby={hint ? hintId : undefined}
       />
