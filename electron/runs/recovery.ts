@@ -50,7 +50,7 @@ export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, s
       code: 'stranded',
       message: hasSession
         ? 'The console stopped while this run was running. Resume continues the CLI’s session in the same task root.'
-        : 'The console stopped while this run was running. Re-run the task to start it again.',
+        : 'The console stopped while this run was running. Run again starts the task over.',
       actionUrl: actionRoute({ kind: 'run', runId: row.id }),
     };
     ledger.runs.update(row.id, { status: 'stranded', failure, endedAt: now() });
@@ -59,7 +59,7 @@ export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, s
       kind: 'run_stranded',
       severity: 'warning',
       title: 'Run stranded',
-      message: `“${task?.title ?? 'A task'}” was running when the console stopped. ${hasSession ? 'Resume it to continue its session.' : 'Re-run it to start again.'}`,
+      message: `“${task?.title ?? 'A task'}” was running when the console stopped. ${hasSession ? 'Resume it to continue its session.' : 'Run it again to start over.'}`,
       actionUrl: actionRoute({ kind: 'run', runId: row.id }),
       actionLabel: hasSession ? 'Resume the run' : 'Open the run',
       code: 'stranded',

@@ -230,7 +230,7 @@ export class RunService {
   resume(runId: string, prompt?: string): RunSummary {
     const row = this.requireRun(runId);
     if (row.archived_at !== null) {
-      throw new OperatorError({ code: 'conflict', message: 'This run was archived and its worktree removed, so it cannot be resumed. Re-run the task instead.' });
+      throw new OperatorError({ code: 'conflict', message: 'This run was archived and its worktree removed, so it cannot be resumed. Run again starts the task over.' });
     }
     if (this.active.has(runId) || !endedStatuses.includes(row.status) || row.status === 'refused') {
       throw new OperatorError({ code: 'conflict', message: 'Only a run that has ended (and was not refused) can be resumed.' });
@@ -242,7 +242,7 @@ export class RunService {
     if (!saved || !sessionId || !provider || !adapterFor(provider).supportsResume) {
       throw new OperatorError({
         code: 'conflict',
-        message: 'This run has no native session to resume. Re-run the task instead.',
+        message: 'This run has no native session to resume. Run again starts the task over.',
         actionUrl: actionRoute({ kind: 'run', runId }),
       });
     }

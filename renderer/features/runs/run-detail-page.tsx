@@ -92,13 +92,23 @@ function resumesInFailureBox(run: RunDetail): boolean {
   return run.status === 'stranded' && canResumeRun(run);
 }
 
+/**
+ * A started run's notice shows beside its failure when it links somewhere else (the agent's
+ * settings, say): it then carries the message and the fix, said once. One that only links back to
+ * this run (a stranded run's) adds nothing here: the failure box says it, with Resume.
+ */
+function noticeShownInline(run: RunDetail): boolean {
+  return run.notice !== null && run.notice.actionUrl !== actionRoute({ kind: 'run', runId: run.id });
+}
+
 /** Failures that need the operator get the fix's link; the others say what happened. */
 function RunFailure({ run }: { run: RunDetail }) {
   if (!run.failure) return null;
   // A stranded run's link points at the run itself: no use offering it here.
   const ownRoute = actionRoute({ kind: 'run', runId: run.id });
   // The run's own page needs no link to itself, and a run's notice (shown below) carries the fix and the message.
-  const actionHref = run.failure.actionUrl === ownRoute || run.notice ? undefined : safeActionHref(run.failure.actionUrl);
+  const withNotice = noticeShownInline(run);
+  const actionHref = run.failure.actionUrl === ownRoute || withNotice ? undefined : safeActionHref(run.failure.actionUrl);
   const title = run.status === 'stranded' ? 'Stranded' : run.status === 'cancelled' ? 'Cancelled' : 'Failed';
   return (
     <div className={`run-failure run-failure--${run.status}`}>
@@ -107,7 +117,7 @@ function RunFailure({ run }: { run: RunDetail }) {
         {run.failure.code !== run.status ? <code className="run-failure__code">{run.failure.code}</code> : null}
         {run.failure.reason ? <code className="run-failure__code">{run.failure.reason}</code> : null}
       </p>
-      {run.notice ? null : <p className="run-failure__message">{run.failure.message}</p>}
+      {withNotice ? null : <p className="run-failure__message">{run.failure.message}</p>}
       {resumesInFailureBox(run) ? <StrandedResume run={run} /> : null}
       {actionHref ? (
         <p>
@@ -383,7 +393,7 @@ function StartedRun({ run, now }: { run: RunDetail; now: number }) {
   return (
     <>
       <RunFailure run={run} />
-      {run.notice ? <NoticeCard notice={run.notice} className="run-notice" /> : null}
+      {noticeShownInline(run) ? <NoticeCard notice={run.notice!} className="run-notice" /> : null}
       <div className="run-detail-layout">
         <div className="run-detail-layout__output">
           <Suspense fallback={<TerminalLoading />}>
