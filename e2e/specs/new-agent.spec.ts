@@ -98,6 +98,15 @@ test('after Stop, the button under the pointer is not Delete run', async ({ cons
 
   const stop = page.getByRole('button', { name: 'Stop' });
   await expect(stop).toBeVisible({ timeout: 30_000 });
+
+  // Where the process is, in words; the raw record behind a toggle.
+  const locators = page.getByRole('list', { name: 'Locators' });
+  await expect(locators.getByRole('term').filter({ hasText: 'Process id' })).toBeVisible();
+  await expect(locators.getByRole('term').filter({ hasText: 'Started at' })).toBeVisible();
+  await expect(locators.getByText('startTime', { exact: true })).toBeHidden();
+  await locators.getByText('Raw values').click();
+  await expect(locators.getByText('startTime', { exact: true })).toBeVisible();
+
   const box = (await stop.boundingBox())!;
   await stop.click();
   await expect(page.getByText('Cancelled', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
@@ -107,4 +116,39 @@ test('after Stop, the button under the pointer is not Delete run', async ({ cons
   });
   expect(under).not.toBe('Delete run');
   await expect(page.getByRole('button', { name: 'Delete run' })).toBeVisible();
+});
+
+test('a preconfigured home in a sandbox: the notice opens the fix, one click makes the home isolated, and focus moves on to the AI connection', async ({
+  console: app,
+  scratchDir,
+}) => {
+  const { page } = app;
+  await addProject(page, makeRepository(path.join(scratchDir, 'home-service')));
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
+  await page.getByRole('button', { name: 'New agent' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New agent' });
+  await dialog.getByLabel('Name').fill('Own login');
+  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
+  await dialog.getByLabel('Profile').selectOption('program-codex-json');
+  await dialog.getByLabel('Executable path').fill(fixtureAgent);
+  const environment = dialog.getByLabel('Environment');
+  await environment.selectOption((await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value'))!);
+  await dialog.getByLabel('Home mode').selectOption('preconfigured');
+  await dialog.getByRole('button', { name: 'Create agent' }).click();
+  await expect(dialog).toBeHidden();
+  await addTask(page, 'Rotate the keys');
+  await runTask(page, 'Rotate the keys', 'Own login');
+
+  const notice = page.getByRole('article', { name: 'AI connection required' });
+  await notice.getByRole('link', { name: 'Choose an isolated home' }).click();
+  await expect(page).toHaveURL(/#\/agents\/[^/]+\/home-mode$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'Own login' })).toBeInViewport();
+  const fix = page.getByRole('button', { name: 'Use an isolated home' });
+  await expect(fix).toBeFocused();
+  await fix.click();
+  await expect(page.getByText('Saved: Own login has an isolated home. Next, give it an AI connection.')).toBeVisible();
+  await expect(page.getByLabel('Home mode')).toHaveValue('isolated');
+  await expect(page.getByRole('button', { name: 'Create an AI connection' })).toBeFocused();
+  // Still refused until it has one, and the notice now names that.
+  await expect(page.getByRole('region', { name: 'Notices for this agent' })).toContainText('Choose an AI connection for Own login');
 });
