@@ -131,9 +131,10 @@ test('a refused run leads to its fix; the connection is made and bound on the ag
     await expect(here).toContainText('Sandboxed fixture was given the AI connection “E2E model server”.');
     expect(page.url()).toBe(agentUrl);
 
-    // Run again, once, from here; the new run starts and its output streams in.
-    await here.getByRole('button', { name: 'Run again' }).click();
+    // Run again, once, from here, even when double-clicked; the new run starts and its output streams in.
+    await here.getByRole('button', { name: 'Run again' }).dblclick();
     await expect(here.getByRole('button', { name: 'Run again' })).toHaveCount(0);
+    await expect(here).not.toContainText('nothing new was started');
     await here.getByRole('link', { name: 'Open the new run' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Plan the refund flow' })).toBeVisible();
     expect(page.url()).not.toBe(refusedRunUrl);

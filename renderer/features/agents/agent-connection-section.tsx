@@ -58,8 +58,11 @@ export function AgentConnectionSection({
   const pickerRef = useRef<HTMLSelectElement>(null);
   const createRef = useRef<HTMLButtonElement>(null);
   const focused = useRef(false);
-  /** A connection was just made and bound here: focus returns to the picker once it lists it. */
-  const refocusPicker = useRef(false);
+  /**
+   * A connection was just made and bound here: focus returns to the picker once it lists it. State,
+   * not a ref: the lists may refresh before or after the bind's answer, and either order must refocus.
+   */
+  const [refocusPicker, setRefocusPicker] = useState(false);
   const ids = { picker: useId(), pickerHint: useId() };
 
   const list = connections.data;
@@ -91,10 +94,10 @@ export function AgentConnectionSection({
   }, [focusPicker, listed]);
 
   useEffect(() => {
-    if (!refocusPicker.current || !pickerShown || !bound) return;
-    refocusPicker.current = false;
+    if (!refocusPicker || !pickerShown || !bound) return;
+    setRefocusPicker(false);
     pickerRef.current?.focus();
-  }, [pickerShown, bound]);
+  }, [refocusPicker, pickerShown, bound]);
 
   const focusThePicker = () => {
     sectionRef.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
@@ -130,7 +133,7 @@ export function AgentConnectionSection({
       {
         onSuccess: () => {
           setChoice(null);
-          refocusPicker.current = true;
+          setRefocusPicker(true);
           setSaved(`Created ${connection.name}: runs of ${agent.name} use it.`);
         },
       },

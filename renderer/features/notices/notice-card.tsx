@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useRef } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Notice, RunSummary } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
@@ -26,6 +26,9 @@ export function NoticeCard({
   const titleId = useId();
   const dismiss = useDismissNotice();
   const runAgain = useRunAgain();
+  // A double-click lands both clicks before React re-renders with isPending: the ref holds the second back,
+  // so it neither sends a second request nor replaces the first answer with "already ran".
+  const runAgainSent = useRef(false);
   const severity = severityInfo(notice.severity);
   const state = noticeState(notice);
   const [path] = useLocation();
@@ -88,8 +91,14 @@ export function NoticeCard({
             aria-describedby={titleId}
             aria-disabled={runAgain.isPending || undefined}
             onClick={() => {
-              if (runAgain.isPending) return;
-              runAgain.mutate(notice.id, { onSuccess: () => onRanAgain?.(notice.id) });
+              if (runAgain.isPending || runAgainSent.current) return;
+              runAgainSent.current = true;
+              runAgain.mutate(notice.id, {
+                onSuccess: () => onRanAgain?.(notice.id),
+                onError: () => {
+                  runAgainSent.current = false;
+                },
+              });
             }}
           >
             Run again
