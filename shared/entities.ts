@@ -279,6 +279,12 @@ export const attemptSchema = z.object({
   retryAt: timestamp.nullable(),
   startedAt: timestamp.nullable(),
   endedAt: timestamp.nullable(),
+  /**
+   * Where the attempt's output starts in the run's byte stream (offsets count across attempts), or
+   * null while it has produced none. The ledger keeps only the PTY's bytes; this is how a reader of
+   * them knows which attempt wrote what.
+   */
+  outputOffset: z.number().int().min(0).nullable(),
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 

@@ -90,3 +90,66 @@ describe('run output in the ledger', () => {
     ]);
   });
 });
+
+describe('where each attempt’s output begins', () => {
+  /** `count` more attempts of the run, numbered from `first` (createRun made attempt 1). */
+  function addAttempts(test: TestRunLedger, runId: string, count: number, first = 2): string[] {
+    const ids = [];
+    for (let number = first; number < first + count; number += 1) {
+      const id = `${runId}_att_${number}`;
+      test.ledger.db.prepare("INSERT INTO attempts (id, run_id, number, status, started_at) VALUES (?, ?, ?, 'failed', 0)").run(id, runId, number);
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  /** What grouping every chunk by attempt says: the answer firstOffsets must give without reading them all. */
+  function grouped(test: TestRunLedger, runId: string, attemptIds: string[]): Array<number | null> {
+    const rows = test.ledger.db
+      .prepare('SELECT attempt_id, min(byte_offset) AS first FROM output_chunks WHERE run_id = ? GROUP BY attempt_id')
+      .all(runId) as Array<{ attempt_id: string; first: number }>;
+    const firsts = new Map(rows.map((row) => [row.attempt_id, row.first]));
+    return attemptIds.map((id) => firsts.get(id) ?? null);
+  }
+
+  it('finds each attempt’s first byte, and null for an attempt that wrote nothing', () => {
+    const { output, runId, attemptId, test } = setup();
+    const [second, third, fourth] = addAttempts(test, runId, 3);
+    output.appendChunks(chunksOf(runId, attemptId, [10, 1, 300]));
+    // The second attempt wrote nothing; the third and fourth did.
+    output.appendChunks(chunksOf(runId, third!, [5, 64], 311));
+    output.appendChunks(chunksOf(runId, fourth!, [1], 380));
+    const ids = [attemptId, second!, third!, fourth!];
+    expect(output.firstOffsets(runId, ids)).toEqual([0, null, 311, 380]);
+    // An attempt with nothing yet after all the others (the one running now) has no output either.
+    const [fifth] = addAttempts(test, runId, 1, 5);
+    expect(output.firstOffsets(runId, [...ids, fifth!])).toEqual([0, null, 311, 380, null]);
+    expect(output.firstOffsets(runId, [])).toEqual([]);
+    expect(output.firstOffsets('run_none', ['att_x'])).toEqual([null]);
+  });
+
+  it('agrees with grouping every chunk by attempt, for many layouts', () => {
+    const { test } = setup();
+    // A fixed pseudo-random sequence, so a failure is repeatable.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let layout = 0; layout < 60; layout += 1) {
+      const { runId, attemptId } = test.createRun();
+      const ids = [attemptId, ...addAttempts(test, runId, random(5))];
+      let offset = 0;
+      for (const id of ids) {
+        // About one attempt in three writes nothing; the others write 1 to 20 chunks of 1 to 5000 bytes.
+        const chunks = random(3) === 0 ? 0 : 1 + random(20);
+        const sizes = Array.from({ length: chunks }, () => 1 + random(5000));
+        output(test).appendChunks(chunksOf(runId, id, sizes, offset));
+        offset += sizes.reduce((sum, size) => sum + size, 0);
+      }
+      expect(output(test).firstOffsets(runId, ids)).toEqual(grouped(test, runId, ids));
+    }
+  });
+
+  const output = (test: TestRunLedger) => test.ledger.output;
+});

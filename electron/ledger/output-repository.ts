@@ -22,6 +22,12 @@ interface ChunkRow {
   bytes: Buffer;
 }
 
+interface ChunkPlaceRow {
+  byte_offset: number;
+  length: number;
+  attempt_id: string | null;
+}
+
 const empty = new Uint8Array(0);
 
 /** The output_chunks table: every byte a run's PTY produced, in order, exactly as produced. */
@@ -29,6 +35,7 @@ export class OutputRepository {
   private readonly insert;
   private readonly selectFrom;
   private readonly selectEnd;
+  private readonly selectChunkAt;
 
   constructor(private readonly db: LedgerDb) {
     this.insert = db.prepare('INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES (?, ?, ?, ?, ?)');
@@ -43,6 +50,11 @@ export class OutputRepository {
     );
     this.selectEnd = db.prepare(
       'SELECT byte_offset + length(bytes) AS end_offset FROM output_chunks WHERE run_id = ? ORDER BY byte_offset DESC LIMIT 1',
+    );
+    // length() of a BLOB comes from the record header: the chunk's bytes are not read.
+    this.selectChunkAt = db.prepare(
+      `SELECT byte_offset, length(bytes) AS length, attempt_id FROM output_chunks
+       WHERE run_id = ? AND byte_offset <= ? ORDER BY byte_offset DESC LIMIT 1`,
     );
   }
 
@@ -89,6 +101,45 @@ export class OutputRepository {
   totalBytes(runId: string): number {
     const row = this.selectEnd.get(runId) as { end_offset: number } | undefined;
     return row?.end_offset ?? 0;
+  }
+
+  /**
+   * Where each attempt's output begins: the offset of its first byte, or null when it wrote none.
+   * `attemptIds` are the run's attempts in order.
+   *
+   * The run service appends one attempt's chunks after the previous attempt's, so attempts follow
+   * each other in the byte stream in their order, and each boundary is found by bisecting the run's
+   * offsets with lookups on the (run_id, byte_offset) key: a few dozen of them, however long the
+   * output. There is no index on attempt_id, so grouping the chunks by attempt would read every one
+   * of a long run's chunks, and the run detail asks for this whenever the run changes. A chunk of no
+   * listed attempt (only tests write them) counts as coming before the first.
+   */
+  firstOffsets(runId: string, attemptIds: readonly string[]): Array<number | null> {
+    const rank = new Map(attemptIds.map((id, index) => [id, index]));
+    const total = this.totalBytes(runId);
+    const chunkAt = (offset: number) => {
+      const row = this.selectChunkAt.get(runId, offset) as ChunkPlaceRow | undefined;
+      return row && { start: row.byte_offset, end: row.byte_offset + row.length, rank: row.attempt_id === null ? -1 : (rank.get(row.attempt_id) ?? -1) };
+    };
+    const firsts: Array<number | null> = [];
+    // Every attempt starts at or after where the previous boundary was found.
+    let from = 0;
+    for (let index = 0; index < attemptIds.length; index += 1) {
+      // The first chunk start in [from, total) whose attempt is this one or a later one.
+      let low = from;
+      let high = total;
+      while (low < high) {
+        const middle = Math.floor((low + high) / 2);
+        const chunk = chunkAt(middle);
+        if (chunk && chunk.rank >= index) high = chunk.start;
+        else low = Math.max(middle + 1, chunk?.end ?? 0);
+      }
+      const chunk = low < total ? chunkAt(low) : undefined;
+      const found = chunk !== undefined && chunk.start === low && chunk.rank === index;
+      firsts.push(found ? low : null);
+      from = low;
+    }
+    return firsts;
   }
 
   /** The last `maxBytes` of the run's output (what a terminal shows first when it opens a run). */

@@ -106,8 +106,15 @@ function toSummary(row: RunSummaryRow): RunSummary {
   };
 }
 
-function toAttempt(row: AttemptRow): Attempt {
+/**
+ * An attempt as the attempts table holds it. Where its output starts is the output's to say (see
+ * OutputRepository.firstOffsets), so it is not here.
+ */
+export type AttemptRecord = Omit<Attempt, 'outputOffset'> & { id: string };
+
+function toAttempt(row: AttemptRow): AttemptRecord {
   return {
+    id: row.id,
     number: row.number,
     status: row.status,
     failureCode: row.failure_code,
@@ -259,13 +266,13 @@ export class RunsRepository {
     this.db.prepare('UPDATE attempts SET retry_at = NULL WHERE run_id = ?').run(runId);
   }
 
-  attempts(runId: string): Attempt[] {
+  attempts(runId: string): AttemptRecord[] {
     return (this.db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY number').all(runId) as AttemptRow[]).map(toAttempt);
   }
 
-  lastAttempt(runId: string): (Attempt & { id: string }) | undefined {
+  lastAttempt(runId: string): AttemptRecord | undefined {
     const row = this.db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY number DESC LIMIT 1').get(runId) as AttemptRow | undefined;
-    return row && { ...toAttempt(row), id: row.id };
+    return row && toAttempt(row);
   }
 
   // Locators ---------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ import { confineLaunch, type ConfinedLaunch } from './launch-confinement';
 import { processLocator } from './process-identity';
 import { strandOrphanedRuns } from './recovery';
 import { credentialFor } from './run-credentials';
+import { attemptsWithOutput } from './attempt-output';
 import { fixedBySuccessCodes, RunNotices } from './run-notices';
 import { buildWorkerPrompt } from './worker-prompt';
 
@@ -323,7 +324,7 @@ export class RunService {
       taskRoot: row.task_root,
       baseRevision: row.base_revision,
       failure: row.failure_json ? (JSON.parse(row.failure_json) as OperatorErrorShape) : null,
-      attempts: this.ledger.runs.attempts(runId),
+      attempts: attemptsWithOutput(this.ledger, runId),
       locators,
       submission: row.submission_json ? (JSON.parse(row.submission_json) as RunDetail['submission']) : null,
       outputBytes: this.ledger.output.totalBytes(runId),

@@ -74,6 +74,7 @@ describe('run detail facts', () => {
     retryAt: null,
     startedAt: null,
     endedAt: null,
+    outputOffset: null,
     ...patch,
   });
 
