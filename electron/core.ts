@@ -16,6 +16,7 @@ import { CliVersionService } from './agents/cli-version';
 import { loadProviderCatalog, profileRevision } from './providers/catalog';
 import { OutputFanout } from './pty/output-fanout';
 import { OutputStreams } from './runs/output-streams';
+import { attemptStarts } from './runs/attempt-output';
 import { AgentVerifier, agentTestResult } from './runs/agent-verification';
 import { RunService } from './runs/run-service';
 import type { SandboxState } from './runs/admission';
@@ -70,7 +71,8 @@ export function createCore(options: CoreOptions): Core {
   let keyFileVault: KeyFileVault | undefined = options.vault ? undefined : new KeyFileVault(dataDir, options.log);
   const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)));
   const connections = new ConnectionService({ ledger, catalog, events, keeper, log: options.log });
-  const fanout = new OutputFanout({ output: ledger.output, log: options.log });
+  // Viewers are told where each attempt begins, so a terminal can mark it; the ledger keeps only the PTY's bytes.
+  const fanout = new OutputFanout({ output: ledger.output, log: options.log, attemptStarts: (runId) => attemptStarts(ledger, catalog, runId) });
   let sandbox: SandboxState | null = null;
   let probe: SandboxProbe | null = null;
   let closed = false;

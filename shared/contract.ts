@@ -15,6 +15,7 @@ import {
   runDiffSchema,
   runEventSchema,
   aiConnectionSchema,
+  attemptStartSchema,
   directoryListingSchema,
   environmentSchema,
   noticeSchema,
@@ -257,8 +258,9 @@ export const channels = {
   ),
   /**
    * Opens a live output stream to the calling client: a replay from the ledger (from the start, from
-   * an offset, or the tail), then live output, as `runOutput` / `runOutputSkipped` events. The client
-   * acknowledges bytes once its terminal has parsed them.
+   * an offset, or the tail), then live output, as `runOutput` / `runOutputSkipped` events, with
+   * `runOutputAttempt` where an attempt begins. The client acknowledges bytes once its terminal has
+   * parsed them.
    */
   openRunOutput: channel(
     z.strictObject({ runId: entityId, from: z.union([z.literal('start'), z.literal('tail'), z.number().int().min(0)]) }),
@@ -308,6 +310,12 @@ export const events = {
     toOffset: z.number(),
     skippedBytes: z.number(),
   }),
+  /**
+   * An attempt of the run begins at `offset`: sent in the subscription's order, before the first byte
+   * at `offset` (and after a skip past it), so the terminal draws the separator where it belongs. An
+   * attempt with no output begins where the next one's output does (or at the end so far).
+   */
+  runOutputAttempt: attemptStartSchema.extend({ subscriptionId: z.string(), runId: z.string(), offset: z.number() }),
 } as const;
 
 export type Channels = typeof channels;

@@ -288,6 +288,18 @@ export const attemptSchema = z.object({
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 
+/**
+ * An attempt beginning in a run's output, as a terminal marks it (the separator line between
+ * attempts): the attempt, the one before it (how it ended and when, for "after process_exit, 3 s
+ * later"), and how many attempts the run's profile allows (null when the profile is gone).
+ */
+export const attemptStartSchema = z.object({
+  attempt: attemptSchema,
+  previous: attemptSchema.nullable(),
+  maxAttempts: z.number().int().min(1).nullable(),
+});
+export type AttemptStart = z.infer<typeof attemptStartSchema>;
+
 export const locatorSchema = z.object({
   kind: z.enum(['process', 'session']),
   data: z.record(z.string(), z.unknown()),

@@ -1,6 +1,12 @@
+import type { AttemptStart } from '../../shared/entities';
 import type { OutputRepository, OutputSlice } from '../ledger/output-repository';
 import type { Logger } from '../log';
 import type { OutputBatch, OutputFeed } from './output-feed';
+
+/** Where one of a run's attempts begins in its output (see attemptStarts in runs/attempt-output.ts). */
+export interface AttemptStartAt extends AttemptStart {
+  offset: number;
+}
 
 /** What a viewer of a run's output receives, in order. */
 export type OutputMessage =
@@ -10,7 +16,14 @@ export type OutputMessage =
    * The viewer fell behind and the bytes from `fromOffset` to `toOffset` were not sent (they are in
    * the ledger). The next output message starts at `toOffset`.
    */
-  | { type: 'skipped'; runId: string; fromOffset: number; toOffset: number; skippedBytes: number };
+  | { type: 'skipped'; runId: string; fromOffset: number; toOffset: number; skippedBytes: number }
+  /**
+   * An attempt begins at `offset`: sent before any byte at or after `offset`, and never inside an
+   * output message (a replayed slice that would span attempts is cut there). An attempt that began
+   * before where the viewer started is not sent; one that began in bytes skipped over is sent just
+   * after the skip.
+   */
+  | ({ type: 'attempt'; runId: string } & AttemptStartAt);
 
 export interface SubscribeOutputOptions {
   runId: string;
@@ -42,6 +55,11 @@ export interface OutputFanoutOptions {
   log?: Logger;
   /** The largest output message when replaying; live batches are sent as they were cut. */
   maxMessageBytes?: number;
+  /**
+   * Where the run's attempts begin, in order. Asked when a viewer subscribes and when the run service
+   * says an attempt started (attemptStarted); without it viewers get bytes only.
+   */
+  attemptStarts?: (runId: string) => readonly AttemptStartAt[];
 }
 
 const kib = 1024;
@@ -61,6 +79,8 @@ interface Viewer {
   unacked: number;
   /** The window ran out while following live output: the next send starts with a skip forward. */
   behind: boolean;
+  /** The highest attempt whose start was sent to the viewer, or lay before where it started. */
+  attemptsPassed: number;
   started: boolean;
   sending: boolean;
   closed: boolean;
@@ -70,6 +90,8 @@ interface RunViewers {
   feed: OutputFeed | undefined;
   detachFeed: (() => void) | undefined;
   viewers: Set<Viewer>;
+  /** Where the run's attempts begin, as last asked. */
+  attemptStarts: readonly AttemptStartAt[];
 }
 
 /**
@@ -111,20 +133,36 @@ export class OutputFanout {
     return detach;
   }
 
+  /**
+   * A new attempt of the run has started (its row is in the ledger; its output, if any, follows):
+   * viewers are told where it begins before they are sent any of its bytes.
+   */
+  attemptStarted(runId: string): void {
+    const run = this.runs.get(runId);
+    if (!run) return;
+    this.loadAttemptStarts(runId, run);
+    for (const viewer of run.viewers) this.pump(viewer);
+  }
+
   subscribe(options: SubscribeOutputOptions): OutputSubscription {
     const run = this.run(options.runId);
+    this.loadAttemptStarts(options.runId, run);
     const liveEnd = this.liveEnd(options.runId, run);
     const windowBytes = Math.max(1, options.windowBytes ?? defaultWindowBytes);
     const requested = options.fromOffset === 'tail' ? liveEnd - (options.tailBytes ?? defaultTailBytes) : options.fromOffset;
+    const cursor = Number.isFinite(requested) ? Math.min(Math.max(0, Math.floor(requested)), liveEnd) : liveEnd;
     const viewer: Viewer = {
       runId: options.runId,
       windowBytes,
       catchUpBytes: Math.max(1, Math.floor(windowBytes / 2)),
       send: options.send,
-      cursor: Number.isFinite(requested) ? Math.min(Math.max(0, Math.floor(requested)), liveEnd) : liveEnd,
+      cursor,
       replayEnd: liveEnd,
       unacked: 0,
       behind: false,
+      // An attempt that began before what the viewer asked for is not its to mark; one that begins
+      // exactly there is (its separator comes first).
+      attemptsPassed: run.attemptStarts.reduce((passed, start) => (start.offset < cursor ? start.attempt.number : passed), 0),
       started: false,
       sending: false,
       closed: false,
@@ -150,10 +188,33 @@ export class OutputFanout {
   private run(runId: string): RunViewers {
     let run = this.runs.get(runId);
     if (!run) {
-      run = { feed: undefined, detachFeed: undefined, viewers: new Set() };
+      run = { feed: undefined, detachFeed: undefined, viewers: new Set(), attemptStarts: [] };
       this.runs.set(runId, run);
     }
     return run;
+  }
+
+  private loadAttemptStarts(runId: string, run: RunViewers): void {
+    if (!this.options.attemptStarts) return;
+    try {
+      run.attemptStarts = this.options.attemptStarts(runId);
+    } catch (error) {
+      // Separators are a convenience; the bytes still flow without new ones.
+      this.options.log?.warn('Could not read where the run’s attempts begin', { runId, error: String(error) });
+    }
+  }
+
+  /** The first attempt start the viewer has not been sent yet. */
+  private nextAttemptStart(viewer: Viewer): AttemptStartAt | undefined {
+    return this.runs.get(viewer.runId)?.attemptStarts.find((start) => start.attempt.number > viewer.attemptsPassed);
+  }
+
+  /** Sends the attempt starts at or before the viewer's cursor, in order. */
+  private sendAttemptStarts(viewer: Viewer): void {
+    for (let start = this.nextAttemptStart(viewer); start && start.offset <= viewer.cursor && !viewer.closed; start = this.nextAttemptStart(viewer)) {
+      viewer.attemptsPassed = start.attempt.number;
+      this.deliver(viewer, { type: 'attempt', runId: viewer.runId, ...start });
+    }
   }
 
   private liveEnd(runId: string, run: RunViewers | undefined): number {
@@ -168,7 +229,10 @@ export class OutputFanout {
   private publish(run: RunViewers, batch: OutputBatch): void {
     for (const viewer of run.viewers) {
       const fits = viewer.unacked + batch.bytes.length <= viewer.windowBytes;
-      if (viewer.started && !viewer.sending && !viewer.behind && viewer.cursor === batch.offset && fits) {
+      // An attempt that begins inside or before this batch goes the slow way, so its start comes first.
+      const nextStart = this.nextAttemptStart(viewer);
+      const noStartInBatch = nextStart === undefined || nextStart.offset >= batch.offset + batch.bytes.length;
+      if (viewer.started && !viewer.sending && !viewer.behind && viewer.cursor === batch.offset && fits && noStartInBatch) {
         // Following live with room: send the batch as it is, without reading it back.
         viewer.cursor += batch.bytes.length;
         viewer.unacked += batch.bytes.length;
@@ -186,6 +250,9 @@ export class OutputFanout {
     viewer.sending = true;
     try {
       while (!viewer.closed) {
+        // Before any byte at the cursor (and right after a skip past them): the attempts that begin here.
+        this.sendAttemptStarts(viewer);
+        if (viewer.closed) break;
         const end = this.liveEnd(viewer.runId, this.runs.get(viewer.runId));
         if (viewer.cursor >= end) break;
         const room = viewer.windowBytes - viewer.unacked;
@@ -207,7 +274,10 @@ export class OutputFanout {
           if (viewer.cursor >= viewer.replayEnd) viewer.behind = true;
           break;
         }
-        const slice = this.read(viewer, Math.min(room, this.maxMessageBytes));
+        // A slice stops where the next attempt begins, even when the ledger holds both in one read.
+        const nextStart = this.nextAttemptStart(viewer);
+        const untilStart = nextStart && nextStart.offset > viewer.cursor ? nextStart.offset - viewer.cursor : Infinity;
+        const slice = this.read(viewer, Math.min(room, this.maxMessageBytes, untilStart));
         if (slice.bytes.length === 0) break;
         viewer.cursor = slice.nextOffset;
         viewer.unacked += slice.bytes.length;

@@ -46,6 +46,9 @@ export class OutputStreams {
       send: (message) => {
         if (message.type === 'output') {
           client.push('runOutput', { subscriptionId, runId, offset: message.offset, bytes: message.bytes });
+        } else if (message.type === 'attempt') {
+          const { attempt, previous, maxAttempts, offset } = message;
+          client.push('runOutputAttempt', { subscriptionId, runId, offset, attempt, previous, maxAttempts });
         } else {
           client.push('runOutputSkipped', {
             subscriptionId,

@@ -606,6 +606,9 @@ export class RunService {
     active.attemptId = attemptId;
     active.attemptEvents = [];
     this.ledger.runs.insertAttempt({ id: attemptId, runId: active.runId, number: active.attemptNumber, startedAt: this.now() });
+    // Viewers hear where it begins before any of its bytes, so the separator lands in place (the
+    // previous attempt's bytes are all in the ledger by now: its end was awaited before this).
+    this.options.fanout.attemptStarted(active.runId);
 
     let launch: ConfinedLaunch;
     let session: PtySession;
