@@ -1,6 +1,44 @@
+import type { AttemptStart } from '../../../shared/entities';
+import { formatDuration } from '../../ui/format';
+
 /** Lines the console writes into a run's terminal itself, dimmed so they never pass for the CLI's output. */
 
 const dim = (text: string) => `\r\n\x1b[2m${text}\x1b[0m\r\n`;
+
+/** How long after the previous attempt ended: `< 1 s later`, `3 s later`, `2m 05s later`. */
+function gapText(previousEnd: string | null, start: string | null): string | null {
+  if (!previousEnd || !start) return null;
+  const gap = Date.parse(start) - Date.parse(previousEnd);
+  if (Number.isNaN(gap) || gap < 0) return null;
+  if (gap < 1000) return '< 1 s later';
+  return gap < 60_000 ? `${Math.round(gap / 1000)} s later` : `${formatDuration(gap)} later`;
+}
+
+/** How the previous attempt ended: `after process_exit (exit code 1)`, `after stranded`, `after success`. */
+function previousOutcome(previous: AttemptStart['previous']): string | null {
+  if (!previous) return null;
+  if (previous.status === 'succeeded') return 'after success';
+  if (previous.status === 'running') return null;
+  const cause = previous.failureCode ?? previous.status;
+  const how = previous.exitCode !== null ? `exit code ${previous.exitCode}` : previous.signal ? `signal ${previous.signal}` : null;
+  return how ? `after ${cause} (${how})` : `after ${cause}`;
+}
+
+/**
+ * The words of the line between two attempts:
+ * `── attempt 2 of 3 · after process_exit (exit code 1) · 3 s later ──`. "of N" is left out past the
+ * profile's limit (a resumed run counts on from its earlier attempts).
+ */
+export function attemptSeparatorText({ attempt, previous, maxAttempts }: AttemptStart): string {
+  const count = maxAttempts !== null && attempt.number <= maxAttempts ? `attempt ${attempt.number} of ${maxAttempts}` : `attempt ${attempt.number}`;
+  const parts = [count, previousOutcome(previous), gapText(previous?.endedAt ?? null, attempt.startedAt)].filter((part) => part !== null);
+  return `── ${parts.join(' · ')} ──`;
+}
+
+/** Where a new attempt of the run begins: its own dimmed line, drawn by the console, never in the ledger. */
+export function attemptSeparator(start: AttemptStart): string {
+  return dim(attemptSeparatorText(start));
+}
 
 /** Where the viewer fell behind and was skipped forward. The bytes are in the ledger, not lost. */
 export function skippedMarker(skippedBytes: number): string {

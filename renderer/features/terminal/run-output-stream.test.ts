@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventHandler, EventName } from '../../../shared/contract';
+import type { Attempt, AttemptStart } from '../../../shared/entities';
 import { AckBatcher } from './ack-batcher';
-import { chunkInput, earlierOutputMarker, skippedMarker } from './output-markers';
+import { attemptSeparator, chunkInput, earlierOutputMarker, skippedMarker } from './output-markers';
 import { RunOutputStream, type OutputApi, type OutputSink } from './run-output-stream';
 
 function fakeApi() {
@@ -40,6 +41,10 @@ function fakeApi() {
     output(subscriptionId: string, text: string, runId = 'run_1', offset = 0) {
       api.emit('runOutput', { subscriptionId, runId, offset, bytes: new TextEncoder().encode(text) });
     },
+    /** The core's word that attempt `number` begins at `offset` (sent before its first byte). */
+    attemptStart(subscriptionId: string, number: number, offset: number) {
+      api.emit('runOutputAttempt', { subscriptionId, runId: 'run_1', offset, ...attemptStart(number) });
+    },
     listenerCount() {
       return [...handlers.values()].reduce((sum, set) => sum + set.size, 0);
     },
@@ -70,6 +75,22 @@ function fakeSink() {
     },
   };
   return sink satisfies OutputSink;
+}
+
+function attemptStart(number: number): AttemptStart {
+  const attempt = (n: number, patch: Partial<Attempt>): Attempt => ({
+    number: n,
+    status: 'failed',
+    failureCode: 'process_exit',
+    exitCode: 1,
+    signal: null,
+    retryAt: null,
+    startedAt: `2025-01-01T10:00:${String(n * 10).padStart(2, '0')}.000Z`,
+    endedAt: `2025-01-01T10:00:${String(n * 10 + 7).padStart(2, '0')}.000Z`,
+    outputOffset: null,
+    ...patch,
+  });
+  return { attempt: attempt(number, { status: 'running', endedAt: null }), previous: number > 1 ? attempt(number - 1, {}) : null, maxAttempts: 3 };
 }
 
 const flush = () => new Promise((resolve) => queueMicrotask(() => queueMicrotask(() => resolve(undefined))));
@@ -163,6 +184,75 @@ describe('RunOutputStream', () => {
     await again;
     expect(sink.resets).toBe(0);
     expect(sink.text).toBe('hello world');
+  });
+
+  it('draws a separator where the core says an attempt begins, between the bytes, and none before the first', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const opening = stream.open('start');
+    // Replay starts before the answer: the held events keep their order.
+    api.attemptStart('sub_1', 1, 0);
+    api.output('sub_1', 'first\r\n', 'run_1', 0);
+    api.attemptStart('sub_1', 2, 7);
+    api.answerOpen('sub_1');
+    await opening;
+    api.output('sub_1', 'second\r\n', 'run_1', 7);
+    // An attempt that printed nothing still has its line; the next one's follows it.
+    api.attemptStart('sub_1', 3, 15);
+    api.attemptStart('sub_other', 3, 15);
+    expect(sink.text).toBe(`first\r\n${attemptSeparator(attemptStart(2))}second\r\n${attemptSeparator(attemptStart(3))}`);
+    expect(sink.text).toContain('── attempt 2 of 3 · after process_exit (exit code 1) · 3 s later ──');
+    // Separators are not output: nothing to acknowledge for them.
+    sink.parseAll();
+    vi.advanceTimersByTime(50);
+    expect(api.acks).toEqual([{ subscriptionId: 'sub_1', bytes: 15 }]);
+  });
+
+  it('a tail replay says earlier bytes are not shown, then draws only the separators the core sends after it', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const opening = stream.open('tail');
+    // The tail starts inside attempt 2: the core sends no start for 1 or 2, only for 3.
+    api.output('sub_1', 'end of two\r\n', 'run_1', 5000);
+    api.attemptStart('sub_1', 3, 5012);
+    api.output('sub_1', 'three\r\n', 'run_1', 5012);
+    api.answerOpen('sub_1', 5000);
+    await opening;
+    expect(sink.text).toBe(`${earlierOutputMarker(5000)}end of two\r\n${attemptSeparator(attemptStart(3))}three\r\n`);
+  });
+
+  it('never draws a separator twice on one screen, and draws them again after Load full output clears it', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const first = stream.open('tail');
+    api.answerOpen('sub_1');
+    await first;
+    api.output('sub_1', 'one\r\n', 'run_1', 0);
+    api.attemptStart('sub_1', 2, 5);
+    // The connection drops before attempt 2's bytes: the reopen at offset 5 is told of attempt 2 again.
+    const again = stream.reconnect();
+    await flush();
+    expect(api.opened.at(-1)).toEqual({ runId: 'run_1', from: 5 });
+    api.attemptStart('sub_2', 2, 5);
+    api.output('sub_2', 'two\r\n', 'run_1', 5);
+    api.answerOpen('sub_2', 5);
+    await again;
+    const once = `one\r\n${attemptSeparator(attemptStart(2))}two\r\n`;
+    expect(sink.text).toBe(once);
+
+    const full = stream.open('start');
+    await flush();
+    api.attemptStart('sub_3', 1, 0);
+    api.output('sub_3', 'one\r\n', 'run_1', 0);
+    api.attemptStart('sub_3', 2, 5);
+    api.output('sub_3', 'two\r\n', 'run_1', 5);
+    api.answerOpen('sub_3');
+    await full;
+    expect(sink.resets).toBe(1);
+    expect(sink.text).toBe(once);
   });
 
   it('closes the subscription and stops listening when disposed, even mid-open', async () => {

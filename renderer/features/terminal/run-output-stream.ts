@@ -1,6 +1,6 @@
 import type { ChannelOutput, EventPayload, OperatorApi } from '../../../shared/contract';
 import { AckBatcher } from './ack-batcher';
-import { earlierOutputMarker, skippedMarker } from './output-markers';
+import { attemptSeparator, earlierOutputMarker, skippedMarker } from './output-markers';
 
 /** Where a run's bytes go: the terminal. Kept abstract so the stream is tested without a DOM. */
 export interface OutputSink {
@@ -17,7 +17,8 @@ export type OpenedOutput = ChannelOutput<'openRunOutput'>;
 
 type OutputEvent =
   | { type: 'output'; payload: EventPayload<'runOutput'> }
-  | { type: 'skipped'; payload: EventPayload<'runOutputSkipped'> };
+  | { type: 'skipped'; payload: EventPayload<'runOutputSkipped'> }
+  | { type: 'attempt'; payload: EventPayload<'runOutputAttempt'> };
 
 export interface RunOutputStreamOptions {
   ackIntervalMs?: number;
@@ -35,6 +36,11 @@ const ignore = () => {};
  * The core starts replaying as soon as it opens the subscription, so output events can arrive before
  * the answer to openRunOutput says which subscription they belong to. The stream listens first and
  * holds this run's events until the id is known, then keeps only that subscription's.
+ *
+ * Separators between attempts come from the core in the same ordered stream as the bytes
+ * (`runOutputAttempt`, sent before the first byte at the attempt's offset, a replayed slice cut there),
+ * so a separator lands in place live and on replay without this side knowing any offsets: waiting
+ * for the run detail to learn of a new attempt would race its first bytes, which may already be here.
  */
 export class RunOutputStream {
   private subscriptionId: string | null = null;
@@ -46,6 +52,11 @@ export class RunOutputStream {
   private skippedTotal = 0;
   /** Where the next byte of this run's output starts, once anything has arrived: a reconnect continues there. */
   private nextOffset: number | null = null;
+  /**
+   * Attempts whose separator is on the screen. A reconnect reopens at the next byte, where the core
+   * sends an attempt that begins there again; the screen already has it.
+   */
+  private separatorsShown = new Set<number>();
   private readonly unsubscribe: Array<() => void>;
 
   constructor(
@@ -57,6 +68,7 @@ export class RunOutputStream {
     this.unsubscribe = [
       api.subscribe('runOutput', (payload) => this.receive({ type: 'output', payload })),
       api.subscribe('runOutputSkipped', (payload) => this.receive({ type: 'skipped', payload })),
+      api.subscribe('runOutputAttempt', (payload) => this.receive({ type: 'attempt', payload })),
     ];
   }
 
@@ -70,6 +82,7 @@ export class RunOutputStream {
     this.closeSubscription();
     if (reopening && !options.keepScreen) {
       this.nextOffset = null;
+      this.separatorsShown = new Set();
       await this.sink.reset();
       if (generation !== this.generation || this.disposed) return null;
     }
@@ -149,6 +162,14 @@ export class RunOutputStream {
       const length = event.payload.bytes.byteLength;
       this.nextOffset = event.payload.offset + length;
       this.sink.write(event.payload.bytes, () => acks?.add(length));
+      return;
+    }
+    if (event.type === 'attempt') {
+      const { number } = event.payload.attempt;
+      // The first attempt is where the output begins: there is nothing before it to separate from.
+      if (number <= 1 || this.separatorsShown.has(number)) return;
+      this.separatorsShown.add(number);
+      this.sink.writeNote(attemptSeparator(event.payload));
       return;
     }
     this.nextOffset = event.payload.toOffset;
