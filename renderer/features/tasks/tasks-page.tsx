@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { Project, Task } from '../../../shared/entities';
 import { useUiStore } from '../../state/ui-store';
@@ -13,6 +13,7 @@ import { useAgents } from '../agents/use-agents';
 import { GitTag } from '../projects/project-tags';
 import { useProjects } from '../projects/use-projects';
 import { importSummary, type ImportResult } from './import-summary';
+import { newTaskSearchParam } from './new-task-route';
 import { RunTaskDialog } from './run-task-dialog';
 import { TaskFormDialog } from './task-form-dialog';
 import { chooseTasksProject, promptPreview } from './tasks-project';
@@ -168,7 +169,7 @@ function ImportResultPanel({ result, onDismiss }: { result: ImportResult; onDism
   );
 }
 
-function ProjectTasks({ project }: { project: Project }) {
+function ProjectTasks({ project, newRequested, onNewRequestSeen }: { project: Project; newRequested: boolean; onNewRequestSeen: () => void }) {
   const showArchived = useUiStore((state) => state.showArchivedTasks);
   const setShowArchived = useUiStore((state) => state.setShowArchivedTasks);
   const [dialog, setDialog] = useState<TaskDialog>(null);
@@ -176,6 +177,13 @@ function ProjectTasks({ project }: { project: Project }) {
   const toggleId = useId();
   // Loaded ahead, so a Run dialog opens with its agent list ready.
   useAgents();
+
+  // The N shortcut and the palette's New task ask through the route, from whichever page they were on.
+  useEffect(() => {
+    if (!newRequested) return;
+    setDialog({ kind: 'new' });
+    onNewRequestSeen();
+  }, [newRequested, onNewRequestSeen]);
 
   return (
     <>
@@ -250,7 +258,8 @@ export function TasksPage() {
     );
   }
 
-  const fromRoute = new URLSearchParams(search).get('project');
+  const params = new URLSearchParams(search);
+  const fromRoute = params.get('project');
   const selectedId = chooseTasksProject(projects.data, fromRoute, remembered);
   const selected = projects.data.find((project) => project.id === selectedId) ?? projects.data[0]!;
 
@@ -282,7 +291,17 @@ export function TasksPage() {
           </code>
         </div>
       </div>
-      <ProjectTasks key={selected.id} project={selected} />
+      <ProjectTasks
+        key={selected.id}
+        project={selected}
+        newRequested={params.get(newTaskSearchParam) === '1'}
+        onNewRequestSeen={() => {
+          // Dropped from the route once seen, so Back or a reload does not open the dialog again.
+          params.delete(newTaskSearchParam);
+          const rest = params.toString();
+          navigate(rest ? `/tasks?${rest}` : '/tasks', { replace: true });
+        }}
+      />
     </Page>
   );
 }

@@ -3,11 +3,12 @@ import type { ChannelInput } from '../../../shared/contract';
 import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 
-export function useTasks(projectId: string, includeArchived: boolean) {
+/** One project's tasks, or every project's when projectId is undefined (the command palette's). */
+export function useTasks(projectId: string | undefined, includeArchived: boolean) {
   const client = useOperatorClient();
   return useQuery({
     queryKey: queryKeys.tasks(projectId, includeArchived),
-    queryFn: () => client.listTasks(includeArchived ? { projectId, includeArchived } : { projectId }),
+    queryFn: () => client.listTasks({ ...(projectId ? { projectId } : {}), ...(includeArchived ? { includeArchived } : {}) }),
   });
 }
 
