@@ -1,5 +1,6 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
+import { CommandPaletteHost } from '../features/palette/command-palette-host';
 import { useUiStore } from '../state/ui-store';
 import { MainNav } from './main-nav';
 import { StatusBar } from './status-bar';
@@ -50,6 +51,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
         {children}
       </main>
       <StatusBar />
+      <CommandPaletteHost />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
+import { CommandPaletteButton } from '../features/palette/command-palette-button';
 import { useUiStore } from '../state/ui-store';
 import { AgentsIcon, CollapseIcon, NoticesIcon, RunsIcon, SettingsIcon, TasksIcon } from './nav-icons';
 import { useOperatorClient } from './operator-context';
@@ -50,6 +51,7 @@ export function MainNav() {
         </span>
         <span className="main-nav__product">Operator Console</span>
       </div>
+      <CommandPaletteButton />
       <ul className="main-nav__list">
         <NavItem href="/runs" label="Runs" icon={<RunsIcon />} />
         <NavItem href="/tasks" label="Tasks" icon={<TasksIcon />} />
