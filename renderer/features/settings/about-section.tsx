@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 import { Loading, QueryError } from '../../ui/query-error';
+import { ShortcutTable } from '../palette/shortcut-table';
 
 const transportLabels = { electron: 'Desktop app (Electron)', browser: 'Browser host' } as const;
 
@@ -36,6 +37,10 @@ export function AboutSection() {
           <dd>{info.data.platform}</dd>
         </dl>
       )}
+      <h3 className="section-title">
+        Keyboard shortcuts
+      </h3>
+      <ShortcutTable />
     </section>
   );
 }
