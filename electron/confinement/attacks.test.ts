@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,7 +79,11 @@ function openFolderOutsideTheHome(prefix: string): string {
   const folder = realpathSync(mkdtempSync(path.join(fixtureParent(), prefix)));
   mkdirSync(path.join(folder, 'data'), { mode: 0o700 });
   chmodSync(folder, 0o755);
-  for (let parent = path.dirname(folder); parent !== path.resolve('.'); parent = path.dirname(parent)) chmodSync(parent, 0o755);
+  // Up to the checkout, or to / when the fixtures are reached through a link (a node_modules linked in
+  // from elsewhere): a folder others can already pass through is left as it is.
+  for (let parent = path.dirname(folder); parent !== path.resolve('.') && parent !== path.dirname(parent); parent = path.dirname(parent)) {
+    if ((statSync(parent).mode & 0o011) !== 0o011) chmodSync(parent, 0o755);
+  }
   folders.push(folder);
   return folder;
 }
