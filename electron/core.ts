@@ -153,9 +153,9 @@ export function createCore(options: CoreOptions): Core {
         id: provider.id,
         displayName: provider.displayName,
         executable: provider.executable,
-        testedVersion: provider.testedVersion,
-        homeVariable: provider.homeVariable,
-        supportsResume: provider.adapter !== 'command',
+        testedVersion: provider.definition.testedVersion,
+        homeVariable: provider.definition.home?.variable ?? null,
+        supportsResume: provider.definition.launch.resumable,
         connectionProviders: [...provider.connectionProviders],
         models: provider.models.map((model) => ({ id: model.id, label: model.label })),
         profiles: provider.profiles.map((profile) => ({

@@ -102,9 +102,9 @@ export function describeAgent(providerId: AgentProviderId, expected: AgentExpect
       ].join('\n');
     }
 
-    test('reports the version the catalog was checked against', async () => {
+    test('reports the version its definition was checked against', async () => {
       const version = await cliVersion(providerId);
-      expect(version).toContain(provider.testedVersion ?? '(no tested version)');
+      expect(version).toContain(provider.definition.testedVersion ?? '(no tested version)');
     });
 
     test('runs a task with a managed connection: writes the file, shows the work in the timeline, succeeds', async () => {

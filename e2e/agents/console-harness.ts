@@ -240,7 +240,7 @@ export async function openConsoleBed(providerId: AgentProviderId, options: Conso
     diff: (runId) => call<RunDiff>('getRunDiff', { runId }),
     output,
     taskRoot: taskRootOf,
-    providerHome: (runId) => path.join(taskRootOf(runId).cache, provider.homeDir ?? ''),
+    providerHome: (runId) => path.join(taskRootOf(runId).cache, provider.definition.home?.folder ?? ''),
     ledgerBytes: () => {
       const files = [core.ledger.file, `${core.ledger.file}-wal`, `${core.ledger.file}-shm`].filter((file) => existsSync(file));
       return Buffer.concat(files.map((file) => readFileSync(file)));

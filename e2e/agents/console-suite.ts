@@ -81,7 +81,7 @@ export function describeConsoleAgent(providerId: AgentProviderId, expected: Cons
     /** The files the console delivers for this connection (from its own delivery code). */
     function deliveredFiles(runId: string): string[] {
       const delivery = credentialDelivery({
-        cli: provider.adapter,
+        definition: provider.definition,
         connection: { provider: bed.connection!.provider, method: 'api_key', baseUrl: bed.server.baseUrl },
         secret: bed.apiKey,
         model: agentModelFor[providerId],
@@ -99,8 +99,8 @@ export function describeConsoleAgent(providerId: AgentProviderId, expected: Cons
 
     test('the agent page\'s version check runs the installed CLI: it is the catalog\'s testedVersion', async () => {
       const answer = await bed.call<{ version: string | null; testedVersion: string | null; message: string }>('getAgentCliVersion', { agentId: bed.agent.id });
-      expect(answer.testedVersion).toBe(provider.testedVersion);
-      expect(answer.version, answer.message).toBe(provider.testedVersion);
+      expect(answer.testedVersion).toBe(provider.definition.testedVersion);
+      expect(answer.version, answer.message).toBe(provider.definition.testedVersion);
       expect(answer.message).toContain('the version the console was tested with');
     });
 

@@ -6,10 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { buildConfinedEnvironment } from '../../electron/confinement/environment';
 import type { CredentialDelivery } from '../../electron/connections/credential-delivery';
 import { credentialDelivery, modelArgumentFor } from '../../electron/connections/credential-delivery';
-import type { LaunchSpec, SessionRequest, TaskRootPaths } from '../../electron/providers/adapters/adapter';
-import { adapterFor } from '../../electron/providers/adapters/adapter-registry';
-import type { AdapterKind, ProviderEntry } from '../../electron/providers/catalog';
-import { loadProviderCatalog, providerHomePath } from '../../electron/providers/catalog';
+import type { ProviderEntry } from '../../electron/providers/catalog';
+import { loadProviderCatalog } from '../../electron/providers/catalog';
+import type { DefinitionId } from '../../electron/providers/definitions';
+import { failurePatternsFor } from '../../electron/providers/definitions';
+import type { LaunchSpec, SessionRequest, TaskRootPaths } from '../../electron/providers/launch';
+import { providerHomePath } from '../../electron/providers/launch';
 import { LineSplitter } from '../../electron/providers/events/line-splitter';
 import { createEventParser } from '../../electron/providers/events/parse-event-line';
 import type { TimelineEvent } from '../../electron/providers/events/timeline-event';
@@ -19,8 +21,8 @@ import type { AiConnection } from '../../shared/entities';
 
 /**
  * Runs one real agent CLI directly (not through the console) the way the console would launch it:
- * the argv and env additions come from the console's own adapter for the catalog entry (so this
- * proves the adapters against the real CLIs), the credentials from the console's own delivery
+ * the argv and env additions come from the console's own definition for the catalog entry (so this
+ * proves the definitions against the real CLIs), the credentials from the console's own delivery
  * (electron/connections/credential-delivery.ts, so this proves its layouts too), in a task
  * root shaped like the console's (`<root>/{view,tmp,cache,home}`, the provider home in `cache`), with the
  * environment built by the console's own confinement code (electron/confinement/environment.ts) from an
@@ -32,7 +34,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const agentsPackageDir = here;
 export const agentsBinDir = path.join(here, 'node_modules', '.bin');
 
-export type AgentProviderId = Exclude<AdapterKind, 'command'>;
+export type AgentProviderId = Exclude<DefinitionId, 'command'>;
 
 /** The AI-connection provider for each CLI through a local server of its protocol. */
 export const connectionProviderFor: Record<AgentProviderId, AiConnection['provider']> = {
@@ -72,7 +74,7 @@ export function createWorkspace(providerId: AgentProviderId, options: { base?: s
     home: path.join(root, 'home'),
   };
   for (const dir of [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home]) mkdirSync(dir, { recursive: true });
-  const providerHome = providerHomePath(providerEntry(providerId), taskRoot.cache);
+  const providerHome = providerHomePath(providerEntry(providerId).definition.home, taskRoot.cache);
   if (providerHome === null) throw new Error(`${providerId} has no provider home in the catalog.`);
   mkdirSync(providerHome, { recursive: true });
   return {
@@ -129,7 +131,7 @@ export interface RunCliResult {
 
 export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
   const provider = providerEntry(options.providerId);
-  const adapter = adapterFor(provider);
+  const { definition } = provider;
   const profile = catalog.getProfile(provider.id, options.profileId ?? provider.profiles[0]?.id ?? 'default');
   const model = options.model ?? provider.models[0]?.id ?? '';
   const { workspace } = options;
@@ -137,10 +139,10 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
   // The console's own delivery for an API-key connection to the server's base URL (the CLIs' own
   // retries are off: the console retries, not the CLI).
   const connection = { provider: connectionProviderFor[options.providerId], method: 'api_key' as const, baseUrl: options.connection.baseUrl };
-  const delivery = credentialDelivery({ cli: options.providerId, connection, secret: options.connection.apiKey, model });
-  const modelArgument = modelArgumentFor(options.providerId, connection, model);
+  const delivery = credentialDelivery({ definition, connection, secret: options.connection.apiKey, model });
+  const modelArgument = modelArgumentFor(definition, connection, model);
 
-  const launch = adapter.buildLaunch({
+  const launch = definition.launch.build(provider, {
     task: { title: 'e2e', prompt: options.prompt, planPath: null, reviewPath: null },
     agent: { model: modelArgument, profile },
     taskRoot: workspace.taskRoot,
@@ -160,7 +162,7 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
     USER: process.env.USER,
     LOGNAME: process.env.LOGNAME,
   };
-  const homeVariable = provider.homeVariable ?? '';
+  const homeVariable = definition.home?.variable ?? '';
   const proxyEnv: Record<string, string> = options.egressProxyUrl
     ? {
         HTTPS_PROXY: options.egressProxyUrl,
@@ -183,7 +185,7 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
     throw new Error(`The confined environment withheld ${confined.withheld.map((entry) => `${entry.name} (${entry.source}: ${entry.reason})`).join(', ')}.`);
   }
   if (launch.env[homeVariable] !== workspace.providerHome) {
-    throw new Error(`The adapter put ${homeVariable} at ${launch.env[homeVariable]}, not in the task's cache (${workspace.providerHome}).`);
+    throw new Error(`The definition put ${homeVariable} at ${launch.env[homeVariable]}, not in the task's cache (${workspace.providerHome}).`);
   }
   const env = confined.env;
 
@@ -199,7 +201,7 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
   const executable = resolveExecutable(launch.executable, env.PATH ?? '');
   const started = Date.now();
   const splitter = new LineSplitter();
-  const parser = createEventParser(adapter.eventFormat);
+  const parser = createEventParser(definition.events.format);
   const events: TimelineEvent[] = [];
   const stdoutChunks: Buffer[] = [];
   const stderrChunks: Buffer[] = [];
@@ -264,6 +266,7 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
     spawnError: exit.spawnError ? { code: exit.spawnError.code, message: exit.spawnError.message } : null,
     outputTail: `${stderr}\n${stdout}`.slice(-16_384),
     events,
+    cliPatterns: failurePatternsFor(definition),
   });
 
   const sessionEvent = events.find((event): event is Extract<TimelineEvent, { kind: 'session' }> => event.kind === 'session');

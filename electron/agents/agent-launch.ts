@@ -10,7 +10,7 @@ import type { StoredAgent } from '../ledger/agents-repository';
 export function effectiveProfile(provider: ProviderEntry, profile: LaunchProfile, agent: Pick<StoredAgent, 'executablePath' | 'commandArgs'>): LaunchProfile {
   const overridden: LaunchProfile = { ...profile };
   if (agent.executablePath) overridden.executable = agent.executablePath;
-  if (provider.adapter === 'command' && agent.commandArgs) overridden.argsTemplate = agent.commandArgs;
+  if (provider.definition.ownProgram && agent.commandArgs) overridden.argsTemplate = agent.commandArgs;
   return overridden;
 }
 

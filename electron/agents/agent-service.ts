@@ -132,13 +132,13 @@ export class AgentService {
     if (!this.ledger.agents.getEnvironment(agent.environmentId)) {
       throw new OperatorError({ code: 'invalid_request', message: 'That environment does not exist. Choose Local or Sandboxed.' });
     }
-    if (provider.adapter === 'command' && !agent.executablePath && !profile.executable) {
+    if (provider.definition.ownProgram && !agent.executablePath && !profile.executable) {
       throw new OperatorError({
         code: 'invalid_request',
         message: 'A command agent needs the program to run: set its executable path.',
       });
     }
-    if (provider.adapter !== 'command' && agent.commandArgs) {
+    if (!provider.definition.ownProgram && agent.commandArgs) {
       throw new OperatorError({ code: 'invalid_request', message: `Arguments are set by ${provider.displayName}'s launch profile, not per agent.` });
     }
     return { ...agent, model: agent.model || defaultModel(provider) || 'default' };

@@ -3,18 +3,18 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AgentCliVersion } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
-import { buildConfinedEnvironment, providerHomeVariable } from '../confinement/environment';
+import { buildConfinedEnvironment } from '../confinement/environment';
 import { runTool } from '../confinement/tool-sandbox';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { Logger } from '../log';
 import type { ProviderCatalog } from '../providers/catalog';
+import type { ProviderDefinition } from '../providers/provider-definition';
 import { resolveExecutable } from '../pty/pty-session';
-import { providerHomeId } from '../runs/launch-confinement';
 import { resolveAgentLaunch } from './agent-launch';
 
 /**
  * The agent page's "which version is installed": the agent's CLI run with `--version`, compared with
- * the version the console's adapter was checked against (the catalog's testedVersion).
+ * the version the CLI's definition was checked against (its testedVersion), read by its definition.
  *
  * It runs the way a run does, minus the task: an environment built from the allow-list (no operator
  * secrets, no AI connection), HOME, TMPDIR and the provider's home variable in a throwaway folder
@@ -40,10 +40,11 @@ export class CliVersionService {
 
   async forAgent(agent: StoredAgent): Promise<AgentCliVersion> {
     const { provider, profile } = resolveAgentLaunch(this.options.catalog, agent);
-    const testedVersion = provider.testedVersion;
-    const name = provider.adapter === 'command' ? 'The program' : provider.displayName;
+    const { definition } = provider;
+    const testedVersion = definition.testedVersion;
+    const name = definition.ownProgram ? 'The program' : provider.displayName;
     const executable = profile.executable ?? provider.executable;
-    if (provider.adapter === 'command' || !executable) {
+    if (definition.ownProgram || !executable) {
       return { version: null, testedVersion, message: 'A command of your own has no tested version: the console does not run it to ask.' };
     }
 
@@ -58,7 +59,7 @@ export class CliVersionService {
     const key = `${provider.id}\0${file}\0${fingerprint(file)}`;
     let answer = this.cache.get(key);
     if (!answer) {
-      answer = this.run(provider.id, providerHomeId(provider), name, file, profile.env, testedVersion);
+      answer = this.run(provider.id, definition, name, file, profile.env);
       this.cache.set(key, answer);
       // A failure to run is not remembered: the operator may fix it and look again.
       void answer.then((result) => {
@@ -68,7 +69,8 @@ export class CliVersionService {
     return answer;
   }
 
-  private async run(providerId: string, homeId: string, name: string, file: string, profileEnv: Record<string, string>, testedVersion: string | null): Promise<AgentCliVersion> {
+  private async run(providerId: string, definition: ProviderDefinition, name: string, file: string, profileEnv: Record<string, string>): Promise<AgentCliVersion> {
+    const { testedVersion, home } = definition;
     const root = await fs.mkdtemp(path.join(os.tmpdir(), 'operator-console-version-'));
     try {
       const paths = scratchPaths(root);
@@ -76,12 +78,12 @@ export class CliVersionService {
       const { env } = buildConfinedEnvironment({
         operatorEnv: this.options.operatorEnv,
         taskRoot: paths,
-        providerHomeVar: providerHomeVariable(homeId, paths.cache),
+        providerHomeVar: home ? { name: home.variable, value: path.join(paths.cache, home.folder) } : null,
         profileEnv,
         extra: { NO_COLOR: '1' },
       });
       const result = await runBounded(file, ['--version'], { cwd: paths.view, env, timeoutMs: this.options.timeoutMs ?? cliVersionTimeoutMs });
-      const version = parseVersion(result.output);
+      const version = definition.parseVersion(result.output);
       this.options.log.info('agent CLI version read', { providerId, file, version, exitCode: result.exitCode, timedOut: result.timedOut });
       return { version, testedVersion, message: describeVersion(name, file, version, testedVersion, result) };
     } finally {
@@ -123,13 +125,6 @@ async function runBounded(file: string, args: string[], options: { cwd: string; 
   } catch (error) {
     return { ...bounded, output: '', exitCode: null, timedOut: false, spawnError: error instanceof Error ? error.message : String(error) };
   }
-}
-
-/** The first dotted version in the output: `codex-cli 0.171.0`, `2.1.197 (Claude Code)`, `0.73.1`. */
-export function parseVersion(output: string): string | null {
-  // eslint-disable-next-line no-control-regex
-  const plain = output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-  return plain.match(/\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b/)?.[1] ?? null;
 }
 
 function describeVersion(name: string, file: string, version: string | null, testedVersion: string | null, result: BoundedResult): string {

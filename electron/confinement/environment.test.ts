@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildConfinedEnvironment, looksLikeCredential, providerHomeVariable, providerHomeVariables } from './environment';
+import { buildConfinedEnvironment, looksLikeCredential } from './environment';
 
 const taskRoot = {
   root: '/data/tasks/run_1',
@@ -33,7 +33,7 @@ describe('buildConfinedEnvironment', () => {
     const { env } = buildConfinedEnvironment({
       operatorEnv,
       taskRoot,
-      providerHomeVar: providerHomeVariable('codex', taskRoot.cache),
+      providerHomeVar: { name: 'CODEX_HOME', value: '/data/tasks/run_1/cache/codex-home' },
       profileEnv: { FIXTURE: 'present' },
     });
     expect(env).toEqual({
@@ -99,7 +99,7 @@ describe('buildConfinedEnvironment', () => {
     const { env, withheld } = buildConfinedEnvironment({
       operatorEnv,
       taskRoot,
-      providerHomeVar: providerHomeVariable('claude', taskRoot.cache),
+      providerHomeVar: { name: 'CLAUDE_CONFIG_DIR', value: '/data/tasks/run_1/cache/claude-config' },
       profileEnv: { HOME: '/home/operator', TMPDIR: '/tmp', CLAUDE_CONFIG_DIR: '/home/operator/.claude', CODEX_HOME: '/home/operator/.codex' },
       extra: { PWD: '/' },
       deliveredSecrets: { OPERATOR_CONSOLE_TASK_ROOT: '/' },
@@ -142,20 +142,7 @@ describe('buildConfinedEnvironment', () => {
   });
 });
 
-describe('provider home variables', () => {
-  it('maps each CLI to its variable and a folder inside the cache', () => {
-    expect(providerHomeVariables.codex.name).toBe('CODEX_HOME');
-    expect(providerHomeVariable('codex', '/c')).toEqual({ name: 'CODEX_HOME', value: '/c/codex-home' });
-    expect(providerHomeVariable('claude', '/c')).toEqual({ name: 'CLAUDE_CONFIG_DIR', value: '/c/claude-config' });
-    expect(providerHomeVariable('pi', '/c')).toEqual({ name: 'PI_CODING_AGENT_DIR', value: '/c/pi-agent' });
-    expect(providerHomeVariable('gemini', '/c')).toEqual({ name: 'GEMINI_CLI_HOME', value: '/c/gemini-home' });
-    // The catalog's ids for the same CLIs.
-    expect(providerHomeVariable('claude-code', '/c')).toEqual({ name: 'CLAUDE_CONFIG_DIR', value: '/c/claude-config' });
-    expect(providerHomeVariable('gemini-cli', '/c')).toEqual({ name: 'GEMINI_CLI_HOME', value: '/c/gemini-home' });
-    expect(providerHomeVariable('custom-command', '/c')).toBeNull();
-    expect(providerHomeVariable('toString', '/c')).toBeNull();
-  });
-
+describe('credential names', () => {
   it('recognises credential names by substring, case-insensitively', () => {
     for (const name of ['OPENAI_API_KEY', 'github_token', 'Client_Secret', 'PGPASSWORD', 'HTTP_AUTH', 'GOOGLE_APPLICATION_CREDENTIALS']) {
       expect(looksLikeCredential(name), name).toBe(true);

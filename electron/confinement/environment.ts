@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { providerHomeVariableNames } from '../providers/definitions';
 import type { TaskRoot } from './task-root';
 
 /**
@@ -11,36 +12,9 @@ import type { TaskRoot } from './task-root';
 /** Operator variables a run may inherit, by exact name. `LC_*` is matched by prefix. */
 export const operatorVariableAllowList = ['PATH', 'LANG', 'TERM', 'COLORTERM', 'USER', 'LOGNAME', 'SHELL', 'TZ'] as const;
 
-/** Where each CLI keeps its state, and the folder for it inside the task's `cache`. */
-export const providerHomeVariables = {
-  codex: { name: 'CODEX_HOME', folder: 'codex-home' },
-  claude: { name: 'CLAUDE_CONFIG_DIR', folder: 'claude-config' },
-  pi: { name: 'PI_CODING_AGENT_DIR', folder: 'pi-agent' },
-  gemini: { name: 'GEMINI_CLI_HOME', folder: 'gemini-home' },
-} as const;
-
-export type KnownProviderId = keyof typeof providerHomeVariables;
-
 export interface EnvironmentVariable {
   name: string;
   value: string;
-}
-
-// The provider catalog (resources/providers/catalog.json) names two CLIs by their product names.
-const providerIdAliases: Record<string, KnownProviderId> = { 'claude-code': 'claude', 'gemini-cli': 'gemini' };
-
-/** The home layout a provider id (or its catalog alias) uses, or null for a generic command. */
-export function knownProvider(providerId: string): KnownProviderId | null {
-  if (Object.hasOwn(providerHomeVariables, providerId)) return providerId as KnownProviderId;
-  return Object.hasOwn(providerIdAliases, providerId) ? (providerIdAliases[providerId] ?? null) : null;
-}
-
-/** The provider's home variable pointing inside the task's cache, or null for a generic command. */
-export function providerHomeVariable(providerId: string, cache: string): EnvironmentVariable | null {
-  const known = knownProvider(providerId);
-  if (!known) return null;
-  const entry = providerHomeVariables[known];
-  return { name: entry.name, value: path.join(cache, entry.folder) };
 }
 
 export const taskRootVariable = 'OPERATOR_CONSOLE_TASK_ROOT';
@@ -71,7 +45,7 @@ export interface WithheldVariable {
 export interface ConfinedEnvironmentInput {
   operatorEnv: Record<string, string | undefined>;
   taskRoot: Pick<TaskRoot, 'root' | 'view' | 'tmp' | 'cache' | 'home'>;
-  /** From `prepareProviderHome`; must point inside the task's cache. */
+  /** From `prepareProviderHome`; must point inside the task's cache. Every CLI's home variable is reserved. */
   providerHomeVar?: EnvironmentVariable | null;
   /** The launch profile's own entries. */
   profileEnv: Record<string, string>;
@@ -107,7 +81,7 @@ export function buildConfinedEnvironment(input: ConfinedEnvironmentInput): Confi
     [taskRootVariable]: taskRoot.root,
   };
   if (input.providerHomeVar) confinement[input.providerHomeVar.name] = input.providerHomeVar.value;
-  const reserved = new Set([...Object.keys(confinement), ...Object.values(providerHomeVariables).map((entry) => entry.name)]);
+  const reserved = new Set([...Object.keys(confinement), ...providerHomeVariableNames()]);
 
   const env: Record<string, string> = {};
   const withheld: WithheldVariable[] = [];

@@ -2,7 +2,11 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getDefinition } from '../providers/definitions';
 import { deliverCredentialFiles, prepareProviderHome, removeLeftoverDelivery } from './provider-home';
+
+/** The home layout of a CLI's definition (null for a command). */
+const homeOf = (definitionId: string) => getDefinition(definitionId).home;
 
 let base: string;
 let operatorHome: string;
@@ -31,7 +35,7 @@ describe('prepareProviderHome, preconfigured', () => {
     const auth = plant(path.join(operatorHome, '.codex', 'auth.json'));
     const config = plant(path.join(operatorHome, '.codex', 'config.toml'));
     plant(path.join(operatorHome, '.codex', 'history.jsonl'));
-    const input = { providerId: 'codex', mode: 'preconfigured' as const, cache, operatorHome, operatorEnv: {} };
+    const input = { home: homeOf('codex'), mode: 'preconfigured' as const, cache, operatorHome, operatorEnv: {} };
 
     const first = await prepareProviderHome(input);
     const codexHome = path.join(cache, 'codex-home');
@@ -58,7 +62,7 @@ describe('prepareProviderHome, preconfigured', () => {
     symlinkSync(path.join(base, 'somewhere-else.json'), path.join(codexHome, 'auth.json'));
     symlinkSync(path.join(base, 'old-config.toml'), path.join(codexHome, 'config.toml'));
 
-    const result = await prepareProviderHome({ providerId: 'codex', mode: 'preconfigured', cache, operatorHome, operatorEnv: { CODEX_HOME: custom } });
+    const result = await prepareProviderHome({ home: homeOf('codex'), mode: 'preconfigured', cache, operatorHome, operatorEnv: { CODEX_HOME: custom } });
     expect(result.links).toEqual([{ path: path.join(codexHome, 'auth.json'), target: auth }]);
     expect(readlinkSync(path.join(codexHome, 'auth.json'))).toBe(auth);
     // The operator has no config.toml there: the stale link is gone rather than left dangling.
@@ -70,7 +74,7 @@ describe('prepareProviderHome, preconfigured', () => {
     const state = plant(path.join(operatorHome, '.claude.json'));
     const settings = plant(path.join(operatorHome, '.claude', 'settings.json'));
     const claudeHome = path.join(cache, 'claude-config');
-    const byDefault = await prepareProviderHome({ providerId: 'claude-code', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
+    const byDefault = await prepareProviderHome({ home: homeOf('claude-code'), mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
     expect(byDefault.homeVar).toEqual({ name: 'CLAUDE_CONFIG_DIR', value: claudeHome });
     expect(byDefault.links.map((link) => [path.relative(claudeHome, link.path), link.target])).toEqual([
       ['.credentials.json', credentials],
@@ -82,7 +86,7 @@ describe('prepareProviderHome, preconfigured', () => {
     const customCredentials = plant(path.join(custom, '.credentials.json'));
     const customState = plant(path.join(custom, '.claude.json'));
     const withOverride = await prepareProviderHome({
-      providerId: 'claude',
+      home: homeOf('claude-code'),
       mode: 'preconfigured',
       cache,
       operatorHome,
@@ -95,13 +99,13 @@ describe('prepareProviderHome, preconfigured', () => {
   it('links Pi files from ~/.pi/agent or PI_CODING_AGENT_DIR (with ~ expanded)', async () => {
     const auth = plant(path.join(operatorHome, '.pi', 'agent', 'auth.json'));
     const models = plant(path.join(operatorHome, '.pi', 'agent', 'models.json'));
-    const result = await prepareProviderHome({ providerId: 'pi', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
+    const result = await prepareProviderHome({ home: homeOf('pi'), mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
     expect(result.homeVar).toEqual({ name: 'PI_CODING_AGENT_DIR', value: path.join(cache, 'pi-agent') });
     expect(result.links.map((link) => link.target)).toEqual([auth, models]);
 
     const settings = plant(path.join(operatorHome, 'pi-elsewhere', 'settings.json'));
     const overridden = await prepareProviderHome({
-      providerId: 'pi',
+      home: homeOf('pi'),
       mode: 'preconfigured',
       cache,
       operatorHome,
@@ -117,7 +121,7 @@ describe('prepareProviderHome, preconfigured', () => {
     // An API-key login: the key (and a gateway) in ~/.gemini/.env.
     const env = plant(path.join(operatorHome, '.gemini', '.env'));
     const geminiHome = path.join(cache, 'gemini-home');
-    const result = await prepareProviderHome({ providerId: 'gemini', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
+    const result = await prepareProviderHome({ home: homeOf('gemini-cli'), mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
     expect(result.homeVar).toEqual({ name: 'GEMINI_CLI_HOME', value: geminiHome });
     expect(result.links).toEqual([
       { path: path.join(geminiHome, '.gemini', 'settings.json'), target: settings },
@@ -129,7 +133,7 @@ describe('prepareProviderHome, preconfigured', () => {
     const elsewhere = path.join(base, 'gemini-elsewhere');
     const otherSettings = plant(path.join(elsewhere, '.gemini', 'settings.json'));
     const overridden = await prepareProviderHome({
-      providerId: 'gemini',
+      home: homeOf('gemini-cli'),
       mode: 'preconfigured',
       cache,
       operatorHome,
@@ -139,7 +143,7 @@ describe('prepareProviderHome, preconfigured', () => {
   });
 
   it('has no home for a generic command', async () => {
-    expect(await prepareProviderHome({ providerId: 'my-script', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} })).toEqual({
+    expect(await prepareProviderHome({ home: homeOf('command'), mode: 'preconfigured', cache, operatorHome, operatorEnv: {} })).toEqual({
       homeVar: null,
       dir: null,
       links: [],
@@ -151,17 +155,17 @@ describe('prepareProviderHome, isolated', () => {
   it("is an empty home with nothing of the operator's, even after a preconfigured one", async () => {
     plant(path.join(operatorHome, '.codex', 'auth.json'));
     plant(path.join(operatorHome, '.codex', 'config.toml'));
-    await prepareProviderHome({ providerId: 'codex', mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
+    await prepareProviderHome({ home: homeOf('codex'), mode: 'preconfigured', cache, operatorHome, operatorEnv: {} });
 
-    const isolated = await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} });
+    const isolated = await prepareProviderHome({ home: homeOf('codex'), mode: 'isolated', cache, operatorHome, operatorEnv: {} });
     expect(isolated.links).toEqual([]);
     expect(isolated.homeVar).toEqual({ name: 'CODEX_HOME', value: path.join(cache, 'codex-home') });
     expect(readdirSync(path.join(cache, 'codex-home'))).toEqual([]);
-    expect(await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} })).toEqual(isolated);
+    expect(await prepareProviderHome({ home: homeOf('codex'), mode: 'isolated', cache, operatorHome, operatorEnv: {} })).toEqual(isolated);
   });
 
   it('writes credential files readable by the owner only into the home of a run without bind mounts, and removes them', async () => {
-    const home = (await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} })).dir!;
+    const home = (await prepareProviderHome({ home: homeOf('codex'), mode: 'isolated', cache, operatorHome, operatorEnv: {} })).dir!;
     const delivered = await deliverCredentialFiles({
       taskRoot,
       providerHome: home,
@@ -182,7 +186,7 @@ describe('prepareProviderHome, isolated', () => {
   });
 
   it("keeps a bubblewrap run's files in the console's folder, outside the writable roots, bound over empty files in the home", async () => {
-    const home = (await prepareProviderHome({ providerId: 'gemini', mode: 'isolated', cache, operatorHome, operatorEnv: {} })).dir!;
+    const home = (await prepareProviderHome({ home: homeOf('gemini-cli'), mode: 'isolated', cache, operatorHome, operatorEnv: {} })).dir!;
     const delivered = await deliverCredentialFiles({
       taskRoot,
       providerHome: home,
@@ -229,7 +233,7 @@ describe('prepareProviderHome, isolated', () => {
     // Crash recovery on the linked home touches nothing behind the link.
     expect(await removeLeftoverDelivery(taskRoot, home, ['auth.json', 'config.toml'])).toBe(0);
     // The next attempt's preparation and delivery replace the link by a real folder.
-    const prepared = await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache, operatorHome, operatorEnv: {} });
+    const prepared = await prepareProviderHome({ home: homeOf('codex'), mode: 'isolated', cache, operatorHome, operatorEnv: {} });
     expect(lstatSync(home).isDirectory()).toBe(true);
     const delivered = await deliverCredentialFiles({
       taskRoot,

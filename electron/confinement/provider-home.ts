@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SandboxOverlay } from './bwrap';
-import { knownProvider, providerHomeVariable, type EnvironmentVariable, type KnownProviderId } from './environment';
+import type { ProviderHomeLayout } from '../providers/provider-definition';
+import type { EnvironmentVariable } from './environment';
 import { ensureFileSlotWithin, ensureFolderWithin, inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from './safe-path';
 
 /**
@@ -28,7 +29,8 @@ export interface ProviderHomeLink {
 }
 
 export interface PrepareProviderHomeInput {
-  providerId: string;
+  /** The CLI's home layout (its definition's); null for a program with none (a generic command). */
+  home: ProviderHomeLayout | null;
   mode: HomeMode;
   /** `<taskRoot>/cache`: the task root above it is the console's, and where every path check starts. */
   cache: string;
@@ -45,70 +47,19 @@ export interface ProviderHome {
   links: ProviderHomeLink[];
 }
 
-interface LinkedFile {
-  /** Where the operator keeps it. */
-  source: string;
-  /** Where the CLI looks for it, relative to the task's provider home. */
-  relativePath: string;
-}
-
-function expandHome(value: string, operatorHome: string): string {
-  if (value === '~') return operatorHome;
-  if (value.startsWith('~/')) return path.join(operatorHome, value.slice(2));
-  return path.resolve(operatorHome, value);
-}
-
-/** The operator's auth and config files for each CLI, honouring the CLI's own home override. */
-function operatorFiles(providerId: KnownProviderId, operatorHome: string, env: Record<string, string | undefined>): LinkedFile[] {
-  const override = (name: string) => {
-    const value = env[name];
-    return value ? expandHome(value, operatorHome) : null;
-  };
-  switch (providerId) {
-    case 'codex': {
-      const dir = override('CODEX_HOME') ?? path.join(operatorHome, '.codex');
-      return ['auth.json', 'config.toml'].map((name) => ({ source: path.join(dir, name), relativePath: name }));
-    }
-    case 'claude': {
-      const dir = override('CLAUDE_CONFIG_DIR');
-      if (dir) {
-        return ['.credentials.json', '.claude.json', 'settings.json'].map((name) => ({ source: path.join(dir, name), relativePath: name }));
-      }
-      // Without CLAUDE_CONFIG_DIR, Claude Code keeps its global state file beside ~/.claude; with
-      // it (as in the task) that file moves inside the folder.
-      return [
-        { source: path.join(operatorHome, '.claude', '.credentials.json'), relativePath: '.credentials.json' },
-        { source: path.join(operatorHome, '.claude.json'), relativePath: '.claude.json' },
-        { source: path.join(operatorHome, '.claude', 'settings.json'), relativePath: 'settings.json' },
-      ];
-    }
-    case 'pi': {
-      const dir = override('PI_CODING_AGENT_DIR') ?? path.join(operatorHome, '.pi', 'agent');
-      return ['auth.json', 'models.json', 'settings.json'].map((name) => ({ source: path.join(dir, name), relativePath: name }));
-    }
-    case 'gemini': {
-      // GEMINI_CLI_HOME replaces the home folder; the CLI's files live in `.gemini` beneath it.
-      // `.env` is where an API-key login keeps GEMINI_API_KEY (and a gateway's GOOGLE_GEMINI_BASE_URL):
-      // Gemini CLI reads <home>/.gemini/.env when no project folder has one.
-      const base = override('GEMINI_CLI_HOME') ?? operatorHome;
-      return ['settings.json', 'oauth_creds.json', 'google_accounts.json', '.env'].map((name) => ({
-        source: path.join(base, '.gemini', name),
-        relativePath: path.join('.gemini', name),
-      }));
-    }
-  }
-}
-
 export async function prepareProviderHome(input: PrepareProviderHomeInput & { owner?: Owner | null }): Promise<ProviderHome> {
-  const provider = knownProvider(input.providerId);
-  const homeVar = providerHomeVariable(input.providerId, input.cache);
-  if (!homeVar || !provider) return { homeVar: null, dir: null, links: [] };
-  const dir = homeVar.value;
+  if (!input.home) return { homeVar: null, dir: null, links: [] };
+  // One folder directly in the cache: nothing a definition says may point the home elsewhere.
+  if (!/^[A-Za-z0-9._-]+$/.test(input.home.folder) || /^\.+$/.test(input.home.folder)) {
+    throw new Error(`A provider home must be one folder inside the task's cache: ${input.home.folder}`);
+  }
+  const dir = path.join(input.cache, input.home.folder);
+  const homeVar = { name: input.home.variable, value: dir };
   const taskRoot = path.dirname(input.cache);
   const inTask = (file: string) => path.relative(taskRoot, file);
   // A link the agent left in place of the home (or a folder on the way) is replaced by a real folder.
   await ensureFolderWithin(taskRoot, inTask(dir), { owner: input.owner ?? null, replaceLinks: true });
-  const files = operatorFiles(provider, input.operatorHome, input.operatorEnv);
+  const files = input.home.operatorFiles(input.operatorHome, input.operatorEnv);
 
   if (input.mode === 'isolated') {
     // A home prepared earlier in the other mode must not keep pointing at the operator's files.
@@ -247,7 +198,7 @@ export async function deliverCredentialFiles(input: DeliverCredentialFilesInput)
 }
 
 /** Removes connection files a dead console may have left: its own folder, and files written into the home. */
-export async function removeLeftoverDelivery(taskRoot: string, providerHome: string, relativePaths: string[]): Promise<number> {
+export async function removeLeftoverDelivery(taskRoot: string, providerHome: string, relativePaths: readonly string[]): Promise<number> {
   let removed = 0;
   await fs.rm(path.join(taskRoot, deliveredFolderName), { recursive: true, force: true });
   for (const relative of relativePaths) {

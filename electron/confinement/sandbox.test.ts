@@ -16,7 +16,8 @@ import {
   startEgressProxy,
   type EgressDecision,
 } from './egress-proxy';
-import { buildConfinedEnvironment, providerHomeVariable } from './environment';
+import { codexDefinition } from '../providers/codex/definition';
+import { buildConfinedEnvironment } from './environment';
 import { makeTempDir } from '../testing/temp-dir';
 import { prepareProviderHome } from './provider-home';
 import { probeSandbox } from './sandbox-probe';
@@ -86,7 +87,7 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     return buildConfinedEnvironment({
       operatorEnv: operatorEnv(),
       taskRoot: root,
-      providerHomeVar: providerHomeVariable('codex', root.cache),
+      providerHomeVar: { name: codexDefinition.home.variable, value: path.join(root.cache, codexDefinition.home.folder) },
       profileEnv: { FIXTURE: 'present' },
       ...(extra ? { extra } : {}),
     }).env;
@@ -483,7 +484,7 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
 
     const ownRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_operator', project: { path: fixture.project, isGitRepo: true } });
     const asOperator = { taskRoot: ownRoot, mounts: await prepareTaskRootMounts(ownRoot, null) };
-    const operatorHomeInput = { providerId: 'codex', cache: ownRoot.cache, operatorHome: fixture.home, operatorEnv: {} };
+    const operatorHomeInput = { home: codexDefinition.home, cache: ownRoot.cache, operatorHome: fixture.home, operatorEnv: {} };
     await prepareProviderHome({ ...operatorHomeInput, mode: 'preconfigured' });
     const home = await prepareProviderHome({ ...operatorHomeInput, mode: 'preconfigured' });
     const readOnlyRebinds = readOnlyRebindsFor({ linkTargets: home.links.map((link) => link.target), installationDirs: [binDir] });
@@ -505,7 +506,7 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     const codexDir = path.join(fixture.home, '.codex');
     mkdirSync(codexDir, { recursive: true });
     writeFileSync(path.join(codexDir, 'auth.json'), '{"token":"operator-login"}\n');
-    const home = await prepareProviderHome({ providerId: 'codex', mode: 'isolated', cache: taskRoot.cache, operatorHome: fixture.home, operatorEnv: {} });
+    const home = await prepareProviderHome({ home: codexDefinition.home, mode: 'isolated', cache: taskRoot.cache, operatorHome: fixture.home, operatorEnv: {} });
     expect(home.links).toEqual([]);
 
     const result = await sh(`ls -A "$CODEX_HOME"; echo ---; find '${fixture.home}' -type f 2>/dev/null; find '${fixture.home}' -type l 2>/dev/null`);

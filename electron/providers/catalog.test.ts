@@ -11,7 +11,6 @@ import {
   loadProviderCatalog,
   parseProviderCatalog,
   profileRevision,
-  providerHomePath,
 } from './catalog';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -37,9 +36,11 @@ describe('provider catalog', () => {
     expect(catalog.listProviders().map((provider) => provider.id)).toEqual(['codex', 'claude-code', 'pi', 'gemini-cli', 'command']);
   });
 
-  it('names each CLI, its tested version and its home variable', () => {
+  it('names each CLI, its tested version and its home variable (from the definition it names)', () => {
     const catalog = loadProviderCatalog();
-    const summary = catalog.listProviders().map((provider) => [provider.id, provider.executable, provider.testedVersion, provider.homeVariable]);
+    const summary = catalog
+      .listProviders()
+      .map((provider) => [provider.id, provider.executable, provider.definition.testedVersion, provider.definition.home?.variable ?? null]);
     expect(summary).toEqual([
       ['codex', 'codex', '0.171.0', 'CODEX_HOME'],
       ['claude-code', 'claude', '2.1.197', 'CLAUDE_CONFIG_DIR'],
@@ -58,10 +59,18 @@ describe('provider catalog', () => {
         expect(profile.retryBackoffBaseMs).toBeGreaterThan(0);
         expect(profile.stopGraceMs).toBeGreaterThan(0);
       }
-      if (provider.adapter !== 'command') expect(defaultModel(provider)).toBe(provider.models[0]?.id);
+      if (!provider.definition.ownProgram) expect(defaultModel(provider)).toBe(provider.models[0]?.id);
     }
     expect(defaultModel(catalog.getProvider('codex'))).toBe('gpt-6.2-sol');
     expect(defaultModel(catalog.getProvider('command'))).toBeNull();
+  });
+
+  it('lets an entry rename its CLI, run another executable and take fewer connections', () => {
+    const json = catalogJson();
+    json.providers = [{ ...json.providers[0]!, id: 'codex-nightly', displayName: 'Codex nightly', executable: '/opt/codex/bin/codex', connectionProviders: ['openai'] }];
+    const entry = parseProviderCatalog(json).getProvider('codex-nightly');
+    expect(entry).toMatchObject({ displayName: 'Codex nightly', executable: '/opt/codex/bin/codex', connectionProviders: ['openai'] });
+    expect(entry.definition.id).toBe('codex');
   });
 
   it('lists which AI connections each provider can use', () => {
@@ -78,15 +87,6 @@ describe('provider catalog', () => {
     expect(() => catalog.getProvider('aider')).toThrow(expect.objectContaining({ code: 'not_found', reason: 'provider_unknown' }));
     expect(() => catalog.getProfile('codex', 'turbo')).toThrow(expect.objectContaining({ code: 'not_found', reason: 'profile_unknown' }));
     expect(catalog.findProvider('aider')).toBeUndefined();
-  });
-
-  it('places the provider home inside the task cache', () => {
-    const catalog = loadProviderCatalog();
-    expect(providerHomePath(catalog.getProvider('codex'), '/d/tasks/r/cache')).toBe('/d/tasks/r/cache/codex-home');
-    expect(providerHomePath(catalog.getProvider('claude-code'), '/c')).toBe('/c/claude-config');
-    expect(providerHomePath(catalog.getProvider('pi'), '/c')).toBe('/c/pi-agent');
-    expect(providerHomePath(catalog.getProvider('gemini-cli'), '/c')).toBe('/c/gemini-home');
-    expect(providerHomePath(catalog.getProvider('command'), '/c')).toBeNull();
   });
 });
 
@@ -123,8 +123,22 @@ describe('a bad catalog file', () => {
 
   it('with a wrong shape names the field', () => {
     const json = catalogJson();
-    delete json.providers[0]?.executable;
-    expectCatalogError(() => parseProviderCatalog(json), 'provider_catalog_invalid', 'providers.0.executable');
+    delete json.providers[0]?.definition;
+    expectCatalogError(() => parseProviderCatalog(json), 'provider_catalog_invalid', 'providers.0.definition');
+  });
+
+  it('that names no definition the console has, or a connection its CLI cannot use, is refused', () => {
+    const unknown = catalogJson();
+    unknown.providers[0]!.definition = 'aider';
+    expectCatalogError(() => parseProviderCatalog(unknown), 'provider_catalog_invalid', 'providers.0.definition');
+    const connection = catalogJson();
+    connection.providers[3]!.connectionProviders = ['google', 'anthropic'];
+    expectCatalogError(() => parseProviderCatalog(connection), 'provider_catalog_invalid', 'Gemini CLI cannot use anthropic connections');
+  });
+
+  it('written for an earlier console (version 1, with the CLI described in it) is refused with what changed', () => {
+    const json = { ...catalogJson(), version: 1 };
+    expectCatalogError(() => parseProviderCatalog(json), 'provider_catalog_invalid', 'each provider names its definition');
   });
 
   it('with a typo in a field name is refused rather than ignored', () => {

@@ -3,36 +3,25 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { connectionProviders } from '../../shared/entities';
+import { connectionProviders, type AiConnection } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
+import { commandPlaceholders, placeholdersIn } from './command/launch';
+import { definitionIds, eventFormats, getDefinition } from './definitions';
+import type { LaunchProfile } from './launch';
+import type { ProviderDefinition } from './provider-definition';
+
+export type { LaunchProfile } from './launch';
 
 /**
- * The provider catalog: which CLIs the console can drive, their models and launch profiles. It is a
- * JSON file in resources/ so operators and packagers can read and extend it without a rebuild; this
- * module is the only reader, and it refuses a file that does not validate rather than guessing.
+ * The provider catalog: which CLIs the console offers, with what operators tune (the models the
+ * picker suggests, the launch profiles, retries). Everything else about a CLI (its argv, stream,
+ * home, credential delivery, API hosts, version) is its definition's (definitions.ts), which each
+ * entry names. It is a JSON file in resources/ so operators and packagers can read and extend it
+ * without a rebuild; this module is the only reader, and it refuses a file that does not validate
+ * rather than guessing.
  */
 
-export const adapterKinds = ['codex', 'claude-code', 'pi', 'gemini-cli', 'command'] as const;
-export type AdapterKind = (typeof adapterKinds)[number];
-
-export const eventFormats = ['codex-jsonl', 'claude-stream-json', 'pi-json', 'gemini-stream-json', 'text'] as const;
-export type EventFormat = (typeof eventFormats)[number];
-
-/** Placeholders a `command` profile's args template may use (see command-adapter.ts). */
-export const commandPlaceholders = [
-  'prompt',
-  'cwd',
-  'model',
-  'taskRoot',
-  'tmp',
-  'cache',
-  'home',
-  'title',
-  'planPath',
-  'reviewPath',
-  // The task's own prompt, without the worker framing `{prompt}` adds (for a shell command).
-  'taskPrompt',
-] as const;
+export const catalogVersion = 2;
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a lowercase slug');
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
@@ -40,7 +29,7 @@ const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environ
 const launchProfileSchema = z.strictObject({
   id: slug,
   label: z.string().min(1),
-  /** Extra arguments, placed after the adapter's own headless flags and before the prompt. */
+  /** Extra arguments, placed after the CLI's own headless flags and before the prompt. */
   args: z.array(z.string()).default([]),
   env: z.record(envName, z.string()).default({}),
   /** Overrides the provider's executable; required for `command` profiles. */
@@ -55,8 +44,7 @@ const launchProfileSchema = z.strictObject({
   maxAttempts: z.number().int().min(1).max(20).default(3),
   retryBackoffBaseMs: z.number().int().min(0).max(3_600_000).default(5000),
   stopGraceMs: z.number().int().min(0).max(600_000).default(5000),
-});
-export type LaunchProfile = z.infer<typeof launchProfileSchema>;
+}) satisfies z.ZodType<LaunchProfile>;
 
 const modelSchema = z.strictObject({ id: z.string().min(1), label: z.string().min(1) });
 export type ProviderModel = z.infer<typeof modelSchema>;
@@ -64,28 +52,24 @@ export type ProviderModel = z.infer<typeof modelSchema>;
 const providerSchema = z
   .strictObject({
     id: slug,
-    displayName: z.string().min(1),
-    adapter: z.enum(adapterKinds),
-    executable: z.string().min(1).nullable(),
-    /** The CLI version the adapter's flags were checked against. */
-    testedVersion: z.string().min(1).nullable(),
-    homeVariable: envName.nullable(),
-    /** Directory name of the provider home inside the task's cache directory. */
-    homeDir: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]+$/, 'must be a single directory name')
-      .nullable(),
-    connectionProviders: z.array(z.enum(connectionProviders)),
-    eventFormat: z.enum(eventFormats),
-    models: z.array(modelSchema),
+    /** Which CLI this entry drives: one of definitions.ts. */
+    definition: z.enum(definitionIds),
+    /** The name the console shows; the definition's by default. */
+    displayName: z.string().min(1).optional(),
+    /** Another program than the definition's (a wrapper, a nightly build). Not for `command`. */
+    executable: z.string().min(1).optional(),
+    /** Fewer AI connections than the definition can deliver; all of them by default. */
+    connectionProviders: z.array(z.enum(connectionProviders)).optional(),
+    /** Suggestions for the model picker, the first the default. An agent may name any other model. */
+    models: z.array(modelSchema).default([]),
     profiles: z.array(launchProfileSchema).min(1),
   })
   .superRefine((provider, ctx) => {
     const issue = (message: string, pathSuffix: (string | number)[] = []) =>
       ctx.addIssue({ code: 'custom', message, path: pathSuffix });
-    if (provider.adapter === 'command') {
-      if (provider.executable !== null) issue('a command provider takes its executable from each profile', ['executable']);
-      if (provider.homeVariable !== null || provider.homeDir !== null) issue('a command provider has no provider home', ['homeVariable']);
+    const definition = getDefinition(provider.definition);
+    if (definition.ownProgram) {
+      if (provider.executable !== undefined) issue('a command provider takes its executable from each profile', ['executable']);
       provider.profiles.forEach((profile, index) => {
         // A profile without an executable runs the program the agent names (its executable path).
         if (!profile.argsTemplate) issue('a command profile needs an argsTemplate', ['profiles', index, 'argsTemplate']);
@@ -96,25 +80,28 @@ const providerSchema = z
         }
       });
     } else {
-      if (provider.executable === null) issue('needs an executable', ['executable']);
-      if (provider.homeVariable === null || provider.homeDir === null) issue('needs a home variable and directory', ['homeVariable']);
       if (provider.models.length === 0) issue('needs at least one model (the first is the default)', ['models']);
       provider.profiles.forEach((profile, index) => {
         if (profile.argsTemplate) issue('only command profiles take an argsTemplate', ['profiles', index, 'argsTemplate']);
-        // The adapter owns the provider home; a profile that moved it would escape the task's cache.
-        if (provider.homeVariable !== null && provider.homeVariable in profile.env) {
-          issue(`a profile may not set ${provider.homeVariable}`, ['profiles', index, 'env']);
+        // The definition owns the provider home; a profile that moved it would escape the task's cache.
+        if (definition.home && definition.home.variable in profile.env) {
+          issue(`a profile may not set ${definition.home.variable}`, ['profiles', index, 'env']);
         }
       });
+    }
+    for (const connection of provider.connectionProviders ?? []) {
+      if (!definition.connectionProviders.includes(connection)) {
+        issue(`${definition.displayName} cannot use ${connection} connections`, ['connectionProviders']);
+      }
     }
     duplicates(provider.models.map((model) => model.id)).forEach((id) => issue(`duplicate model ${id}`, ['models']));
     duplicates(provider.profiles.map((profile) => profile.id)).forEach((id) => issue(`duplicate profile ${id}`, ['profiles']));
   });
-export type ProviderEntry = z.infer<typeof providerSchema>;
+type ProviderFileEntry = z.infer<typeof providerSchema>;
 
 const catalogSchema = z
   .strictObject({
-    version: z.literal(1),
+    version: z.literal(catalogVersion),
     providers: z.array(providerSchema).min(1),
   })
   .superRefine((catalog, ctx) => {
@@ -124,15 +111,29 @@ const catalogSchema = z
   });
 export type ProviderCatalogFile = z.infer<typeof catalogSchema>;
 
-/** `{name}` placeholders in a template; `{{` and `}}` are literal braces. */
-export function placeholdersIn(template: readonly string[]): string[] {
-  const names: string[] = [];
-  for (const part of template) {
-    for (const match of part.replaceAll('{{', '').replaceAll('}}', '').matchAll(/\{([^{}]*)\}/g)) {
-      names.push(match[1] ?? '');
-    }
-  }
-  return names;
+/** A catalog entry with its definition: what the rest of the console asks about a provider. */
+export interface ProviderEntry {
+  id: string;
+  displayName: string;
+  definition: ProviderDefinition;
+  /** The program a run starts: the entry's, else the definition's; null for `command` (each profile's or agent's). */
+  executable: string | null;
+  connectionProviders: readonly AiConnection['provider'][];
+  models: readonly ProviderModel[];
+  profiles: readonly LaunchProfile[];
+}
+
+function resolveEntry(entry: ProviderFileEntry): ProviderEntry {
+  const definition = getDefinition(entry.definition);
+  return {
+    id: entry.id,
+    displayName: entry.displayName ?? definition.displayName,
+    definition,
+    executable: entry.executable ?? definition.executable,
+    connectionProviders: entry.connectionProviders ?? definition.connectionProviders,
+    models: entry.models,
+    profiles: entry.profiles,
+  };
 }
 
 function duplicates(values: string[]): string[] {
@@ -145,7 +146,7 @@ export class ProviderCatalog {
 
   constructor(file: ProviderCatalogFile) {
     this.version = file.version;
-    this.providers = file.providers;
+    this.providers = file.providers.map(resolveEntry);
   }
 
   listProviders(): readonly ProviderEntry[] {
@@ -187,11 +188,6 @@ export function defaultModel(provider: ProviderEntry): string | null {
   return provider.models[0]?.id ?? null;
 }
 
-/** Where the provider's home lives inside a task's cache directory (CODEX_HOME=<cache>/codex-home, ...). */
-export function providerHomePath(provider: ProviderEntry, cacheDir: string): string | null {
-  return provider.homeDir === null ? null : path.join(cacheDir, provider.homeDir);
-}
-
 /**
  * A stable digest of everything that changes how the CLI is launched for this profile. Saved with an
  * admission and a session locator, it tells a resumed run whether it would launch what it was admitted
@@ -201,13 +197,14 @@ export function profileRevision(provider: ProviderEntry, profile: LaunchProfile)
   const launchShape = {
     kind: 'provider-profile-revision',
     version: 1,
+    // The names are those of catalog version 1, so revisions saved by earlier consoles still match.
     provider: {
       id: provider.id,
-      adapter: provider.adapter,
+      adapter: provider.definition.id,
       executable: provider.executable,
-      homeVariable: provider.homeVariable,
-      homeDir: provider.homeDir,
-      eventFormat: provider.eventFormat,
+      homeVariable: provider.definition.home?.variable ?? null,
+      homeDir: provider.definition.home?.folder ?? null,
+      eventFormat: provider.definition.events.format,
     },
     profile: {
       id: profile.id,
@@ -234,6 +231,13 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function parseProviderCatalog(json: unknown, source = 'provider catalog'): ProviderCatalog {
+  if (typeof json === 'object' && json !== null && (json as { version?: unknown }).version === 1) {
+    throw new OperatorError({
+      code: 'configuration_incomplete',
+      reason: 'provider_catalog_invalid',
+      message: `The provider catalog ${source} is version 1, written for an earlier console. In version ${catalogVersion} each provider names its definition (${definitionIds.join(', ')}) and keeps only its models and profiles: update the file or reinstall the console.`,
+    });
+  }
   const parsed = catalogSchema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues

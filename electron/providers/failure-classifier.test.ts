@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventFormat } from './catalog';
+import { commandDefinition } from './command/definition';
+import { failurePatternsFor, getDefinition, type EventFormat } from './definitions';
 import { fixtureLines, fixtureText } from './events/fixture-lines';
 import { LineSplitter } from './events/line-splitter';
 import { createEventParser } from './events/parse-event-line';
@@ -33,11 +34,29 @@ function captured(name: string, format: EventFormat, exitCode: number, providerI
     events: eventsOf(format, [...stderr.split('\n'), ...stdout]),
     observedAt,
     timeZone: 'UTC',
+    cliPatterns: cliPatterns(providerId),
   };
 }
 
+/** What a run of that definition is classified with (the run service passes the same). */
+function cliPatterns(definitionId: string) {
+  return failurePatternsFor(getDefinition(definitionId));
+}
+
+/** Text a command printed: a command may wrap any CLI, so it is read with every CLI's patterns. */
 function textAttempt(tail: string, exitCode: number | null = 1, overrides: Partial<AttemptExit> = {}): AttemptExit {
-  return { providerId: 'command', model: '', exitCode, signal: null, outputTail: tail, events: [], observedAt, timeZone: 'UTC', ...overrides };
+  return {
+    providerId: 'command',
+    model: '',
+    exitCode,
+    signal: null,
+    outputTail: tail,
+    events: [],
+    observedAt,
+    timeZone: 'UTC',
+    cliPatterns: failurePatternsFor(commandDefinition),
+    ...overrides,
+  };
 }
 
 describe('classifyAttempt on captured CLI runs', () => {
@@ -115,13 +134,15 @@ describe('classifyAttempt on messages the CLIs print', () => {
       '{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"You\'ve hit your session limit · resets 2am (UTC)"}]},"error":"rate_limit"}',
       '{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"You\'ve hit your session limit · resets 2am (UTC)"}',
     ]);
-    const failure = classifyAttempt({ providerId: 'claude-code', model: 'claude-opus-4-8', exitCode: 1, events, observedAt });
+    const failure = classifyAttempt({ providerId: 'claude-code', model: 'claude-opus-4-8', exitCode: 1, events, observedAt, cliPatterns: cliPatterns('claude-code') });
     expect(failure?.code).toBe('quota_exhausted');
     expect(failure?.quota?.resetAt).toBe('2030-01-01T02:00:00.000Z');
   });
 
   it('Claude subscription limit with only the text → reset read from "resets 3pm (America/New_York)"', () => {
-    const failure = classifyAttempt(textAttempt("You've hit your session limit · resets 3pm (America/New_York)", 1, { providerId: 'claude-code', model: 'claude-sonnet-4-6' }));
+    const failure = classifyAttempt(
+      textAttempt("You've hit your session limit · resets 3pm (America/New_York)", 1, { providerId: 'claude-code', model: 'claude-sonnet-4-6', cliPatterns: cliPatterns('claude-code') }),
+    );
     expect(failure?.code).toBe('quota_exhausted');
     expect(failure?.quota?.resetAt).toBe('2029-12-31T20:00:00.000Z');
   });
@@ -147,6 +168,7 @@ describe('classifyAttempt on messages the CLIs print', () => {
       providerId: 'gemini-cli',
       model: 'gemini-2.5-pro',
       exitCode: 41,
+      cliPatterns: cliPatterns('gemini-cli'),
       outputTail:
         'YOLO mode is enabled. All tool calls will be automatically approved.\r\nWhen using Gemini API, you must specify the GEMINI_API_KEY environment variable.\r\nUpdate your environment and try again (no reload needed if using .env)!\r\n',
     });
@@ -197,7 +219,7 @@ describe('classifyAttempt on messages the CLIs print', () => {
       '{"type":"thread.started","thread_id":"t"}',
       '{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `gpt-5` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}',
     ]);
-    expect(classifyAttempt({ providerId: 'codex', model: 'gpt-5', exitCode: 101, events, observedAt })?.code).toBe('process_exit');
+    expect(classifyAttempt({ providerId: 'codex', model: 'gpt-5', exitCode: 101, events, observedAt, cliPatterns: cliPatterns('codex') })?.code).toBe('process_exit');
   });
 
   it("is not fooled by the model's own words about rate limits", () => {

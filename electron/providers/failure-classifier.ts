@@ -1,7 +1,8 @@
 import { failureTaxonomy } from '../../shared/errors';
-import type { LaunchProfile } from './catalog';
 import type { TimelineEvent } from './events/timeline-event';
 import { clip } from './events/timeline-event';
+import type { LaunchProfile } from './launch';
+import type { FailurePatterns } from './provider-definition';
 import { parseResetAt } from './reset-time';
 
 /**
@@ -12,6 +13,9 @@ import { parseResetAt } from './reset-time';
  * then the plain-text tail of the output (stderr lands there under a PTY). JSON lines in the tail are
  * skipped because they are the model's conversation: an agent that is busy writing a rate limiter
  * must not make its run look rate-limited.
+ *
+ * The rules here are what every CLI shares (HTTP statuses, the model APIs' own error words, the
+ * sandbox); what only one CLI prints is in its definition's `failurePatterns`, passed in per attempt.
  */
 
 export const failureCodes = failureTaxonomy;
@@ -72,6 +76,8 @@ export interface AttemptExit {
   observedAt?: Date | undefined;
   /** Zone for wall-clock reset times that name none. Defaults to the system zone. */
   timeZone?: string | undefined;
+  /** The CLI's own patterns (definitions.ts `failurePatternsFor`), tried after the shared ones of each code. */
+  cliPatterns?: FailurePatterns | undefined;
 }
 
 export interface ClassifierOptions {
@@ -86,10 +92,10 @@ const defaultQuotaWindowMs = 15 * 60_000;
 /** Text limits that the ambiguous "exceeded your current quota" can still be a per-minute limit within. */
 const shortLimitMs = 10 * 60_000;
 
-type Rule = { code: FailureCode; patterns: RegExp[] };
+type Rule = { code: FailureCode; patterns: readonly RegExp[] };
 
 // Order matters: the first rule with a matching pattern wins for a piece of evidence.
-const rules: Rule[] = [
+const sharedRules: Rule[] = [
   {
     code: 'spawn_failed',
     patterns: [/execvp?\b.*: No such file or directory/i, /\bcommand not found\b/i, /^\S+: not found$/m, /spawn \S+ ENOENT/i, /\bEACCES\b/],
@@ -124,15 +130,9 @@ const rules: Rule[] = [
       /\bapi key not valid\b/i,
       /\bAPI_KEY_INVALID\b/,
       /\bauthentication_(?:error|failed)\b/,
-      /please run \/login/i,
       /\bnot logged in\b/i,
       /\b(?:no|missing) api key\b/i,
       /\bapi key (?:is )?(?:required|missing)\b/i,
-      /\bplease set an auth method\b/i,
-      /\bGEMINI_API_KEY environment variable not found\b/i,
-      // Gemini CLI 0.61, API-key auth with no key (exit 41): "When using Gemini API, you must specify
-      // the GEMINI_API_KEY environment variable."
-      /\bmust specify the GEMINI_API_KEY\b/i,
       /\bcould not resolve authentication method\b/i,
     ],
   },
@@ -140,7 +140,6 @@ const rules: Rule[] = [
     code: 'quota_exhausted',
     patterns: [
       /\binsufficient_quota\b/,
-      /\busage_limit_reached\b/,
       /\busage limit\b/i,
       /\b(?:hit|reached) your (?:[\w']+ ){0,3}limit\b/i,
       /\bexhausted your (?:daily )?quota\b/i,
@@ -151,7 +150,6 @@ const rules: Rule[] = [
       /\bout of (?:usage )?credits\b/i,
       /\bspend limit\b/i,
       /\bexhausted your capacity\b/i,
-      /\brate_limit_rejected\b/,
     ],
   },
   {
@@ -170,7 +168,6 @@ const rules: Rule[] = [
   {
     code: 'configuration_incomplete',
     patterns: [
-      /not running in a trusted directory/i,
       /\bmodel_not_found\b/,
       // Not "Model metadata for `x` not found": Codex's warning for models it has no metadata for.
       /\bthe model `?[\w./:-]+`? (?:does not exist|is not supported|is not available)/i,
@@ -178,7 +175,6 @@ const rules: Rule[] = [
       /\bnot_found_error\b.{0,40}\bmodel\b/i,
       /\bunknown model\b/i,
       /\binvalid model\b/i,
-      /cannot be used with root\/sudo privileges/i,
     ],
   },
 ];
@@ -204,9 +200,10 @@ export function classifyAttempt(exit: AttemptExit, options: ClassifierOptions = 
 
   const evidence = evidenceTexts(events, exit.outputTail ?? '');
   const structuredCode = codeFromStructuredEvents(events);
+  const rules = withCliPatterns(exit.cliPatterns);
   let decided: { code: FailureCode; text: string | null } | null = null;
   for (const text of evidence) {
-    const code = matchRules(text);
+    const code = matchRules(rules, text);
     if (code) {
       decided = { code, text };
       break;
@@ -311,7 +308,16 @@ function looksLikeJsonObject(line: string): boolean {
   }
 }
 
-function matchRules(text: string): FailureCode | null {
+/** The codes evidence can decide, in the order they are tried; a CLI's patterns must be for one of these. */
+export const evidenceCodes: readonly FailureCode[] = sharedRules.map((rule) => rule.code);
+
+/** The shared rules, each followed by the CLI's own patterns for its code (in the shared rules' order). */
+function withCliPatterns(cliPatterns: FailurePatterns | undefined): Rule[] {
+  if (!cliPatterns) return sharedRules;
+  return sharedRules.map((rule) => ({ code: rule.code, patterns: [...rule.patterns, ...(cliPatterns[rule.code] ?? [])] }));
+}
+
+function matchRules(rules: readonly Rule[], text: string): FailureCode | null {
   for (const rule of rules) {
     if (rule.patterns.some((pattern) => pattern.test(text))) return rule.code;
   }

@@ -21,8 +21,8 @@ import type { SandboxProbe } from '../confinement/sandbox-probe';
 import { buildSeatbeltArgs, sandboxExecPath } from '../confinement/seatbelt';
 import type { CredentialDelivery } from '../connections/credential-delivery';
 import { prepareTaskRootMounts, type TaskRoot } from '../confinement/task-root';
-import type { LaunchSpec } from '../providers/adapters/adapter';
 import type { LaunchProfile, ProviderEntry } from '../providers/catalog';
+import type { LaunchSpec } from '../providers/launch';
 import { resolveExecutable } from '../pty/pty-session';
 import type { Admission } from './admission';
 
@@ -58,25 +58,10 @@ export interface ConfineLaunchInput {
   egressAllowList?: EgressEndpoint[];
 }
 
-/** Where each CLI's model API lives when no AI connection names a base URL. */
-const providerApiUrls: Record<string, string[]> = {
-  codex: ['https://api.openai.com/v1'],
-  'claude-code': ['https://api.anthropic.com'],
-  'gemini-cli': ['https://generativelanguage.googleapis.com'],
-  pi: ['https://api.openai.com/v1', 'https://api.anthropic.com', 'https://generativelanguage.googleapis.com', 'https://openrouter.ai/api/v1'],
-};
-
+/** The connection's base URL, or else the APIs the CLI's definition names, then the operator's allow-list. */
 function egressAllowList(input: ConfineLaunchInput): EgressEndpoint[] {
-  const urls = input.connectionBaseUrl ? [input.connectionBaseUrl] : (providerApiUrls[input.provider.id] ?? []);
+  const urls = input.connectionBaseUrl ? [input.connectionBaseUrl] : input.provider.definition.apiUrls;
   return [...urls.map(endpointFromUrl), ...(input.egressAllowList ?? [])];
-}
-
-/**
- * The id the provider-home layout knows a catalog entry by: the CLI it drives (so a catalog entry with
- * another id, such as a test stand-in for Codex, gets that CLI's home), or its own id for a command.
- */
-export function providerHomeId(provider: Pick<ProviderEntry, 'id' | 'adapter'>): string {
-  return provider.adapter === 'command' ? provider.id : provider.adapter;
 }
 
 /** What the PTY starts, and what to undo when the attempt ends (whatever its outcome). */
@@ -101,7 +86,7 @@ function sandboxUnavailable(input: ConfineLaunchInput): OperatorError {
 }
 
 /**
- * Turns an adapter's launch into a confined one (DESIGN.md section 4): the confined environment built
+ * Turns a definition's launch into a confined one (DESIGN.md section 4): the confined environment built
  * from the allow-list, the provider's home moved into the task's cache (linked to the operator's own
  * files for a preconfigured home, empty for an isolated one), and, in a sandboxed environment, the
  * whole command inside the OS sandbox the probe found (bubblewrap on Linux, Seatbelt on macOS).
@@ -116,7 +101,7 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
   const owner = setup?.user ?? null;
 
   const providerHome = await prepareProviderHome({
-    providerId: providerHomeId(input.provider),
+    home: input.provider.definition.home,
     mode: admission.homeMode,
     cache: taskRoot.cache,
     operatorHome: input.operatorHome,

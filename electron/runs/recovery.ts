@@ -4,7 +4,6 @@ import { actionRoute } from '../../shared/routes';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
-import { adapterFor } from '../providers/adapters/adapter-registry';
 import type { ProviderCatalog } from '../providers/catalog';
 import { isProcessGroupAlive, signalProcessGroup } from '../pty/process-group';
 import { savedAdmission } from './admission';
@@ -44,7 +43,7 @@ export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, s
     const provider = admission ? catalog.findProvider(admission.providerId) : undefined;
     const hasSession =
       provider !== undefined &&
-      adapterFor(provider).supportsResume &&
+      provider.definition.launch.resumable &&
       ledger.runs.locators(row.id).some((locator) => locator.kind === 'session' && typeof locator.data.id === 'string');
     const failure: OperatorErrorShape = {
       code: 'stranded',

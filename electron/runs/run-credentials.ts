@@ -1,14 +1,13 @@
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { providerHomeVariable } from '../confinement/environment';
 import { removeLeftoverDelivery } from '../confinement/provider-home';
 import type { ConnectionService } from '../connections/connection-service';
-import { credentialDelivery, deliveredFilePaths, effectiveBaseUrl } from '../connections/credential-delivery';
+import { credentialDelivery, effectiveBaseUrl } from '../connections/credential-delivery';
 import type { Logger } from '../log';
 import type { ProviderCatalog, ProviderEntry } from '../providers/catalog';
+import { providerHomePath } from '../providers/launch';
 import { aiConnectionRequired, connectionProblem, savedAdmission, type Admission } from './admission';
-import { providerHomeId } from './launch-confinement';
 
 /**
  * The run's managed connection, ready to deliver: the secret opened (once, now) and turned into the
@@ -34,13 +33,13 @@ export async function credentialFor(
     });
   }
   const delivery = credentialDelivery({
-    cli: run.provider.adapter,
+    definition: run.provider.definition,
     connection: { provider: connection.provider, method: connection.method, baseUrl: connection.baseUrl },
     secret: connections.openSecret(connection.id),
     model: run.admission.model,
   });
   for (const secret of delivery.secrets) run.secrets.add(secret);
-  return { delivery, baseUrl: effectiveBaseUrl(run.provider.adapter, connection) };
+  return { delivery, baseUrl: effectiveBaseUrl(run.provider.definition, connection) };
 }
 
 /**
@@ -58,8 +57,8 @@ export async function removeLeftoverCredentials(
   if (!row.task_root || !admission?.connection || admission.homeMode !== 'isolated') return;
   const provider = catalog.findProvider(admission.providerId);
   if (!provider) return;
-  const home = providerHomeVariable(providerHomeId(provider), path.join(row.task_root, 'cache'));
+  const home = providerHomePath(provider.definition.home, path.join(row.task_root, 'cache'));
   if (!home) return;
-  const removed = await removeLeftoverDelivery(row.task_root, home.value, deliveredFilePaths(provider.adapter));
+  const removed = await removeLeftoverDelivery(row.task_root, home, provider.definition.delivery.files);
   log.info('removed connection files left by a previous console', { runId: row.id, files: removed });
 }

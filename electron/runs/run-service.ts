@@ -12,9 +12,9 @@ import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
-import { adapterFor } from '../providers/adapters/adapter-registry';
-import type { LaunchSpec, SessionRequest } from '../providers/adapters/adapter';
-import { canonicalJson, type EventFormat, type LaunchProfile, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
+import { canonicalJson, type LaunchProfile, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
+import { failurePatternsFor } from '../providers/definitions';
+import type { LaunchSpec, SessionRequest } from '../providers/launch';
 import { createEventParser } from '../providers/events/parse-event-line';
 import { LineSplitter } from '../providers/events/line-splitter';
 import type { TimelineEvent } from '../providers/events/timeline-event';
@@ -240,7 +240,7 @@ export class RunService {
     const session = this.ledger.runs.locators(runId).find((locator) => locator.kind === 'session');
     const sessionId = typeof session?.data.id === 'string' ? session.data.id : null;
     const provider = saved ? this.options.catalog.findProvider(saved.providerId) : undefined;
-    if (!saved || !sessionId || !provider || !adapterFor(provider).supportsResume) {
+    if (!saved || !sessionId || !provider || !provider.definition.launch.resumable) {
       throw new OperatorError({
         code: 'conflict',
         message: 'This run has no native session to resume. Run again starts the task over.',
@@ -337,7 +337,7 @@ export class RunService {
         row.archived_at === null &&
         typeof session?.data.id === 'string' &&
         admission !== undefined &&
-        (provider ? adapterFor(provider).supportsResume : false),
+        (provider ? provider.definition.launch.resumable : false),
       canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
       notice: this.options.notices.forRun(runId),
       connection: admission?.connection ? { id: admission.connection.id, name: admission.connection.name, provider: admission.connection.provider } : null,
@@ -571,7 +571,7 @@ export class RunService {
     if (!task || !project) {
       throw new OperatorError({ code: 'not_found', message: 'The run’s task or project was removed from the console.' });
     }
-    const adapter = adapterFor(active.provider);
+    const { definition } = active.provider;
     const probe = await this.sandboxProbe.ready();
     // A sandboxed run's writable roots belong to the sandbox's user (nobody, when the console is root).
     const owner = active.admission.environmentKind === 'sandboxed' ? (probe?.setup?.user ?? null) : null;
@@ -589,9 +589,9 @@ export class RunService {
     // Pi through a connection's base URL addresses the model by the console's provider entry.
     const deliveredConnection =
       active.admission.homeMode === 'isolated' && active.admission.connection ? (this.options.connections.state(active.admission.connection.id) ?? null) : null;
-    const spec: LaunchSpec = adapter.buildLaunch({
+    const spec: LaunchSpec = definition.launch.build(active.provider, {
       task,
-      agent: { model: modelArgumentFor(active.provider.adapter, deliveredConnection, active.admission.model), profile: active.profile },
+      agent: { model: modelArgumentFor(definition, deliveredConnection, active.admission.model), profile: active.profile },
       taskRoot,
       prompt,
       session: sessionRequest,
@@ -670,7 +670,7 @@ export class RunService {
       redactor: this.redactorFor(active.runId),
     });
     this.options.fanout.attachLive(pipeline.feed);
-    const eventFormat = active.profile.eventFormat ?? adapter.eventFormat;
+    const eventFormat = active.profile.eventFormat ?? definition.events.format;
     this.followTimeline(active, pipeline, eventFormat === 'text' ? null : eventFormat);
 
     this.ledger.runs.update(active.runId, { status: 'running', startedAt: row.started_at ?? this.now() });
@@ -688,7 +688,7 @@ export class RunService {
   }
 
   /** Parses the CLI's JSON-line stream into timeline entries, off the batches the pipeline cuts. */
-  private followTimeline(active: ActiveRun, pipeline: OutputPipeline, format: EventFormat | null): void {
+  private followTimeline(active: ActiveRun, pipeline: OutputPipeline, format: string | null): void {
     if (!format) return;
     const parser = createEventParser(format);
     const splitter = new LineSplitter();
@@ -741,6 +741,7 @@ export class RunService {
       signal: exit.signal,
       outputTail: new TextDecoder().decode(tail.bytes),
       events: active.attemptEvents,
+      cliPatterns: failurePatternsFor(active.provider.definition),
     });
     if (classified === null && exit.exitCode === 0 && exit.signal === null) {
       this.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'succeeded', failureCode: null, retryAt: null });
@@ -793,7 +794,7 @@ export class RunService {
       code: 'spawn_failed',
       reason: 'executable_not_found',
       message: `${active.provider.displayName} could not be started: ${error.message} Install ${executable}${
-        active.provider.adapter === 'command' ? '' : ` (the ${active.provider.displayName} CLI)`
+        active.provider.definition.ownProgram ? '' : ` (the ${active.provider.displayName} CLI)`
       } or set the agent's executable path.`,
       actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
     };

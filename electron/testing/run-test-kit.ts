@@ -15,19 +15,12 @@ const showsDelivery = '--print-env CODEX_API_KEY --print-env CODEX_HOME --print-
  * provider, whose programs are the fixture agent, with quick retries so retry paths run in a test.
  */
 export const testCatalog = () => ({
-  version: 1,
+  version: 2,
   providers: [
     {
       id: 'command',
-      displayName: 'Command',
-      adapter: 'command',
-      executable: null,
-      testedVersion: null,
-      homeVariable: null,
-      homeDir: null,
+      definition: 'command',
       connectionProviders: ['openai', 'custom'],
-      eventFormat: 'text',
-      models: [],
       profiles: [
         {
           id: 'fixture',
@@ -42,17 +35,13 @@ export const testCatalog = () => ({
       ],
     },
     {
-      // The fixture standing in for Codex CLI (`fixture-agent exec …`): the real Codex adapter builds
+      // The fixture standing in for Codex CLI (`fixture-agent exec …`): the real Codex definition builds
       // its argv, its JSON stream names the thread, and resume passes `resume <thread_id>`.
       id: 'fixture-codex',
       displayName: 'Fixture Codex',
-      adapter: 'codex',
+      definition: 'codex',
       executable: fixtureAgentPath,
-      testedVersion: null,
-      homeVariable: 'CODEX_HOME',
-      homeDir: 'codex-home',
       connectionProviders: ['openai', 'custom'],
-      eventFormat: 'codex-jsonl',
       models: [
         { id: 'model-a', label: 'Model A' },
         { id: 'model-b', label: 'Model B' },
@@ -76,17 +65,12 @@ export const testCatalog = () => ({
       ],
     },
     {
-      // Standing in for Pi (agents set a script as the executable): the real Pi adapter names the
+      // Standing in for Pi (agents set a script as the executable): the real Pi definition names the
       // session file on the command line, while the stream reports an id of its own.
       id: 'fixture-pi',
       displayName: 'Fixture Pi',
-      adapter: 'pi',
-      executable: 'pi',
-      testedVersion: null,
-      homeVariable: 'PI_CODING_AGENT_DIR',
-      homeDir: 'pi-agent',
+      definition: 'pi',
       connectionProviders: ['custom'],
-      eventFormat: 'pi-json',
       models: [{ id: 'model-a', label: 'Model A' }],
       profiles: [{ id: 'default', label: 'Default', maxAttempts: 1, retryBackoffBaseMs: 50, stopGraceMs: 1500 }],
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventFormats } from '../catalog';
+import { eventFormats } from '../definitions';
 import { parseEventLine } from './parse-event-line';
 import { maxTextLength } from './timeline-event';
 

@@ -1,30 +1,19 @@
-import type { EventFormat } from '../catalog';
-import { parseClaudeCodeEvent } from './claude-code-events';
-import { parseCodexEvent } from './codex-events';
-import { parseGeminiCliEvent } from './gemini-cli-events';
-import { parsePiEvent } from './pi-events';
-import type { JsonObject, ParserState, TimelineEvent } from './timeline-event';
+import { eventParserFor } from '../definitions';
+import type { ParserState, TimelineEvent } from './timeline-event';
 import { isObject, newParserState, raw, takePendingMessage } from './timeline-event';
-
-type FormatParser = (event: JsonObject, line: string, state: ParserState) => TimelineEvent[];
-
-const parsers: Record<Exclude<EventFormat, 'text'>, FormatParser> = {
-  'codex-jsonl': parseCodexEvent,
-  'claude-stream-json': parseClaudeCodeEvent,
-  'pi-json': parsePiEvent,
-  'gemini-stream-json': parseGeminiCliEvent,
-};
 
 /**
  * One cleaned output line (see LineSplitter) → zero or more timeline events. A line that is not a
  * JSON object with a string `type`, or whose shape the parser does not know, comes back as `raw`;
  * only blank lines and known-but-redundant events (streaming deltas, lifecycle markers) yield none.
- * Pass one `state` per attempt so tool results can be paired with their calls.
+ * Pass one `state` per attempt so tool results can be paired with their calls. Each format's parser
+ * is the definition's that prints it (definitions.ts); `text` has none.
  */
-export function parseEventLine(format: EventFormat, line: string, state: ParserState = newParserState()): TimelineEvent[] {
+export function parseEventLine(format: string, line: string, state: ParserState = newParserState()): TimelineEvent[] {
   const trimmed = line.trim();
   if (trimmed === '') return [];
-  if (format === 'text' || !trimmed.startsWith('{')) return [raw(line)];
+  const parse = eventParserFor(format);
+  if (!parse || !trimmed.startsWith('{')) return [raw(line)];
   let event: unknown;
   try {
     event = JSON.parse(trimmed);
@@ -33,7 +22,7 @@ export function parseEventLine(format: EventFormat, line: string, state: ParserS
   }
   if (!isObject(event) || typeof event.type !== 'string') return [raw(line)];
   try {
-    return parsers[format](event, trimmed, state);
+    return parse(event, trimmed, state);
   } catch {
     // A parser bug or a shape it did not foresee must not lose the line.
     return [raw(line)];
@@ -46,8 +35,8 @@ export interface EventParser {
   flush(): TimelineEvent[];
 }
 
-/** A parser bound to one attempt's stream. */
-export function createEventParser(format: EventFormat): EventParser {
+/** A parser bound to one attempt's stream, in a definition's format (`events.format`). */
+export function createEventParser(format: string): EventParser {
   const state = newParserState();
   return { parseLine: (line) => parseEventLine(format, line, state), flush: () => takePendingMessage(state) };
 }

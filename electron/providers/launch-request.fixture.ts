@@ -1,6 +1,6 @@
-import type { LaunchProfile } from '../catalog';
-import { loadProviderCatalog } from '../catalog';
-import type { LaunchRequest } from './adapter';
+import type { LaunchProfile } from './catalog';
+import { loadProviderCatalog } from './catalog';
+import type { LaunchRequest, LaunchSpec } from './launch';
 
 /** Test helper: a launch request for a task root under /data/tasks/run_1. */
 export const taskRoot = {
@@ -22,4 +22,10 @@ export function launchRequest(profile: LaunchProfile, model: string, overrides: 
     newSessionId: () => '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11',
     ...overrides,
   };
+}
+
+/** The launch the shipped catalog's entry builds with its definition. */
+export function launchFor(providerId: string) {
+  const provider = catalog.getProvider(providerId);
+  return { provider, build: (request: LaunchRequest): LaunchSpec => provider.definition.launch.build(provider, request) };
 }

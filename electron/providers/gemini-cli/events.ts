@@ -1,5 +1,5 @@
-import type { JsonObject, ParserState, TimelineEvent } from './timeline-event';
-import { appendMessagePiece, clip, describeInput, errorEvent, isObject, num, raw, str, takePendingMessage } from './timeline-event';
+import type { JsonObject, ParserState, TimelineEvent } from '../events/timeline-event';
+import { appendMessagePiece, clip, describeInput, errorEvent, isObject, num, raw, str, takePendingMessage } from '../events/timeline-event';
 
 /**
  * `gemini -o stream-json` (Gemini CLI 0.61.0). Observed lines:

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { ProviderEntry } from '../catalog';
-import { providerHomePath } from '../catalog';
-import type { LaunchRequest, LaunchSpec, ProviderAdapter } from './adapter';
-import { argvSession, executableFor, hasFlag, providerEnv } from './adapter';
+import type { LaunchRequest, LaunchSpec, LaunchTarget } from '../launch';
+import { argvSession, hasFlag, launchSpec, providerHomePath } from '../launch';
+import type { ProviderHomeLayout, ProviderLaunch } from '../provider-definition';
 
 /**
  * Claude Code (checked against 2.1.197):
@@ -15,31 +14,23 @@ import { argvSession, executableFor, hasFlag, providerEnv } from './adapter';
  */
 const permissionFlags = ['--permission-mode', '--dangerously-skip-permissions'];
 
-export function createClaudeCodeAdapter(provider: ProviderEntry): ProviderAdapter {
+export function claudeCodeLaunch(home: ProviderHomeLayout): ProviderLaunch {
   return {
-    provider,
-    eventFormat: provider.eventFormat,
-    supportsResume: true,
-    buildLaunch(request: LaunchRequest): LaunchSpec {
+    resumable: true,
+    build(target: LaunchTarget, request: LaunchRequest): LaunchSpec {
       const { profile, model } = request.agent;
       const args = ['-p', '--output-format', 'stream-json', '--verbose'];
 
-      const configDir = providerHomePath(provider, request.taskRoot.cache);
+      const configDir = providerHomePath(home, request.taskRoot.cache);
       const projectsDir = configDir === null ? null : path.join(configDir, 'projects');
-      const { id: sessionId, dir: sessionDir, flags: sessionFlags } = argvSession(provider, request, projectsDir);
+      const { id: sessionId, dir: sessionDir, flags: sessionFlags } = argvSession(target, request, projectsDir);
       args.push(...sessionFlags);
 
       args.push('--model', model);
       if (!hasFlag(profile.args, permissionFlags)) args.push('--permission-mode', 'acceptEdits');
       args.push(...profile.args, '--', request.prompt);
 
-      return {
-        executable: executableFor(provider, profile),
-        args,
-        env: providerEnv(provider, request),
-        cwd: request.taskRoot.view,
-        session: { id: sessionId, dir: sessionDir, source: 'argv' },
-      };
+      return launchSpec(target, home, request, args, { id: sessionId, dir: sessionDir, source: 'argv' });
     },
   };
 }

@@ -1,6 +1,103 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureLines } from './fixture-lines';
-import { createEventParser, parseEventLine } from './parse-event-line';
+import { describeHomeAndVersion } from '../definition.fixture';
+import { deliver, key, throughBaseUrl } from '../delivery.fixture';
+import { fixtureLines } from '../events/fixture-lines';
+import { createEventParser, parseEventLine } from '../events/parse-event-line';
+import { catalog, launchFor, launchRequest } from '../launch-request.fixture';
+import { claudeCodeDefinition } from './definition';
+
+const claude = launchFor('claude-code');
+const profile = catalog.getProfile('claude-code', 'default');
+const prompt = 'Fix the flaky test\n\nMake test X deterministic.';
+
+describe('claude code launch', () => {
+  it('launches print mode with stream-json, a session id chosen up front and acceptEdits', () => {
+    const launch = claude.build(launchRequest(profile, 'claude-sonnet-4-6'));
+    expect(launch.executable).toBe('claude');
+    expect(launch.args).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11',
+      '--model',
+      'claude-sonnet-4-6',
+      '--permission-mode',
+      'acceptEdits',
+      '--',
+      prompt,
+    ]);
+    expect(launch.cwd).toBe('/data/tasks/run_1/view');
+    expect(launch.env).toEqual({
+      CLAUDE_CONFIG_DIR: '/data/tasks/run_1/cache/claude-config',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    });
+    expect(launch.session).toEqual({
+      id: '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11',
+      dir: '/data/tasks/run_1/cache/claude-config/projects',
+      source: 'argv',
+    });
+  });
+
+  it('draws a fresh UUID per launch when no id source is given', () => {
+    const request = launchRequest(profile, 'claude-sonnet-4-6', { newSessionId: undefined });
+    const first = claude.build(request).session?.id;
+    const second = claude.build(request).session?.id;
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(second).not.toBe(first);
+  });
+
+  it('resumes with --resume <uuid>', () => {
+    const launch = claude.build(
+      launchRequest(profile, 'claude-sonnet-4-6', {
+        prompt: 'Continue.',
+        session: { mode: 'resume', sessionId: '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11', sessionDir: '/saved/projects' },
+      }),
+    );
+    expect(launch.args).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--resume',
+      '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11',
+      '--model',
+      'claude-sonnet-4-6',
+      '--permission-mode',
+      'acceptEdits',
+      '--',
+      'Continue.',
+    ]);
+    expect(launch.session).toEqual({ id: '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11', dir: '/saved/projects', source: 'argv' });
+  });
+
+  it("lets a profile choose the permission mode instead of the launch's", () => {
+    const bypass = catalog.getProfile('claude-code', 'bypass-permissions');
+    const launch = claude.build(launchRequest(bypass, 'claude-opus-4-8'));
+    expect(launch.args).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11',
+      '--model',
+      'claude-opus-4-8',
+      '--permission-mode',
+      'bypassPermissions',
+      '--',
+      prompt,
+    ]);
+    // Claude refuses to skip permissions as root unless told it is in a sandbox.
+    expect(launch.env.IS_SANDBOX).toBe('1');
+  });
+
+  it('ends the options before the prompt so variadic profile flags cannot swallow it', () => {
+    const launch = claude.build(launchRequest({ ...profile, args: ['--allowedTools', 'Bash(npm test)', 'Edit'] }, 'claude-sonnet-4-6'));
+    expect(launch.args.slice(-5)).toEqual(['--allowedTools', 'Bash(npm test)', 'Edit', '--', prompt]);
+  });
+});
 
 const parseAll = (lines: string[]) => {
   const parser = createEventParser('claude-stream-json');
@@ -113,3 +210,27 @@ describe('claude stream-json events', () => {
     ]);
   });
 });
+
+describe('claude-code delivery', () => {
+  it('Claude Code: ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, ANTHROPIC_BASE_URL, no files', () => {
+    const api = deliver(claudeCodeDefinition, { provider: 'anthropic', method: 'api_key', baseUrl: 'http://127.0.0.1:9/' });
+    expect(api.secretEnv).toEqual({ ANTHROPIC_API_KEY: key });
+    expect(api.plainEnv).toMatchObject({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' });
+    expect(api.files).toEqual([]);
+    const token = deliver(claudeCodeDefinition, { provider: 'anthropic', method: 'subscription_token', baseUrl: null });
+    expect(token.secretEnv).toEqual({ CLAUDE_CODE_OAUTH_TOKEN: key });
+    expect(token.plainEnv.ANTHROPIC_BASE_URL).toBeUndefined();
+  });
+
+  it('Claude Code: the key, the origin without a trailing slash, no updater, its retries off; no file', () => {
+    expect(throughBaseUrl(claudeCodeDefinition, 'anthropic', 'http://127.0.0.1:8080/')).toEqual({
+      secretEnv: { ANTHROPIC_API_KEY: key },
+      plainEnv: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8080', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_MAX_RETRIES: '0' },
+      files: [],
+      secrets: [key],
+      modelArgument: 'm-1',
+    });
+  });
+});
+
+describeHomeAndVersion(claudeCodeDefinition, { variable: 'CLAUDE_CONFIG_DIR', folder: 'claude-config', versionOutput: '2.1.197 (Claude Code)\n', version: '2.1.197' });

@@ -1,13 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import { OperatorError } from '../../../shared/errors';
-import type { EventFormat, LaunchProfile, ProviderEntry } from '../catalog';
-import { providerHomePath } from '../catalog';
+import path from 'node:path';
+import { OperatorError } from '../../shared/errors';
+import type { ProviderHomeLayout } from './provider-definition';
 
 /**
- * One launch adapter per CLI turns (task, agent, task root, prompt, session) into the exact argv and
- * environment additions for a headless run. Adapters are pure: they do not touch the filesystem or
- * spawn anything, so every flag they emit is pinned by a unit test against the CLI's real --help.
+ * What every definition's launch builder works with: (task, agent, task root, prompt, session) in, the
+ * exact argv and environment additions for a headless run out. Builders are pure: they do not touch
+ * the filesystem or spawn anything, so every flag they emit is pinned by a unit test against the CLI's
+ * real --help (each CLI's test file in its folder).
  */
+
+/** A launch profile as the catalog gives it (catalog.ts validates the file against this shape). */
+export interface LaunchProfile {
+  id: string;
+  label: string;
+  /** Extra arguments, placed after the CLI's own headless flags and before the prompt. */
+  args: string[];
+  env: Record<string, string>;
+  /** Overrides the provider's executable; required for `command` profiles. */
+  executable?: string | undefined;
+  /** `command` profiles only: the whole argv after the executable, with {placeholders}. */
+  argsTemplate?: string[] | undefined;
+  /**
+   * `command` profiles only: the JSON-line event format the program prints, when it speaks one of
+   * the CLIs' streams (a wrapper script, a test fixture); the timeline parses it like that CLI's.
+   */
+  eventFormat?: string | undefined;
+  maxAttempts: number;
+  retryBackoffBaseMs: number;
+  stopGraceMs: number;
+}
 
 export interface LaunchTask {
   title: string;
@@ -46,6 +68,12 @@ export interface LaunchRequest {
   newSessionId?: (() => string) | undefined;
 }
 
+/** The catalog entry a launch is for: its name in messages and the executable it names, if any. */
+export interface LaunchTarget {
+  displayName: string;
+  executable: string | null;
+}
+
 /**
  * How to find the CLI's native session again. `argv`: the id was chosen before launch and is in the
  * argv, so it can be persisted before the run is awaited. `stream`: the CLI picks it and reports it in
@@ -66,31 +94,34 @@ export interface LaunchSpec {
   session: SessionLocator | null;
 }
 
-export interface ProviderAdapter {
-  readonly provider: ProviderEntry;
-  readonly eventFormat: EventFormat;
-  readonly supportsResume: boolean;
-  buildLaunch(request: LaunchRequest): LaunchSpec;
+/** Where a CLI's home lives inside a task's cache directory (CODEX_HOME=<cache>/codex-home, ...). */
+export function providerHomePath(home: ProviderHomeLayout | null, cacheDir: string): string | null {
+  return home === null ? null : path.join(cacheDir, home.folder);
 }
 
 /** The provider home variable inside the task cache, then the profile's own env. */
-export function providerEnv(provider: ProviderEntry, request: LaunchRequest): Record<string, string> {
+export function providerEnv(home: ProviderHomeLayout | null, request: LaunchRequest): Record<string, string> {
   const env: Record<string, string> = {};
-  const home = providerHomePath(provider, request.taskRoot.cache);
-  if (provider.homeVariable !== null && home !== null) env[provider.homeVariable] = home;
+  const dir = providerHomePath(home, request.taskRoot.cache);
+  if (home !== null && dir !== null) env[home.variable] = dir;
   return { ...env, ...request.agent.profile.env };
 }
 
-export function executableFor(provider: ProviderEntry, profile: LaunchProfile): string {
-  const executable = profile.executable ?? provider.executable;
+export function executableFor(target: LaunchTarget, profile: LaunchProfile): string {
+  const executable = profile.executable ?? target.executable;
   if (!executable) {
     throw new OperatorError({
       code: 'configuration_incomplete',
       reason: 'executable_missing',
-      message: `The ${provider.displayName} profile "${profile.id}" names no executable. Set one in the provider catalog.`,
+      message: `The ${target.displayName} profile "${profile.id}" names no executable. Set one in the provider catalog.`,
     });
   }
   return executable;
+}
+
+/** The launch of `args` in the view: the target's (or profile's) executable, the home variable and the profile's env. */
+export function launchSpec(target: LaunchTarget, home: ProviderHomeLayout | null, request: LaunchRequest, args: string[], session: SessionLocator | null): LaunchSpec {
+  return { executable: executableFor(target, request.agent.profile), args, env: providerEnv(home, request), cwd: request.taskRoot.view, session };
 }
 
 export function newSessionId(request: LaunchRequest): string {
@@ -102,20 +133,20 @@ export function hasFlag(args: readonly string[], flags: readonly string[]): bool
   return args.some((arg) => flags.some((flag) => arg === flag || arg.startsWith(`${flag}=`)));
 }
 
-export function resumeUnsupported(provider: ProviderEntry): never {
+export function resumeUnsupported(target: LaunchTarget): never {
   throw new OperatorError({
     code: 'configuration_incomplete',
     reason: 'session_resume_unsupported',
-    message: `${provider.displayName} runs cannot be resumed: the provider has no native sessions. Start a new run instead.`,
+    message: `${target.displayName} runs cannot be resumed: the provider has no native sessions. Start a new run instead.`,
   });
 }
 
-export function requireSessionId(provider: ProviderEntry, sessionId: string): string {
+export function requireSessionId(target: LaunchTarget, sessionId: string): string {
   if (sessionId.trim() === '') {
     throw new OperatorError({
       code: 'invalid_request',
       reason: 'session_id_missing',
-      message: `Resuming a ${provider.displayName} run needs the session id recorded for it.`,
+      message: `Resuming a ${target.displayName} run needs the session id recorded for it.`,
     });
   }
   return sessionId;
@@ -127,13 +158,13 @@ export function requireSessionId(provider: ProviderEntry, sessionId: string): st
  * saved one, else where the CLI keeps its sessions by default.
  */
 export function argvSession(
-  provider: ProviderEntry,
+  target: LaunchTarget,
   request: LaunchRequest,
   defaultDir: string | null,
 ): { id: string; dir: string | null; flags: string[] } {
   const session = request.session ?? { mode: 'new' };
   if (session.mode === 'resume') {
-    const id = requireSessionId(provider, session.sessionId);
+    const id = requireSessionId(target, session.sessionId);
     return { id, dir: session.sessionDir ?? defaultDir, flags: ['--resume', id] };
   }
   const id = newSessionId(request);

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { ProviderEntry } from '../catalog';
-import { providerHomePath } from '../catalog';
-import type { LaunchRequest, LaunchSpec, ProviderAdapter } from './adapter';
-import { executableFor, newSessionId, providerEnv, requireSessionId } from './adapter';
+import type { LaunchRequest, LaunchSpec, LaunchTarget } from '../launch';
+import { launchSpec, newSessionId, requireSessionId } from '../launch';
+import type { ProviderHomeLayout, ProviderLaunch } from '../provider-definition';
 
 /**
  * Pi (checked against 0.73.1):
@@ -15,18 +14,15 @@ import { executableFor, newSessionId, providerEnv, requireSessionId } from './ad
  * Pi's argument parser has no `--` and reads a leading `-` as a flag and `@` as a file to attach, so
  * such a prompt gets a leading space.
  */
-export function createPiAdapter(provider: ProviderEntry): ProviderAdapter {
+export function piLaunch(home: ProviderHomeLayout): ProviderLaunch {
   return {
-    provider,
-    eventFormat: provider.eventFormat,
-    supportsResume: true,
-    buildLaunch(request: LaunchRequest): LaunchSpec {
+    resumable: true,
+    build(target: LaunchTarget, request: LaunchRequest): LaunchSpec {
       const { profile, model } = request.agent;
-      const agentDir = providerHomePath(provider, request.taskRoot.cache) ?? path.join(request.taskRoot.cache, 'pi-agent');
-      const defaultSessionDir = path.join(agentDir, 'sessions');
+      const defaultSessionDir = path.join(request.taskRoot.cache, home.folder, 'sessions');
 
       const session = request.session ?? { mode: 'new' };
-      const sessionId = session.mode === 'resume' ? requireSessionId(provider, session.sessionId) : newSessionId(request);
+      const sessionId = session.mode === 'resume' ? requireSessionId(target, session.sessionId) : newSessionId(request);
       const sessionDir = (session.mode === 'resume' ? session.sessionDir : null) ?? defaultSessionDir;
       const sessionFile = path.join(sessionDir, `${sessionId}.jsonl`);
 
@@ -43,13 +39,7 @@ export function createPiAdapter(provider: ProviderEntry): ProviderAdapter {
         ...profile.args,
         guardPiMessage(request.prompt),
       ];
-      return {
-        executable: executableFor(provider, profile),
-        args,
-        env: providerEnv(provider, request),
-        cwd: request.taskRoot.view,
-        session: { id: sessionId, dir: sessionDir, source: 'argv' },
-      };
+      return launchSpec(target, home, request, args, { id: sessionId, dir: sessionDir, source: 'argv' });
     },
   };
 }

@@ -1,5 +1,5 @@
-import type { JsonObject, ParserState, TimelineEvent } from './timeline-event';
-import { clip, describeInput, errorEvent, isObject, num, raw, str } from './timeline-event';
+import type { JsonObject, ParserState, TimelineEvent } from '../events/timeline-event';
+import { clip, describeInput, errorEvent, isObject, num, raw, str } from '../events/timeline-event';
 
 /**
  * `pi --mode json` (pi 0.73.1, docs/json.md). Observed lines:

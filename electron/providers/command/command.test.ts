@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createCommandAdapter } from './command-adapter';
-import { catalog, launchRequest } from './launch-request.fixture';
+import { deliver, key } from '../delivery.fixture';
+import { catalog, launchFor, launchRequest } from '../launch-request.fixture';
+import { commandDefinition } from './definition';
 
-const adapter = createCommandAdapter(catalog.getProvider('command'));
+const command = launchFor('command');
 const shell = catalog.getProfile('command', 'shell');
 
-describe('command adapter', () => {
+describe('command launch', () => {
   it("runs the profile executable with its template filled in: the shell runs the task's own prompt", () => {
-    const launch = adapter.buildLaunch(launchRequest(shell, '', { prompt: 'Task: framing the worker prompt adds' }));
+    const launch = command.build(launchRequest(shell, '', { prompt: 'Task: framing the worker prompt adds' }));
     expect(launch).toEqual({
       executable: '/bin/sh',
       args: ['-c', 'Make test X deterministic.'],
@@ -38,7 +39,7 @@ describe('command adapter', () => {
       args: ['--verbose'],
       env: { MY_AGENT_MODE: 'headless' },
     };
-    const launch = adapter.buildLaunch(
+    const launch = command.build(
       launchRequest(profile, 'local-llama', {
         task: { title: 'Fix it', prompt: 'p', planPath: 'agent-task/m/1/PLAN-a.md', reviewPath: null },
         prompt: 'two words; $(not a shell)',
@@ -64,15 +65,22 @@ describe('command adapter', () => {
   });
 
   it('refuses an unknown placeholder in a hand-built profile', () => {
-    expect(() => adapter.buildLaunch(launchRequest({ ...shell, argsTemplate: ['{secret}'] }, ''))).toThrow(
+    expect(() => command.build(launchRequest({ ...shell, argsTemplate: ['{secret}'] }, ''))).toThrow(
       expect.objectContaining({ code: 'configuration_incomplete', reason: 'placeholder_unknown' }),
     );
   });
 
   it('has no sessions: it cannot resume', () => {
-    expect(adapter.supportsResume).toBe(false);
-    expect(() => adapter.buildLaunch(launchRequest(shell, '', { session: { mode: 'resume', sessionId: 'x' } }))).toThrow(
+    expect(command.provider.definition.launch.resumable).toBe(false);
+    expect(() => command.build(launchRequest(shell, '', { session: { mode: 'resume', sessionId: 'x' } }))).toThrow(
       expect.objectContaining({ code: 'configuration_incomplete', reason: 'session_resume_unsupported' }),
     );
+  });
+});
+
+describe('command delivery', () => {
+  it('a command of the operator’s own: the variables its provider’s SDKs read', () => {
+    const delivery = deliver(commandDefinition, { provider: 'custom', method: 'api_key', baseUrl: 'http://127.0.0.1:1/v1' });
+    expect(delivery).toMatchObject({ secretEnv: { OPENAI_API_KEY: key }, plainEnv: { OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }, files: [] });
   });
 });

@@ -1,6 +1,73 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureLines } from './fixture-lines';
-import { createEventParser, parseEventLine } from './parse-event-line';
+import { describeHomeAndVersion } from '../definition.fixture';
+import { deliver, file, json, key, throughBaseUrl } from '../delivery.fixture';
+import { fixtureLines } from '../events/fixture-lines';
+import { createEventParser, parseEventLine } from '../events/parse-event-line';
+import { catalog, launchFor, launchRequest } from '../launch-request.fixture';
+import { geminiCliDefinition } from './definition';
+
+const gemini = launchFor('gemini-cli');
+const profile = catalog.getProfile('gemini-cli', 'default');
+const prompt = 'Fix the flaky test\n\nMake test X deterministic.';
+
+describe('gemini cli launch', () => {
+  it('launches headless stream-json with a session id chosen up front, trust skipped and yolo', () => {
+    const launch = gemini.build(launchRequest(profile, 'gemini-2.5-pro'));
+    expect(launch.executable).toBe('gemini');
+    expect(launch.args).toEqual([
+      `--prompt=${prompt}`,
+      '-o',
+      'stream-json',
+      '--model',
+      'gemini-2.5-pro',
+      '--skip-trust',
+      '--session-id',
+      '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11',
+      '--approval-mode',
+      'yolo',
+    ]);
+    expect(launch.env).toEqual({ GEMINI_CLI_HOME: '/data/tasks/run_1/cache/gemini-home' });
+    expect(launch.cwd).toBe('/data/tasks/run_1/view');
+    expect(launch.session).toEqual({
+      id: '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11',
+      dir: '/data/tasks/run_1/cache/gemini-home/.gemini/tmp',
+      source: 'argv',
+    });
+  });
+
+  it('resumes with --resume <uuid> (a --session-id that exists is refused by the CLI)', () => {
+    const launch = gemini.build(
+      launchRequest(profile, 'gemini-2.5-pro', {
+        prompt: 'Continue.',
+        session: { mode: 'resume', sessionId: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f' },
+      }),
+    );
+    expect(launch.args).toEqual([
+      '--prompt=Continue.',
+      '-o',
+      'stream-json',
+      '--model',
+      'gemini-2.5-pro',
+      '--skip-trust',
+      '--resume',
+      '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+      '--approval-mode',
+      'yolo',
+    ]);
+    expect(launch.session?.id).toBe('7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f');
+  });
+
+  it('passes a prompt that starts with a dash as the prompt value', () => {
+    const launch = gemini.build(launchRequest(profile, 'gemini-2.5-pro', { prompt: '-x dash prompt' }));
+    expect(launch.args[0]).toBe('--prompt=-x dash prompt');
+  });
+
+  it('lets a profile choose the approval mode', () => {
+    const launch = gemini.build(launchRequest(catalog.getProfile('gemini-cli', 'auto-edit'), 'gemini-3-pro-preview'));
+    expect(launch.args.slice(-2)).toEqual(['--approval-mode', 'auto_edit']);
+    expect(launch.args.filter((arg) => arg === '--approval-mode')).toHaveLength(1);
+  });
+});
 
 const parseAll = (lines: string[]) => {
   const parser = createEventParser('gemini-stream-json');
@@ -75,3 +142,34 @@ describe('gemini -o stream-json events', () => {
     expect(parser.flush()).toEqual([]);
   });
 });
+
+describe('gemini-cli delivery', () => {
+  it('Gemini CLI: GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL and settings.json selecting API-key auth', () => {
+    const delivery = deliver(geminiCliDefinition, { provider: 'google', method: 'api_key', baseUrl: 'http://127.0.0.1:7' });
+    expect(delivery.secretEnv).toEqual({ GEMINI_API_KEY: key });
+    expect(delivery.plainEnv).toEqual({ GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:7' });
+    expect(JSON.parse(file(delivery, '.gemini/settings.json')).security.auth.selectedType).toBe('gemini-api-key');
+  });
+
+  it('Gemini CLI: the key, the origin, and .gemini/settings.json selecting API-key auth with one attempt', () => {
+    expect(throughBaseUrl(geminiCliDefinition, 'custom', 'http://127.0.0.1:8080/')).toEqual({
+      secretEnv: { GEMINI_API_KEY: key },
+      plainEnv: { GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:8080' },
+      files: [
+        {
+          relativePath: '.gemini/settings.json',
+          content: json({
+            security: { auth: { selectedType: 'gemini-api-key' } },
+            privacy: { usageStatisticsEnabled: false },
+            telemetry: { enabled: false },
+            general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: 1 },
+          }),
+        },
+      ],
+      secrets: [key],
+      modelArgument: 'm-1',
+    });
+  });
+});
+
+describeHomeAndVersion(geminiCliDefinition, { variable: 'GEMINI_CLI_HOME', folder: 'gemini-home', versionOutput: '\u001b[32m0.61.0\u001b[0m\n', version: '0.61.0' });

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { ProviderEntry } from '../catalog';
-import { providerHomePath } from '../catalog';
-import type { LaunchRequest, LaunchSpec, ProviderAdapter } from './adapter';
-import { argvSession, executableFor, hasFlag, providerEnv } from './adapter';
+import type { LaunchRequest, LaunchSpec, LaunchTarget } from '../launch';
+import { argvSession, hasFlag, launchSpec, providerHomePath } from '../launch';
+import type { ProviderHomeLayout, ProviderLaunch } from '../provider-definition';
 
 /**
  * Gemini CLI (checked against 0.61.0):
@@ -16,29 +15,21 @@ import { argvSession, executableFor, hasFlag, providerEnv } from './adapter';
  */
 const approvalFlags = ['--approval-mode', '--yolo', '-y'];
 
-export function createGeminiCliAdapter(provider: ProviderEntry): ProviderAdapter {
+export function geminiCliLaunch(home: ProviderHomeLayout): ProviderLaunch {
   return {
-    provider,
-    eventFormat: provider.eventFormat,
-    supportsResume: true,
-    buildLaunch(request: LaunchRequest): LaunchSpec {
+    resumable: true,
+    build(target: LaunchTarget, request: LaunchRequest): LaunchSpec {
       const { profile, model } = request.agent;
       const args = [`--prompt=${request.prompt}`, '-o', 'stream-json', '--model', model, '--skip-trust'];
 
-      const geminiHome = providerHomePath(provider, request.taskRoot.cache);
+      const geminiHome = providerHomePath(home, request.taskRoot.cache);
       const sessionsDir = geminiHome === null ? null : path.join(geminiHome, '.gemini', 'tmp');
-      const { id: sessionId, dir: sessionDir, flags: sessionFlags } = argvSession(provider, request, sessionsDir);
+      const { id: sessionId, dir: sessionDir, flags: sessionFlags } = argvSession(target, request, sessionsDir);
       args.push(...sessionFlags);
       if (!hasFlag(profile.args, approvalFlags)) args.push('--approval-mode', 'yolo');
       args.push(...profile.args);
 
-      return {
-        executable: executableFor(provider, profile),
-        args,
-        env: providerEnv(provider, request),
-        cwd: request.taskRoot.view,
-        session: { id: sessionId, dir: sessionDir, source: 'argv' },
-      };
+      return launchSpec(target, home, request, args, { id: sessionId, dir: sessionDir, source: 'argv' });
     },
   };
 }

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { ProviderEntry } from '../catalog';
-import { providerHomePath } from '../catalog';
-import type { LaunchRequest, LaunchSpec, ProviderAdapter } from './adapter';
-import { executableFor, hasFlag, providerEnv, requireSessionId } from './adapter';
+import type { LaunchRequest, LaunchSpec, LaunchTarget } from '../launch';
+import { hasFlag, launchSpec, providerHomePath, requireSessionId } from '../launch';
+import type { ProviderHomeLayout, ProviderLaunch } from '../provider-definition';
 
 /**
  * Codex CLI (checked against codex-cli 0.171.0):
@@ -14,12 +13,10 @@ import { executableFor, hasFlag, providerEnv, requireSessionId } from './adapter
  */
 const sandboxFlags = ['--dangerously-bypass-approvals-and-sandbox', '--sandbox', '-s', '--approve-for-me'];
 
-export function createCodexAdapter(provider: ProviderEntry): ProviderAdapter {
+export function codexLaunch(home: ProviderHomeLayout): ProviderLaunch {
   return {
-    provider,
-    eventFormat: provider.eventFormat,
-    supportsResume: true,
-    buildLaunch(request: LaunchRequest): LaunchSpec {
+    resumable: true,
+    build(target: LaunchTarget, request: LaunchRequest): LaunchSpec {
       const { profile, model } = request.agent;
       const view = request.taskRoot.view;
       const args = ['exec', '--json', '-C', view, '--skip-git-repo-check'];
@@ -31,12 +28,12 @@ export function createCodexAdapter(provider: ProviderEntry): ProviderAdapter {
       }
       args.push('--model', model, ...profile.args);
 
-      const codexHome = providerHomePath(provider, request.taskRoot.cache);
+      const codexHome = providerHomePath(home, request.taskRoot.cache);
       const sessionsDir = codexHome === null ? null : path.join(codexHome, 'sessions');
       const session = request.session ?? { mode: 'new' };
       let locator: LaunchSpec['session'];
       if (session.mode === 'resume') {
-        const threadId = requireSessionId(provider, session.sessionId);
+        const threadId = requireSessionId(target, session.sessionId);
         args.push('resume', threadId);
         locator = { id: threadId, dir: session.sessionDir ?? sessionsDir, source: 'argv' };
       } else {
@@ -45,13 +42,7 @@ export function createCodexAdapter(provider: ProviderEntry): ProviderAdapter {
       }
       args.push('--', request.prompt);
 
-      return {
-        executable: executableFor(provider, profile),
-        args,
-        env: providerEnv(provider, request),
-        cwd: view,
-        session: locator,
-      };
+      return launchSpec(target, home, request, args, locator);
     },
   };
 }

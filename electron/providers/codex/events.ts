@@ -1,5 +1,5 @@
-import type { JsonObject, ParserState, TimelineEvent } from './timeline-event';
-import { clip, describeInput, errorEvent, isObject, num, raw, str } from './timeline-event';
+import type { JsonObject, ParserState, TimelineEvent } from '../events/timeline-event';
+import { clip, describeInput, errorEvent, isObject, num, raw, str } from '../events/timeline-event';
 
 /**
  * `codex exec --json` (codex-cli 0.171.0). Observed lines:
