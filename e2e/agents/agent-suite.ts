@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { TimelineEvent, TimelineEventKind } from '../../electron/providers/events/timeline-event';
 import { ensureAgentClis } from './install.mjs';
 import type { EgressCanary, FailurePlan, ModelServer } from './model-servers';
-import { conversationOf, protocolFor, startEgressCanary, startModelServer } from './model-servers';
+import { conversationOf, protocolFor, requestedModel, startEgressCanary, startModelServer } from './model-servers';
 import type { AgentProviderId, AgentWorkspace, RunCliOptions, RunCliResult } from './run-cli';
 import { cliVersion, createWorkspace, filesContaining, listFiles, providerEntry, runCli } from './run-cli';
 
@@ -126,6 +126,12 @@ export function describeAgent(providerId: AgentProviderId, expected: AgentExpect
       const outcomes = server.modelRequests().map((request) => request.outcome.type);
       expect(outcomes, context).toContain('tool_call');
       expect(outcomes.at(-1), context).toBe('final');
+
+      // The server was asked for the model the agent names, exactly (Pi through the console's
+      // provider entry included: `anthropic/claude-sonnet-4-6`, not `claude-sonnet-4-6`).
+      const asked = server.modelRequests().filter((request) => request.outcome.type !== 'side').map(requestedModel);
+      expect(asked.length, context).toBeGreaterThan(0);
+      for (const model of asked) expect(model, context).toBe(result.model);
 
       // The key arrived in the provider's header, on every model request, and nowhere in the URL.
       for (const request of server.modelRequests()) {

@@ -9,7 +9,7 @@ import type { ConsoleBed } from './console-harness';
 import { agentModelFor, ended, listTree, openConsoleBed, plantedOperatorKeys } from './console-harness';
 import { ensureAgentClis } from './install.mjs';
 import type { ModelServer } from './model-servers';
-import { conversationOf, protocolFor } from './model-servers';
+import { conversationOf, protocolFor, requestedModel } from './model-servers';
 import type { AgentProviderId } from './run-cli';
 import { filesContaining, providerEntry } from './run-cli';
 
@@ -172,6 +172,9 @@ export function describeConsoleAgent(providerId: AgentProviderId, expected: Cons
       const outcomes = bed.server.modelRequests().map((request) => request.outcome.type);
       expect(outcomes, context).toContain('tool_call');
       expect(outcomes.at(-1), context).toBe('final');
+      // ... asking for the agent's model, exactly as the agent names it (Pi: `openai/gpt-5.5`).
+      const asked = bed.server.modelRequests().filter((request) => request.outcome.type !== 'side').map(requestedModel);
+      expect(new Set(asked), context).toEqual(new Set([agentModelFor[providerId]]));
     });
 
     test('2. the provider home is in the task cache: the CLI state is there, the operator home untouched, the delivered files gone', () => {

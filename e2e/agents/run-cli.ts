@@ -108,7 +108,8 @@ export interface RunCliResult {
   providerId: AgentProviderId;
   launch: LaunchSpec;
   delivery: CredentialDelivery;
-  /** The `--model` argument the CLI was launched with. */
+  /** The model the agent names (the id the model server must be asked for), and the `--model` argument the CLI was launched with. */
+  model: string;
   modelArgument: string;
   /** The environment the CLI ran with, built by the console's buildConfinedEnvironment (secret values redacted). */
   env: Record<string, string>;
@@ -274,6 +275,7 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
     providerId: options.providerId,
     launch,
     delivery,
+    model,
     modelArgument,
     env: redactEnv(env, Object.keys(delivery.secretEnv)),
     exitCode: exit.code,

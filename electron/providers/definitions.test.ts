@@ -110,6 +110,15 @@ describe('every provider definition', () => {
     }
   });
 
+  it('keeps the model the operator chose: the model argument is the id, or the id behind the console provider', () => {
+    for (const definition of providerDefinitions) {
+      for (const baseUrl of ['http://127.0.0.1:1/v1', null]) {
+        const argument = definition.delivery.modelArgument('vendor/model-1:tag', baseUrl);
+        expect(argument.endsWith('vendor/model-1:tag'), `${definition.id}: ${argument}`).toBe(true);
+      }
+    }
+  });
+
   it('gives failure patterns only for codes the classifier decides from evidence; a command is read with every CLI’s', () => {
     for (const definition of providerDefinitions) {
       for (const [code, patterns] of Object.entries(definition.failurePatterns)) {

@@ -55,3 +55,9 @@ export function conversationOf(protocol: WireProtocol, body: unknown): Conversat
       return geminiHistory(object);
   }
 }
+
+/** The model a recorded request asked for: the body's `model` (OpenAI, Anthropic APIs) or the URL's (Gemini). */
+export function requestedModel(request: { body: unknown; path: string }): string | null {
+  if (isObject(request.body) && typeof request.body.model === 'string') return request.body.model;
+  return request.path.match(/\/models\/([^/:]+):/)?.[1] ?? null;
+}

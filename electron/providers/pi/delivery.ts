@@ -7,28 +7,29 @@ export const piApiKeyEnv = 'OPERATOR_CONSOLE_API_KEY';
 
 /**
  * Pi. Through a base URL: a custom OpenAI-compatible provider in PI_CODING_AGENT_DIR/models.json whose
- * `apiKey` names the variable holding the key (Pi sends it as a bearer token); the model is then
- * `operator-console/<model>` (the model's own `provider/` prefix, as the catalog lists Pi's models, is
- * what that server does not know). Note Pi reads `apiKey` as "the variable of that name if set, else
+ * `apiKey` names the variable holding the key (Pi sends it as a bearer token). Its one model is the
+ * agent's model id exactly as the operator chose it (a gateway names its own models, slashes and all:
+ * `anthropic/claude-sonnet-4-6` is what the server is asked for), and Pi is launched with
+ * `operator-console/<model>`: Pi reads the part before the first slash as the provider and matches the
+ * rest against that provider's ids. Note Pi reads `apiKey` as "the variable of that name if set, else
  * the literal text", so the variable must always be delivered with the file. To a provider's own API:
  * the key in the variable Pi reads for that provider. settings.json sets Pi's retries.
  */
 export const piDelivery: CredentialDeliveryPlan = {
   files: ['models.json', 'settings.json'],
   openRouterBaseUrl: openRouterOpenAiBase,
-  modelArgument: (model, baseUrl) => (baseUrl ? `${consoleProviderName}/${serverModelId(model)}` : model),
+  modelArgument: (model, baseUrl) => (baseUrl ? `${consoleProviderName}/${model}` : model),
   deliver({ connection, secret, baseUrl, model }) {
     const delivery = emptyDelivery();
     if (baseUrl) {
       delivery.secretEnv[piApiKeyEnv] = secret;
-      const id = serverModelId(model);
       const models = {
         providers: {
           [consoleProviderName]: {
             baseUrl,
             api: 'openai-completions',
             apiKey: piApiKeyEnv, // the variable's name: the file never holds the key
-            models: [{ id, name: id, reasoning: false, input: ['text'], contextWindow: 200_000, maxTokens: 32_000 }],
+            models: [{ id: model, name: model, reasoning: false, input: ['text'], contextWindow: 200_000, maxTokens: 32_000 }],
           },
         },
       };
@@ -54,10 +55,4 @@ function piKeyVariable(connection: DeliverableConnection): string {
     case 'custom':
       return 'OPENAI_API_KEY';
   }
-}
-
-/** `openai/gpt-5.5` → `gpt-5.5`: the catalog's `provider/model` for Pi, as a server knows the model. */
-function serverModelId(model: string): string {
-  const slash = model.indexOf('/');
-  return slash > 0 ? model.slice(slash + 1) : model;
 }

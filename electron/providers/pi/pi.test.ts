@@ -155,9 +155,16 @@ describe('pi delivery', () => {
     const custom = deliver(piDefinition, connection, 'openai/gpt-5.5');
     expect(custom.secretEnv).toEqual({ OPERATOR_CONSOLE_API_KEY: key });
     const models = JSON.parse(file(custom, 'models.json'));
-    expect(models.providers['operator-console']).toMatchObject({ baseUrl: 'http://127.0.0.1:8080/v1', api: 'openai-completions', apiKey: 'OPERATOR_CONSOLE_API_KEY', models: [{ id: 'gpt-5.5' }] });
+    // The model id is the one the operator chose, whole: the gateway names it `openai/gpt-5.5`.
+    expect(models.providers['operator-console']).toMatchObject({
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      api: 'openai-completions',
+      apiKey: 'OPERATOR_CONSOLE_API_KEY',
+      models: [{ id: 'openai/gpt-5.5', name: 'openai/gpt-5.5' }],
+    });
     expect(file(custom, 'models.json')).not.toContain(key);
-    expect(modelArgumentFor(piDefinition, connection, 'openai/gpt-5.5')).toBe('operator-console/gpt-5.5');
+    expect(modelArgumentFor(piDefinition, connection, 'openai/gpt-5.5')).toBe('operator-console/openai/gpt-5.5');
+    expect(modelArgumentFor(piDefinition, connection, 'llama3.1:8b')).toBe('operator-console/llama3.1:8b');
     expect(modelArgumentFor(piDefinition, { ...connection, provider: 'openai', baseUrl: null }, 'openai/gpt-5.5')).toBe('openai/gpt-5.5');
     expect(modelArgumentFor(codexDefinition, connection, 'gpt-5.5')).toBe('gpt-5.5');
   });
