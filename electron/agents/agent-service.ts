@@ -123,11 +123,11 @@ export class AgentService {
   private validate(agent: AgentWrite): AgentWrite {
     const provider = this.catalog.getProvider(agent.providerId);
     const profile = this.catalog.getProfile(agent.providerId, agent.profileId);
-    if (provider.models.length > 0 && !provider.models.some((model) => model.id === agent.model)) {
-      throw new OperatorError({
-        code: 'invalid_request',
-        message: `${provider.displayName} has no model “${agent.model}”. Choose one of: ${provider.models.map((m) => m.id).join(', ')}.`,
-      });
+    // Models are open: new ones ship weekly and local gateways name their own, so the catalog's list
+    // is what the picker suggests, not a closed set. A CLI reads its model from one argument, though.
+    const modelProblem = provider.definition.ownProgram ? null : cliModelProblem(agent.model);
+    if (modelProblem) {
+      throw new OperatorError({ code: 'invalid_request', message: `${provider.displayName} cannot take the model “${agent.model}”: ${modelProblem}` });
     }
     if (!this.ledger.agents.getEnvironment(agent.environmentId)) {
       throw new OperatorError({ code: 'invalid_request', message: 'That environment does not exist. Choose Local or Sandboxed.' });
@@ -143,4 +143,16 @@ export class AgentService {
     }
     return { ...agent, model: agent.model || defaultModel(provider) || 'default' };
   }
+}
+
+/**
+ * Why a model id cannot reach a CLI as its model argument, or null. Any id a provider or gateway
+ * might name is fine (`gpt-5.5`, `anthropic/claude-sonnet-4-6`, `llama3.1:8b`); one that would be
+ * read as a flag, or that has spaces or control characters in it, is not.
+ */
+export function cliModelProblem(model: string): string | null {
+  if (model.startsWith('-')) return 'a model id cannot start with a dash. Enter the model’s id as its provider names it.';
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\x00-\x1f\x7f]/.test(model)) return 'a model id has no spaces or control characters. Enter the model’s id as its provider names it.';
+  return null;
 }

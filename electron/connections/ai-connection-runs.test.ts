@@ -611,8 +611,14 @@ describe('New agent, bound from the start', () => {
     });
     const anthropic = await createConnection(b, { name: 'Wrong provider', provider: 'anthropic' });
     expect(await b.call('checkAgentDraft', { ...fields, connectionId: anthropic.id })).toMatchObject({ ok: false });
-    // A field the save would refuse is said in the save's words.
-    expect(await b.call('checkAgentDraft', { ...fields, model: 'no-such-model' })).toMatchObject({ ok: false, code: 'invalid_request' });
+    // A field the save would refuse is said in the save's words. (Models are open: one the catalog does
+    // not list is fine; one the CLI would read as a flag is not.)
+    expect(await b.call('checkAgentDraft', { ...fields, model: '--no-such-model' })).toMatchObject({
+      ok: false,
+      code: 'invalid_request',
+      message: expect.stringContaining('cannot take the model “--no-such-model”'),
+    });
+    expect(await b.call('checkAgentDraft', { ...fields, model: 'a-model-of-next-week', connectionId: chosen.id })).toMatchObject({ ok: true });
 
     expect(await b.call('listAgents')).toEqual([]);
     expect(b.decrypts()).toBe(0);

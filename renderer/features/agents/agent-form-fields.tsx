@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { environmentRequiresConnection } from '../../../shared/connection-rule';
 import type { CatalogProvider, Environment } from '../../../shared/entities';
 import { FormField } from '../../ui/form-field';
@@ -90,8 +90,9 @@ export function AgentForm({
   const command = isCommandProvider(provider);
   const profile = provider?.profiles.find((candidate) => candidate.id === values.profileId);
   const environment = environments.find((candidate) => candidate.id === values.environmentId);
-  // A provider that lists its models offers them to choose from; otherwise the model is free text.
+  // A provider that lists models suggests them; the model is free text either way.
   const modelList = provider && provider.models.length > 0 ? provider.models : undefined;
+  const modelSuggestionsId = useId();
 
   const update = (patch: Partial<AgentFormValues>) => {
     setValues((current) => ({ ...current, ...patch }));
@@ -163,32 +164,18 @@ export function AgentForm({
           label="Model"
           problem={problems.model}
           hint={
-            modelList ? undefined : (
+            modelList ? (
+              'Any model id the provider or your gateway knows; the list suggests some.'
+            ) : (
               <>
                 Optional. Passed to the command as <code>{'{model}'}</code>.
               </>
             )
           }
         >
-          {(control) =>
-            modelList ? (
-              <select
-                ref={register('model')}
-                {...control}
-                className="select"
-                value={values.model}
-                onChange={(event) => update({ model: event.target.value })}
-              >
-                {modelList.some((model) => model.id === values.model) ? null : (
-                  <option value={values.model}>{values.model || 'Choose a model'}</option>
-                )}
-                {modelList.map((model) => (
-                  <option key={model.id} value={model.id}>
-                    {model.label}
-                  </option>
-                ))}
-              </select>
-            ) : (
+          {(control) => (
+            <>
+              {/* Models are open (new ones ship weekly, gateways name their own): the catalog's are suggestions. */}
               <input
                 ref={register('model')}
                 {...control}
@@ -196,12 +183,20 @@ export function AgentForm({
                 type="text"
                 value={values.model}
                 onChange={(event) => update({ model: event.target.value })}
-                placeholder="default"
+                list={modelList ? modelSuggestionsId : undefined}
+                placeholder={modelList ? undefined : 'default'}
                 autoComplete="off"
                 spellCheck={false}
               />
-            )
-          }
+              {modelList ? (
+                <datalist id={modelSuggestionsId}>
+                  {modelList.map((model) => (
+                    <option key={model.id} value={model.id} label={model.label} />
+                  ))}
+                </datalist>
+              ) : null}
+            </>
+          )}
         </FormField>
       </div>
 
