@@ -145,7 +145,7 @@ export function updateAgentInput(
 
 const fieldMessages: Partial<Record<AgentFormField, string>> = {
   name: 'Give the agent a name.',
-  model: 'Choose a model.',
+  model: 'Name a model: pick a suggestion, or type the id your provider or gateway uses.',
   profileId: 'Choose a launch profile.',
   providerId: 'Choose a provider.',
   capacity: 'Runs at once is a whole number from 1 to 32.',
