@@ -387,17 +387,22 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     const marker = `relay-term-${randomInt(1e9)}`;
     const relayed = sandboxCommand(relay(['/bin/sh', '-c', `trap 'echo agent-got-term; exit 3' TERM; echo ${marker}; while :; do sleep 0.1; done`]), options);
     const running = runCommand(relayed.file, relayed.args, confinedEnv(), 8_000);
-    // Once the agent's shell exists the relay has started it and set up its signal handlers.
-    await waitFor(() => agentShellRunning(marker), 5_000, 'the agent to start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once the agent's shell catches TERM (its trap is set, which the kernel shows in SigCgt), the
+    // relay has started it and set up its own handlers: no sleep that a loaded machine can outlast.
+    await waitFor(() => agentShellCatchesTerm(marker), 5_000, 'the agent to start and set its trap');
     process.kill(relayPid(marker)!, 'SIGTERM');
     const result = await running;
     expect(result.stdout).toContain('agent-got-term');
     expect(result.code).toBe(3);
   });
 
-  function agentShellRunning(marker: string): boolean {
-    return pidsWithMarker(marker).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('/bin/sh'));
+  function agentShellCatchesTerm(marker: string): boolean {
+    return pidsWithMarker(marker).some((pid) => {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('/bin/sh')) return false;
+      const caught = /^SigCgt:\s*([0-9a-f]+)$/im.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      // Signal n is bit n-1 of the mask; SIGTERM is 15.
+      return caught !== undefined && (BigInt(`0x${caught}`) & (1n << 14n)) !== 0n;
+    });
   }
 
   /** The relay's host pid: the node process whose argv names the relay script and the marker. */
