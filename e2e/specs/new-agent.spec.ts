@@ -107,6 +107,17 @@ test('after Stop, the button under the pointer is not Delete run', async ({ cons
   await locators.getByText('Raw values').click();
   await expect(locators.getByText('startTime', { exact: true })).toBeVisible();
 
+  // The keyboard is never trapped in the terminal: Tab goes to the run until Ctrl+M lets it move focus on.
+  const input = terminal(page).getByRole('textbox', { name: 'Terminal input' });
+  await terminal(page).locator('.xterm-screen').click();
+  await expect(input).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(input).toBeFocused();
+  await page.keyboard.press('Control+m');
+  await expect(terminal(page)).toContainText('Tab moves focus out of the terminal');
+  await page.keyboard.press('Tab');
+  await expect(input).not.toBeFocused();
+
   const box = (await stop.boundingBox())!;
   await stop.click();
   await expect(page.getByText('Cancelled', { exact: true }).first()).toBeVisible({ timeout: 30_000 });

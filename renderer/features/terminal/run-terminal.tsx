@@ -48,6 +48,14 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
   const liveRef = useRef({ running, canSendInput, dark });
   const [view, setView] = useState<OutputView>({ state: 'opening', from: 'tail' });
   const [skippedBytes, setSkippedBytes] = useState(0);
+  /**
+   * Whether Tab leaves the terminal (for the next control) instead of going to the run. Always so when
+   * the run takes no input; Ctrl+M switches it while it does (VS Code's terminal does the same), so a
+   * keyboard user is never stuck in the terminal and a CLI that wants Tab can still have it.
+   */
+  const [tabMovesFocus, setTabMovesFocus] = useState(false);
+  const tabMovesFocusRef = useRef(tabMovesFocus);
+  tabMovesFocusRef.current = tabMovesFocus;
   const [term, setTerm] = useState('');
   const [results, setResults] = useState<{ index: number; count: number } | null>(null);
   const findId = useId();
@@ -101,6 +109,16 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
     terminal.loadAddon(fit);
     terminal.loadAddon(search);
     terminal.open(screen);
+    terminal.attachCustomKeyEventHandler((event) => {
+      const plain = !event.ctrlKey && !event.altKey && !event.metaKey;
+      if (event.key === 'Tab' && plain && (!liveRef.current.canSendInput || tabMovesFocusRef.current)) return false; // the browser moves focus
+      if (event.type === 'keydown' && event.key.toLowerCase() === 'm' && event.ctrlKey && !event.altKey && !event.metaKey && !event.shiftKey) {
+        event.preventDefault();
+        setTabMovesFocus((current) => !current);
+        return false;
+      }
+      return true;
+    });
 
     const sink: OutputSink = {
       write: (bytes, parsed) => terminal.write(bytes, parsed),
@@ -253,7 +271,9 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
               ? 'Showing the full output.'
               : '',
           skippedBytes > 0 ? `${formatBytes(skippedBytes)} skipped while catching up (kept in full in the ledger).` : '',
-          canSendInput ? 'Typing in the terminal sends input to the run.' : '',
+          canSendInput
+            ? `Typing in the terminal sends input to the run. ${tabMovesFocus ? 'Tab moves focus out of the terminal (Ctrl+M sends Tab to the run again).' : 'Ctrl+M makes Tab move focus out of the terminal.'}`
+            : '',
         ]
           .filter(Boolean)
           .join(' ')
@@ -326,7 +346,9 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
           </button>
         </div>
       ) : footerNote ? (
-        <p className="run-terminal__footer muted">{footerNote}</p>
+        <p className="run-terminal__footer muted" aria-live="polite">
+          {footerNote}
+        </p>
       ) : null}
     </section>
   );
