@@ -1,5 +1,7 @@
+import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { openInFileManager } from './file-manager';
 import type { Logger } from './log';
 import { OperatorError } from '../shared/errors';
 import { ConnectionService, sharedWithEveryone } from './connections/connection-service';
@@ -138,6 +140,23 @@ export function createCore(options: CoreOptions): Core {
       platform: process.platform,
       homeDir: operatorHome,
     }),
+    getLogInfo: () => {
+      const logFile = options.log.file ?? null;
+      return { logFile, logDir: logFile ? path.dirname(logFile) : null };
+    },
+    openLogFolder: async () => {
+      const logFile = options.log.file;
+      if (!logFile) {
+        throw new OperatorError({
+          code: 'not_found',
+          message: 'This console writes no log file: its log goes to the standard error of the process that started it.',
+        });
+      }
+      const logDir = path.dirname(logFile);
+      // Rotation never removes the folder, but an operator might have: open an empty one rather than fail.
+      mkdirSync(logDir, { recursive: true, mode: 0o700 });
+      return { path: logDir, opened: await openInFileManager(logDir) };
+    },
     listProjects: () => projects.list(),
     addProject: (input) => projects.add(input),
     removeProject: (input) => projects.remove(input.projectId),

@@ -4,9 +4,11 @@ import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron';
 import { createCore, type Core } from './core';
 import { resolveDataDir } from './data-dir';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
-import { createLogger } from './log';
+import { installCrashHandlers } from './crash-handlers';
+import { createConsoleLog, detailsInLog } from './log';
 import { devServerAppLocation, fileAppLocation, type AppLocation } from './shell/app-location';
 import { parseShellArgs } from './shell/command-line';
+import { offerRelaunch } from './shell/crash-dialog';
 import { installContentSecurityPolicy } from './shell/content-security-policy';
 import { bindIpc } from './shell/ipc-binding';
 import { describeNativeModuleFailure, electronSqliteBinding } from './shell/native-binding';
@@ -20,7 +22,10 @@ import { appWindowOptions, currentWindowBackground } from './shell/window-option
  * this file only wires those pieces to Electron's lifecycle.
  */
 
-const log = createLogger();
+// stderr from the start; the log file in the data directory once this app holds it.
+const log = createConsoleLog();
+// An uncaught exception or unhandled rejection is logged with its stack, then the operator is offered a relaunch.
+installCrashHandlers({ log, onCrash: (crash) => void offerRelaunch(crash) });
 
 // Built to dist/electron/main.js; the preload and the renderer are built beside it.
 const distElectronDir = path.dirname(fileURLToPath(import.meta.url));
@@ -102,6 +107,7 @@ function startShell(): void {
         // the same data directory too. Before the core, whose start-up recovery would stop its runs.
         // A refusal (DataDirLockedError) is one line naming the other console; failStart shows it.
         dataDirLock = await acquireDataDirLock({ dataDir, owner: { kind: 'desktop-app' }, log });
+        log.writeToFile(dataDir);
         // safeStorage answers only after `ready`; without it the core keeps secrets with its key file.
         const vault = createSafeStorageVault() ?? undefined;
         if (!vault) log.warn('safeStorage is not available; AI connection secrets use the key file in the data directory');
@@ -160,6 +166,7 @@ function startShell(): void {
       .close()
       .catch((error: unknown) => log.error('core did not close cleanly', { error: error instanceof Error ? error.message : String(error) }))
       .then(() => dataDirLock?.release())
+      .then(() => log.close())
       .finally(() => {
         shutdown = 'closed';
         app.quit();
@@ -173,8 +180,8 @@ function startShell(): void {
 function failStart(error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   log.error('desktop app failed to start', { error: error instanceof Error ? (error.stack ?? message) : message });
-  dialog.showErrorBox('Operator Console could not start', message);
-  app.exit(1);
+  dialog.showErrorBox('Operator Console could not start', log.file ? `${message}\n\n${detailsInLog(log)}` : message);
+  void log.flush().finally(() => app.exit(1));
 }
 
 startShell();

@@ -113,6 +113,14 @@ export const channels = {
     }),
   ),
 
+  /**
+   * Where the console writes its log (a rotating file in the data directory), for Settings → About and
+   * the error pages to name. Null when this console writes no log file (its log is on stderr only).
+   */
+  getLogInfo: channel(noInput, z.object({ logDir: z.string().nullable(), logFile: z.string().nullable() })),
+  /** Opens the log's folder in the operator's file manager (on the machine the console runs on). */
+  openLogFolder: channel(noInput, z.object({ path: z.string(), opened: z.boolean() })),
+
   listProjects: channel(noInput, z.array(projectSchema)),
   addProject: channel(
     z.strictObject({ path: z.string().trim().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }),

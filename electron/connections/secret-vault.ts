@@ -5,6 +5,7 @@ import type { VaultInfo, VaultKind } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { Logger } from '../log';
+import { logRedaction } from '../log-redaction';
 
 /**
  * Where AI connection secrets are kept at rest. The ledger holds only a sealed secret
@@ -164,6 +165,12 @@ function refused(message: string): OperatorError {
   return new OperatorError({ code: 'configuration_incomplete', reason: 'secret_store_refused', message, actionUrl: actionRoute({ kind: 'settings-ai-connections' }) });
 }
 
+/** A secret the console holds is never written to its log, by anyone (log-redaction.ts). */
+function remembered(plain: string): string {
+  logRedaction.remember(plain);
+  return plain;
+}
+
 /**
  * Seals secrets with the console's vault and opens them with whichever vault sealed them: a data
  * directory used by the browser host and then by the desktop app keeps working for secrets sealed
@@ -177,6 +184,7 @@ export class SecretKeeper {
   ) {}
 
   seal(plain: string): string {
+    logRedaction.remember(plain);
     return `${this.vault.kind}:${this.vault.encrypt(plain).toString('base64')}`;
   }
 
@@ -184,8 +192,8 @@ export class SecretKeeper {
     const at = sealed.indexOf(':');
     const kind = sealed.slice(0, at);
     const ciphertext = Buffer.from(sealed.slice(at + 1), 'base64');
-    if (kind === this.vault.kind) return this.vault.decrypt(ciphertext);
-    if (kind === 'aes-256-gcm-key-file') return this.keyFileVault().decrypt(ciphertext);
+    if (kind === this.vault.kind) return remembered(this.vault.decrypt(ciphertext));
+    if (kind === 'aes-256-gcm-key-file') return remembered(this.keyFileVault().decrypt(ciphertext));
     if (kind === 'electron-safe-storage') {
       throw unreadable('This secret was saved by the desktop app in the OS keychain, which the browser host cannot read.');
     }

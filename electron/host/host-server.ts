@@ -10,7 +10,7 @@ import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
 import { createClientChannel } from '../transport/client-channel';
 import { clientRequestSchema, encodeBinaryEvent, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
-import type { Logger } from '../log';
+import { detailsInLog, type Logger } from '../log';
 
 /**
  * The browser host: the built renderer over HTTP and the core's contract over one WebSocket, on
@@ -104,7 +104,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   const server = http.createServer((request, response) => {
     handleHttpRequest(request, response).catch((error: unknown) => {
       log.error('http request failed unexpectedly', { error: describeError(error) });
-      if (!response.headersSent) sendText(response, 500, 'Operator Console could not answer this request. Details are in its log.\n');
+      if (!response.headersSent) sendText(response, 500, `Operator Console could not answer this request. ${detailsInLog(log)}\n`);
       else response.destroy();
     });
   });

@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../log';
+import { createConsoleLog, createMemoryLogger } from '../log';
 import { makeTempDir } from '../testing/temp-dir';
 import { parseHostArguments, runHost, StartupError, UsageError } from './serve';
 
@@ -43,6 +43,31 @@ describe('runHost', () => {
     expect(await page.text()).toContain('built');
     await host.stop();
     await expect(fetch(host.server.url)).rejects.toThrow();
+  });
+
+  it('writes its log to <data dir>/logs/console.log, and answers where it is', async () => {
+    const renderer = makeTempDir('oc-serve-renderer-');
+    const data = makeTempDir('oc-serve-data-');
+    cleanups.push(renderer.remove, data.remove);
+    writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
+    const stderr: string[] = [];
+    const log = createConsoleLog({ stderr: (line) => stderr.push(line) });
+    cleanups.push(() => log.close());
+    const host = await runHost(['--data-dir', data.path], { log, env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path } });
+    cleanups.push(() => host.stop());
+    const logFile = path.join(data.path, 'logs', 'console.log');
+    expect(log.file).toBe(logFile);
+    const info = await host.core.dispatch('getLogInfo', undefined, { transport: 'browser' });
+    expect(info).toEqual({ ok: true, value: { logDir: path.join(data.path, 'logs'), logFile } });
+    await host.stop();
+    await log.flush();
+    const logged = readFileSync(logFile, 'utf8');
+    expect(logged).toContain('"message":"browser host listening"');
+    expect(logged).toContain('"message":"browser host closed"');
+    // The token the address carries is never written to the log.
+    expect(logged).not.toContain(new URL(host.server.url).searchParams.get('token'));
+    // stderr has the same lines (the host's operator reads them there).
+    expect(stderr.some((line) => line.includes('browser host listening'))).toBe(true);
   });
 
   it('says to build first when the renderer is missing', async () => {

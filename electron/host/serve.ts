@@ -5,12 +5,14 @@ import { parseArgs } from 'node:util';
 import { createCore, type Core } from '../core';
 import { resolveDataDir } from '../data-dir';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir-lock';
-import { createLogger, type Logger } from '../log';
+import { installCrashHandlers, crashLine } from '../crash-handlers';
+import { createConsoleLog, isConsoleLog, type ConsoleLog, type Logger } from '../log';
 import { startHostServer, type HostServer } from './host-server';
 
 /**
  * `npm run serve -- [--port N] [--data-dir DIR]`: the console in any browser. Stdout carries exactly
- * one line, the address to open (scripts and the e2e launcher read it); everything else goes to stderr.
+ * one line, the address to open (scripts and the e2e launcher read it); everything else goes to stderr,
+ * and the log also to `<data dir>/logs/console.log` (log-file.ts).
  */
 
 /** A mistake on the command line: reported in one line, exit code 2. */
@@ -75,9 +77,14 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts the host. Given no log, it makes the console's own and closes it on stop; given a console
+ * log (main below), it opens the log file in the data directory and leaves closing to the caller.
+ */
 export async function runHost(argv: readonly string[], options: { log?: Logger; env?: NodeJS.ProcessEnv } = {}): Promise<RunningHost> {
   const env = options.env ?? process.env;
-  const log = options.log ?? createLogger();
+  const ownLog: ConsoleLog | undefined = options.log ? undefined : createConsoleLog();
+  const log: Logger = options.log ?? ownLog!;
   const args = parseHostArguments(argv);
 
   const staticDir = resolveRendererDir(env);
@@ -94,6 +101,8 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
     if (error instanceof DataDirLockedError) throw error;
     throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // Once the data directory is this console's: a refused second console never rotates the first's log.
+  if (isConsoleLog(log)) log.writeToFile(dataDir);
   let core: Core;
   try {
     core = createCore({ dataDir, transport: 'browser', appVersion: __APP_VERSION__, log });
@@ -125,6 +134,7 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
       } finally {
         // Last: until the core has closed, another console must not start recovery on this directory.
         await lock.release();
+        await ownLog?.close();
       }
     })());
   return { server, core, stop };
@@ -132,33 +142,50 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
 
 /** The command: start, print the address, and shut down cleanly on SIGINT/SIGTERM. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  let host: RunningHost;
+  const log = createConsoleLog();
+  let host: RunningHost | undefined;
+  // A crash is logged with its stack, the host stops as cleanly as it still can, and the operator is
+  // told in one line where the details are.
+  installCrashHandlers({
+    log,
+    onCrash: (crash) => {
+      process.stderr.write(`${crashLine(crash)}\n`);
+      setTimeout(() => process.exit(1), 5_000).unref();
+      void (host?.stop() ?? Promise.resolve())
+        .catch(() => undefined)
+        .then(() => log.close())
+        .finally(() => process.exit(1));
+    },
+  });
   try {
-    host = await runHost(argv);
+    host = await runHost(argv, { log });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // The refusal already names the console ("Another Operator Console is already using ...").
     process.stderr.write(error instanceof DataDirLockedError ? `${message}\n` : `Operator Console: ${message}\n`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
+    await log.close();
     return;
   }
+  const running = host;
 
   const shutDown = (signal: NodeJS.Signals) => {
     process.stderr.write(`Operator Console: ${signal} received, shutting down.\n`);
     // Closing is bounded, but a wedged handle must not keep the process alive forever.
     setTimeout(() => process.exit(1), 5_000).unref();
-    host.stop().then(
-      () => process.exit(0),
+    running.stop().then(
+      () => log.close().finally(() => process.exit(0)),
       (error: unknown) => {
+        log.error('shutdown failed', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
         process.stderr.write(`Operator Console: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
-        process.exit(1);
+        log.close().finally(() => process.exit(1));
       },
     );
   };
   process.once('SIGINT', shutDown);
   process.once('SIGTERM', shutDown);
 
-  process.stdout.write(`Operator Console: ${host.server.url}\n`);
+  process.stdout.write(`Operator Console: ${running.server.url}\n`);
 }
 
 /** True when this file is what node was asked to run (not when a test or scripts/serve.mjs imports it). */

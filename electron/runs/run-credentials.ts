@@ -5,6 +5,7 @@ import { removeLeftoverDelivery } from '../confinement/provider-home';
 import type { ConnectionService } from '../connections/connection-service';
 import { credentialDelivery, effectiveBaseUrl } from '../connections/credential-delivery';
 import type { Logger } from '../log';
+import { logRedaction } from '../log-redaction';
 import type { ProviderCatalog, ProviderEntry } from '../providers/catalog';
 import { providerHomePath } from '../providers/launch';
 import { aiConnectionRequired, connectionProblem, savedAdmission, type Admission } from './admission';
@@ -38,7 +39,10 @@ export async function credentialFor(
     secret: connections.openSecret(connection.id),
     model: run.admission.model,
   });
-  for (const secret of delivery.secrets) run.secrets.add(secret);
+  for (const secret of delivery.secrets) {
+    run.secrets.add(secret);
+    logRedaction.remember(secret);
+  }
   return { delivery, baseUrl: effectiveBaseUrl(run.provider.definition, connection) };
 }
 

@@ -10,7 +10,7 @@ import { SecretRedactor } from '../connections/secret-redaction';
 import type { StoredAgent } from '../ledger/agents-repository';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../log';
+import { detailsInLog, type Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
 import { canonicalJson, type LaunchProfile, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
 import { failurePatternsFor } from '../providers/definitions';
@@ -559,7 +559,7 @@ export class RunService {
         this.options.log.error('run failed to launch', { runId: active.runId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       }
       const failure: OperatorErrorShape =
-        error instanceof OperatorError ? error.toShape() : { code: 'internal', message: 'The run could not be prepared. Details are in the console’s log.' };
+        error instanceof OperatorError ? error.toShape() : { code: 'internal', message: `The run could not be prepared. ${detailsInLog(this.options.log)}` };
       this.endActive(active, 'failed', failure);
     }
   }

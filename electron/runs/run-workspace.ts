@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { RunDetail, RunDiff } from '../../shared/entities';
@@ -6,6 +5,7 @@ import { OperatorError } from '../../shared/errors';
 import type { SandboxProbe } from '../confinement/sandbox-probe';
 import { diffTaskView, openTaskRoot, removeTaskRoot, taskRootPaths, type RunFileTools, type TaskRoot } from '../confinement/task-root';
 import type { ToolIsolation } from '../confinement/tool-sandbox';
+import { openInFileManager } from '../file-manager';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { Ledger } from '../ledger/ledger';
 import { savedAdmission, type Admission } from './admission';
@@ -77,24 +77,7 @@ export class RunWorkspace {
   /** Opens the run's view in the file manager of the machine the console runs on. */
   async openFolder(runId: string): Promise<{ path: string; opened: boolean }> {
     const { taskRoot } = await this.existingTaskRoot(runId);
-    const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-    // Opened means the opener said so (exit 0); one that is still running after a moment (some
-    // stay in the foreground) is taken as having opened it. xdg-open without a desktop exits 3.
-    const opened = await new Promise<boolean>((resolve) => {
-      const child = spawn(opener, [taskRoot.view], { detached: true, stdio: 'ignore' });
-      const timer = setTimeout(() => {
-        child.unref();
-        resolve(true);
-      }, 3000);
-      child.once('error', () => {
-        clearTimeout(timer);
-        resolve(false);
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        resolve(code === 0);
-      });
-    });
+    const opened = await openInFileManager(taskRoot.view);
     return { path: taskRoot.view, opened };
   }
 

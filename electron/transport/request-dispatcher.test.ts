@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maxRequestBytes } from '../../shared/contract';
 import { createCore, type Core } from '../core';
@@ -9,9 +10,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function startCore() {
+/** With `logFile`, the logger says it writes that file (in the data directory, given its path). */
+function startCore(options: { logFile?: string | ((dataDir: string) => string) } = {}) {
   const data = makeTempDir('oc-core-');
-  const log = createMemoryLogger();
+  const file = typeof options.logFile === 'function' ? options.logFile(data.path) : options.logFile;
+  const log = createMemoryLogger(file ? { file } : {});
   const core = createCore({ dataDir: data.path, transport: 'browser', appVersion: 'test', log });
   cleanups.push(data.remove, () => core.close());
   return { core, log, dataDir: data.path };
@@ -76,15 +79,33 @@ describe('requests through the dispatcher', () => {
     expect(twice).toMatchObject({ ok: false, error: { code: 'project_exists' } });
   });
 
-  it('hides unexpected failures behind a generic message, with the details only in the log', async () => {
-    const { core, log } = startCore();
+  it('hides unexpected failures behind a generic message, with the details only in the log, which it names', async () => {
+    const { core, log } = startCore({ logFile: '/var/data/logs/console.log' });
     core.ledger.close(); // The ledger is gone: every query now throws inside the handler.
     const answer = await core.dispatch('listProjects', undefined, { transport: 'browser' });
     expect(answer).toEqual({
       ok: false,
-      error: { code: 'internal', message: 'The console could not complete this request. Details are in its log.' },
+      error: {
+        code: 'internal',
+        message: 'The console could not complete this request. Details are in the console’s log, /var/data/logs/console.log (Settings → About opens its folder).',
+      },
     });
     expect(JSON.stringify(answer)).not.toContain('at ');
     expect(log.lines.some((line) => line.level === 'error' && String(line.error).includes('database'))).toBe(true);
+  });
+
+  it('answers where the log is, and opens its folder or says it could not, at the same validation as every channel', async () => {
+    const { core, dataDir } = startCore({ logFile: (dir) => path.join(dir, 'logs', 'console.log') });
+    const logDir = path.join(dataDir, 'logs');
+    expect(await core.dispatch('getLogInfo', undefined, { transport: 'browser' })).toEqual({ ok: true, value: { logDir, logFile: path.join(logDir, 'console.log') } });
+    // Whether a file manager opened depends on the machine; the answer always names the folder.
+    expect(await core.dispatch('openLogFolder', undefined, { transport: 'browser' })).toMatchObject({ ok: true, value: { path: logDir, opened: expect.any(Boolean) } });
+    expect(await core.dispatch('openLogFolder', { path: '/etc' }, { transport: 'browser' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
+  it('says so when this console writes no log file, rather than opening something else', async () => {
+    const { core } = startCore();
+    expect(await core.dispatch('getLogInfo', undefined, { transport: 'browser' })).toEqual({ ok: true, value: { logDir: null, logFile: null } });
+    expect(await core.dispatch('openLogFolder', undefined, { transport: 'browser' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 });

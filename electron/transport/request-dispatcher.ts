@@ -11,7 +11,7 @@ import {
   type ResponseEnvelope,
 } from '../../shared/contract';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
-import type { Logger } from '../log';
+import { detailsInLog, type Logger } from '../log';
 
 /**
  * One connected renderer (a WebSocket, an Electron window). Most events go to every client; a live
@@ -95,7 +95,7 @@ export function createRequestDispatcher(handlers: CoreHandlers, log: Logger): Re
       const checked = spec.output.safeParse(value);
       if (!checked.success) {
         log.error('handler answered outside the contract', { channel, issues: describeIssues(checked.error) });
-        return fail({ code: 'internal', message: 'The console could not complete this request. Details are in its log.' });
+        return fail({ code: 'internal', message: `The console could not complete this request. ${detailsInLog(log)}` });
       }
       return { ok: true, value: checked.data };
     } catch (error) {
@@ -108,7 +108,7 @@ export function createRequestDispatcher(handlers: CoreHandlers, log: Logger): Re
         channel,
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       });
-      return fail({ code: 'internal', message: 'The console could not complete this request. Details are in its log.' });
+      return fail({ code: 'internal', message: `The console could not complete this request. ${detailsInLog(log)}` });
     }
   };
 }
