@@ -36,6 +36,8 @@ export const errorCodes = [
   'not_a_directory',
   'path_not_readable',
   'project_exists',
+  // git refused or failed; `reason` names the case (electron/confinement/git-errors.ts) and the message the fix.
+  'git_failed',
   // The failure taxonomy (DESIGN.md section 3): every failed attempt and refused run gets one.
   ...failureTaxonomy,
   // Anything unexpected. The message is generic; details go to the log, never to the UI.

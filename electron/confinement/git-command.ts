@@ -7,13 +7,16 @@ import { execFile } from 'node:child_process';
  * launched from inside a git hook must not aim every command at the wrong repository.
  */
 
+/** git's failure as git said it; git-errors.ts turns it into a code and a remedy for the operator. */
 export class GitCommandError extends Error {
   constructor(
     readonly args: readonly string[],
     readonly exitCode: number | null,
     readonly stderr: string,
+    /** Stopped at the time limit rather than failed. */
+    readonly timedOut = false,
   ) {
-    super(`git ${args.join(' ')} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim() || 'no output'}`);
+    super(`git ${args.join(' ')} ${timedOut ? 'did not finish in time' : 'failed'}${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim() || 'no output'}`);
     this.name = 'GitCommandError';
   }
 }
@@ -65,7 +68,8 @@ export function runGit(args: string[], options: GitCommandOptions = {}): Promise
           resolve({ stdout, stderr, exitCode });
           return;
         }
-        reject(new GitCommandError(args, exitCode, stderr || (error?.message ?? '')));
+        const timedOut = Boolean(error && 'killed' in error && error.killed && exitCode === null);
+        reject(new GitCommandError(args, exitCode, stderr || (error?.message ?? ''), timedOut));
       },
     );
   });

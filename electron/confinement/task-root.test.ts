@@ -95,7 +95,7 @@ describe('prepareTaskRoot for a git project', () => {
     ).rejects.toThrow(/pinned at/);
     await expect(
       prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a4', project: gitProject(), baseRevision: 'no-such-branch' }),
-    ).rejects.toThrow(/not a commit/);
+    ).rejects.toMatchObject({ code: 'git_failed', reason: 'unknown_revision', message: expect.stringMatching(/“no-such-branch” is not a commit of/) });
   });
 
   it("rebuilds a deleted view on the run's branch, keeping the agent's commits", async () => {

@@ -1,7 +1,8 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
-import { GitCommandError, runGit } from './git-command';
+import { asGitFailure } from './git-errors';
+import { runGit } from './git-command';
 import { openHardenedGit, type HardenedGit } from './hardened-git';
 import { ensureFolderWithin, readRegularFile, writeFileWithin, type Owner } from './safe-path';
 import { handToSandboxUser } from './sandbox-user';
@@ -215,10 +216,16 @@ export async function prepareTaskRoot(input: PrepareTaskRootInput): Promise<Task
     }
   }
 
-  const prepared =
-    kind === 'worktree'
-      ? await prepareRepository(paths, projectPath, input, record as TaskRootRecordV2 | null)
-      : await prepareCopy(paths, projectPath, dataDir, input, record as TaskRootRecordV2 | null);
+  let prepared: TaskRootRecordV2;
+  try {
+    prepared =
+      kind === 'worktree'
+        ? await prepareRepository(paths, projectPath, input, record as TaskRootRecordV2 | null)
+        : await prepareCopy(paths, projectPath, dataDir, input, record as TaskRootRecordV2 | null);
+  } catch (error) {
+    // git's refusals reach the run as a code and a remedy (no commit yet, a stale lock, ...), not as "internal".
+    throw asGitFailure(error, { repository: projectPath, doing: kind === 'worktree' ? 'prepare the run’s worktree' : 'snapshot the run’s copy of the project' });
+  }
   return toTaskRoot(paths, prepared);
 }
 
@@ -704,10 +711,8 @@ async function resolveCommit(projectPath: string, revision: string): Promise<str
     const result = await runGit(['rev-parse', '--verify', '--end-of-options', `${revision}^{commit}`], { cwd: projectPath });
     return result.stdout.trim();
   } catch (error) {
-    if (error instanceof GitCommandError) {
-      throw new Error(`"${revision}" is not a commit of ${projectPath}; a worktree needs a commit to start from.`);
-    }
-    throw error;
+    // An empty repository (an unborn HEAD) lands here: the operator is told to make a first commit.
+    throw asGitFailure(error, { repository: projectPath, revision, doing: 'find the commit the run starts from' });
   }
 }
 

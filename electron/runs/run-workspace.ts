@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { RunDetail, RunDiff } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
+import { asGitFailure } from '../confinement/git-errors';
 import type { SandboxProbe } from '../confinement/sandbox-probe';
 import { diffTaskView, openTaskRoot, removeTaskRoot, taskRootPaths, type RunFileTools, type TaskRoot } from '../confinement/task-root';
 import type { ToolIsolation } from '../confinement/tool-sandbox';
@@ -64,7 +65,9 @@ export class RunWorkspace {
   async diff(runId: string): Promise<RunDiff> {
     const { taskRoot, admission } = await this.existingTaskRoot(runId);
     const tools = await this.toolsFor(admission, 'read');
-    const diff = await diffTaskView(taskRoot, tools);
+    const diff = await diffTaskView(taskRoot, tools).catch((error: unknown) => {
+      throw asGitFailure(error, { repository: taskRoot.view, doing: 'read the run’s changes', retry: 'refresh the changes' });
+    });
     return {
       baseRevision: taskRoot.baseRevision,
       files: diff.files,
