@@ -14,6 +14,7 @@ export interface RunFilter {
  */
 export const queryKeys = {
   systemInfo: ['system-info'] as const,
+  logInfo: ['log-info'] as const,
   projects: ['projects'] as const,
   directory: (path: string | undefined) => ['directory', path ?? '~'] as const,
   tasksAll: ['tasks'] as const,

@@ -3,6 +3,7 @@ import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 import { Loading, QueryError } from '../../ui/query-error';
 import { ShortcutTable } from '../palette/shortcut-table';
+import { LogFolder } from './log-folder';
 
 const transportLabels = { electron: 'Desktop app (Electron)', browser: 'Browser host' } as const;
 
@@ -37,6 +38,7 @@ export function AboutSection() {
           <dd>{info.data.platform}</dd>
         </dl>
       )}
+      <LogFolder />
       <h3 className="section-title">
         Keyboard shortcuts
       </h3>
