@@ -131,6 +131,9 @@ export function createCore(options: CoreOptions): Core {
     if (!closed) reviewAgents();
   });
 
+  // A page that crashes on every render must not flood the log: a few reports a minute are plenty.
+  const rendererErrors = rateLimit({ perMinute: 10 });
+
   const handlers: CoreHandlers = {
     getSystemInfo: () => ({
       appVersion: options.appVersion,
@@ -156,6 +159,18 @@ export function createCore(options: CoreOptions): Core {
       // Rotation never removes the folder, but an operator might have: open an empty one rather than fail.
       mkdirSync(logDir, { recursive: true, mode: 0o700 });
       return { path: logDir, opened: await openInFileManager(logDir) };
+    },
+    reportRendererError: (input) => {
+      if (!rendererErrors.allow()) return { logged: false };
+      // `error`, not `message`: the line's own message says what this is.
+      options.log.error('a page of the console crashed', {
+        transport: options.transport,
+        route: input.route,
+        error: input.message,
+        stack: input.stack,
+        componentStack: input.componentStack,
+      });
+      return { logged: true };
     },
     listProjects: () => projects.list(),
     addProject: (input) => projects.add(input),
@@ -281,6 +296,20 @@ export function createCore(options: CoreOptions): Core {
       await probed;
       await runs.shutdown();
       ledger.close();
+    },
+  };
+}
+
+/** At most `perMinute` calls allowed in any sliding minute. */
+function rateLimit(options: { perMinute: number }): { allow(): boolean } {
+  const times: number[] = [];
+  return {
+    allow() {
+      const now = Date.now();
+      while (times.length > 0 && now - times[0]! > 60_000) times.shift();
+      if (times.length >= options.perMinute) return false;
+      times.push(now);
+      return true;
     },
   };
 }

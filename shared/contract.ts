@@ -120,6 +120,19 @@ export const channels = {
   getLogInfo: channel(noInput, z.object({ logDir: z.string().nullable(), logFile: z.string().nullable() })),
   /** Opens the log's folder in the operator's file manager (on the machine the console runs on). */
   openLogFolder: channel(noInput, z.object({ path: z.string(), opened: z.boolean() })),
+  /**
+   * A page crashed while rendering (its error boundary caught it): the error goes to the console's log,
+   * which the page then names. Bounded in size and, by the core, in rate.
+   */
+  reportRendererError: channel(
+    z.strictObject({
+      message: z.string().max(2000),
+      stack: z.string().max(20_000).optional(),
+      componentStack: z.string().max(20_000).optional(),
+      route: z.string().max(1000),
+    }),
+    z.object({ logged: z.boolean() }),
+  ),
 
   listProjects: channel(noInput, z.array(projectSchema)),
   addProject: channel(

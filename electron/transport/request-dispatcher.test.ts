@@ -108,4 +108,17 @@ describe('requests through the dispatcher', () => {
     expect(await core.dispatch('getLogInfo', undefined, { transport: 'browser' })).toEqual({ ok: true, value: { logDir: null, logFile: null } });
     expect(await core.dispatch('openLogFolder', undefined, { transport: 'browser' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
+
+  it('writes a page’s crash to the log, a few a minute at most', async () => {
+    const { core, log } = startCore();
+    const report = { message: 'Cannot read properties of null (reading \'id\')', stack: 'TypeError: ...\n    at RunRow', componentStack: '\n    at RunRow', route: '/runs' };
+    const answers = [];
+    for (let i = 0; i < 12; i += 1) answers.push(await core.dispatch('reportRendererError', report, { transport: 'browser' }));
+    expect(answers.slice(0, 10).every((answer) => answer.ok && (answer.value as { logged: boolean }).logged)).toBe(true);
+    expect(answers.slice(10)).toEqual([{ ok: true, value: { logged: false } }, { ok: true, value: { logged: false } }]);
+    const crashes = log.lines.filter((line) => line.message === 'a page of the console crashed');
+    expect(crashes).toHaveLength(10);
+    expect(crashes[0]).toMatchObject({ level: 'error', route: '/runs', componentStack: '\n    at RunRow' });
+    expect(await core.dispatch('reportRendererError', { message: 'x'.repeat(3000), route: '/' }, { transport: 'browser' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
 });

@@ -6,6 +6,7 @@ import { AppLayout } from './app-layout';
 import { AppRoutes } from './app-routes';
 import { hashHref, useHashRouteLocation, useHashRouteSearch } from './hash-location';
 import { OperatorClientProvider } from './operator-context';
+import { PageErrorBoundary } from './page-error-boundary';
 import { createQueryClient } from './query-client';
 import { useCoreSync } from './use-core-sync';
 import './app.css';
@@ -23,7 +24,9 @@ export function App({ client, queryClient }: { client: OperatorClient; queryClie
         <CoreSync />
         <Router hook={useHashRouteLocation} searchHook={useHashRouteSearch} hrefs={hashHref}>
           <AppLayout>
-            <AppRoutes />
+            <PageErrorBoundary>
+              <AppRoutes />
+            </PageErrorBoundary>
           </AppLayout>
         </Router>
       </QueryClientProvider>
