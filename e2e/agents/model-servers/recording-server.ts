@@ -213,8 +213,10 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  // Keep-alive sockets must not hold close() open.
-  server.keepAliveTimeout = 1000;
+  // Idle keep-alive sockets stay open well past any pause of the CLI's (a tool call on a loaded
+  // machine can take seconds): a server that closes one just as the CLI reuses it fails the CLI's
+  // next request ("fetch failed"), which is the server's fault, not the CLI's. close() destroys them.
+  server.keepAliveTimeout = 60_000;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
