@@ -9,8 +9,8 @@ import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { QueryError } from '../../ui/query-error';
 import { ConnectionDialog } from '../connections/connection-dialog';
 import { connectionProvidersOf } from '../connections/connection-form';
+import { ConnectionOptions, noConnection } from '../connections/connection-options';
 import {
-  connectionOptionLabel,
   connectionProviderLabels,
   connectionStatusDescription,
   connectionStatusLabel,
@@ -21,7 +21,6 @@ import { useConnectionsForAgent, useSetAgentConnection, useTestAgent } from '../
 import { latestAgentCheck, type AgentCheck } from './agent-check';
 import { findProvider, useCatalog } from './use-catalog';
 
-const noConnection = '';
 
 /** Puts focus on what fixes the agent's AI connection (its picker, or Create an AI connection), from elsewhere on the page. */
 export function focusAgentConnectionControl(): void {
@@ -209,12 +208,7 @@ export function AgentConnectionSection({
                 }}
                 aria-describedby={ids.pickerHint}
               >
-                <option value={noConnection}>None</option>
-                {list.map((connection) => (
-                  <option key={connection.id} value={connection.id}>
-                    {connectionOptionLabel(connection)}
-                  </option>
-                ))}
+                <ConnectionOptions connections={list} />
               </select>
               <button
                 type="button"

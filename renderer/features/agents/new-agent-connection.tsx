@@ -5,11 +5,10 @@ import { requiresConnection } from '../../../shared/connection-rule';
 import type { AiConnection, CatalogProvider, Environment } from '../../../shared/entities';
 import { ConnectionDialog } from '../connections/connection-dialog';
 import { connectionProvidersOf } from '../connections/connection-form';
-import { connectionOptionLabel } from '../connections/connection-labels';
+import { ConnectionOptions, noConnection } from '../connections/connection-options';
 import { agentFormProblems, createAgentInput, type AgentFormValues } from './agent-form';
 import { useAgentDraftCheck, useConnections } from './use-agents';
 
-const noConnection = '';
 
 /**
  * The connections a not-yet-saved agent may be bound to: usable (not revoked or expired, with a key),
@@ -78,12 +77,7 @@ export function NewAgentConnectionField({
             onChange={(event) => onConnectionChange(event.target.value === noConnection ? null : event.target.value)}
             aria-describedby={hintId}
           >
-            <option value={noConnection}>None</option>
-            {offered.map((connection) => (
-              <option key={connection.id} value={connection.id}>
-                {connectionOptionLabel(connection)}
-              </option>
-            ))}
+            <ConnectionOptions connections={offered} />
           </select>
           <button
             type="button"
