@@ -191,37 +191,36 @@ export class RunsRepository {
       );
   }
 
-  update(
-    runId: string,
-    changes: {
-      status?: RunStatus;
-      admissionJson?: string;
-      configFingerprint?: string;
-      taskRoot?: string | null;
-      cwd?: string | null;
-      baseRevision?: string | null;
-      failure?: OperatorErrorShape | null;
-      submissionJson?: string | null;
-      startedAt?: number | null;
-      endedAt?: number | null;
-      archivedAt?: number | null;
-    },
-  ): void {
-    const columns: Record<string, unknown> = {};
-    if (changes.status !== undefined) columns.status = changes.status;
-    if (changes.admissionJson !== undefined) columns.admission_json = changes.admissionJson;
-    if (changes.configFingerprint !== undefined) columns.config_fingerprint = changes.configFingerprint;
-    if (changes.taskRoot !== undefined) columns.task_root = changes.taskRoot;
-    if (changes.cwd !== undefined) columns.cwd = changes.cwd;
-    if (changes.baseRevision !== undefined) columns.base_revision = changes.baseRevision;
-    if (changes.failure !== undefined) columns.failure_json = changes.failure ? JSON.stringify(changes.failure) : null;
-    if (changes.submissionJson !== undefined) columns.submission_json = changes.submissionJson;
-    if (changes.startedAt !== undefined) columns.started_at = changes.startedAt;
-    if (changes.endedAt !== undefined) columns.ended_at = changes.endedAt;
-    if (changes.archivedAt !== undefined) columns.archived_at = changes.archivedAt;
+  /**
+   * Changes a run's record, not its status: status changes go through `transitionRun` (runs/
+   * run-transitions.ts), which checks them against the lifecycle and calls `setStatus`.
+   */
+  update(runId: string, changes: RunRecordChanges): void {
+    const columns = recordColumns(changes);
     const names = Object.keys(columns);
     if (names.length === 0) return;
     this.db.prepare(`UPDATE runs SET ${names.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`).run(...Object.values(columns), runId);
+  }
+
+  /**
+   * Moves a run from one status to another, with the record changes that go with it, only if it is
+   * still in `from` (compare and set): false when it was not, so two writers can't both move it.
+   */
+  setStatus(runId: string, from: RunStatus, to: RunStatus, changes: RunRecordChanges = {}): boolean {
+    const columns = { ...recordColumns(changes), status: to };
+    const names = Object.keys(columns);
+    return (
+      this.db
+        .prepare(`UPDATE runs SET ${names.map((name) => `${name} = ?`).join(', ')} WHERE id = ? AND status = ?`)
+        .run(...Object.values(columns), runId, from).changes === 1
+    );
+  }
+
+  /** Clears the last attempt's pending retry time: the wait it stood for is over without a retry (a stop, a restart's stranding). */
+  clearPendingRetry(runId: string): void {
+    this.db
+      .prepare('UPDATE attempts SET retry_at = NULL WHERE id = (SELECT id FROM attempts WHERE run_id = ? ORDER BY number DESC LIMIT 1)')
+      .run(runId);
   }
 
   /** Removes the run and everything recorded under it (attempts, events, output, locators). */
@@ -260,10 +259,6 @@ export class RunsRepository {
     this.db
       .prepare('UPDATE attempts SET status = ?, failure_code = ?, exit_code = ?, signal = ?, retry_at = ?, ended_at = ? WHERE id = ?')
       .run(outcome.status, outcome.failureCode, outcome.exitCode, outcome.signal, outcome.retryAt, outcome.endedAt, attemptId);
-  }
-
-  clearRetry(runId: string): void {
-    this.db.prepare('UPDATE attempts SET retry_at = NULL WHERE run_id = ?').run(runId);
   }
 
   attempts(runId: string): AttemptRecord[] {
@@ -321,4 +316,33 @@ export class RunsRepository {
       data: JSON.parse(row.payload_json) as Record<string, unknown>,
     }));
   }
+}
+
+/** What a run's record may change besides its status. */
+export interface RunRecordChanges {
+  admissionJson?: string;
+  configFingerprint?: string;
+  taskRoot?: string | null;
+  cwd?: string | null;
+  baseRevision?: string | null;
+  failure?: OperatorErrorShape | null;
+  submissionJson?: string | null;
+  startedAt?: number | null;
+  endedAt?: number | null;
+  archivedAt?: number | null;
+}
+
+function recordColumns(changes: RunRecordChanges): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  if (changes.admissionJson !== undefined) columns.admission_json = changes.admissionJson;
+  if (changes.configFingerprint !== undefined) columns.config_fingerprint = changes.configFingerprint;
+  if (changes.taskRoot !== undefined) columns.task_root = changes.taskRoot;
+  if (changes.cwd !== undefined) columns.cwd = changes.cwd;
+  if (changes.baseRevision !== undefined) columns.base_revision = changes.baseRevision;
+  if (changes.failure !== undefined) columns.failure_json = changes.failure ? JSON.stringify(changes.failure) : null;
+  if (changes.submissionJson !== undefined) columns.submission_json = changes.submissionJson;
+  if (changes.startedAt !== undefined) columns.started_at = changes.startedAt;
+  if (changes.endedAt !== undefined) columns.ended_at = changes.endedAt;
+  if (changes.archivedAt !== undefined) columns.archived_at = changes.archivedAt;
+  return columns;
 }

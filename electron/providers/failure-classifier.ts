@@ -260,7 +260,9 @@ export function classifyAttempt(exit: AttemptExit, options: ClassifierOptions = 
         : `exited with code ${exit.exitCode ?? 'unknown'}`;
   const lastError = [...events].reverse().find((event) => event.kind === 'error');
   const detail = lastError?.kind === 'error' ? clip(lastError.message, 300) : null;
-  return failure('process_exit', `${name} ${how}${detail ? `: ${detail}` : '.'} The run will try again.`, detail, null);
+  // No "it will try again" here: whether it does is the retry policy's answer (retryDelayMs), and the
+  // last attempt's failure is the run's own.
+  return failure('process_exit', `${name} ${how}${detail ? `: ${detail}` : '.'}`, detail, null);
 }
 
 function failure(code: FailureCode, message: string, evidence: string | null, quota: QuotaObservation | null): AttemptFailure {

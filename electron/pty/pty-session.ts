@@ -17,7 +17,11 @@ export interface PtySessionOptions {
 }
 
 export interface PtyExit {
-  exitCode: number;
+  /**
+   * The code the process exited with, or null when a signal killed it: node-pty reports 0 for a
+   * signal death, which read as "exit 0 (SIGTERM)".
+   */
+  exitCode: number | null;
   /** The signal that ended the process, or null when it exited by itself. */
   signal: NodeJS.Signals | null;
 }
@@ -148,7 +152,8 @@ class NodePtySession implements PtySession {
       // after the process exited if it never closes (see drainAfterExit).
       pty.onExit(({ exitCode, signal }) => {
         this.clearExitWatch();
-        this.exitValue = { exitCode, signal: signalName(signal) };
+        const killedBy = signalName(signal);
+        this.exitValue = { exitCode: killedBy ? null : exitCode, signal: killedBy };
         for (const listener of this.exitListeners) listener(this.exitValue);
         resolve(this.exitValue);
       });

@@ -1,4 +1,3 @@
-import type { RunStatus } from '../../shared/entities';
 import type { OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { Ledger } from '../ledger/ledger';
@@ -9,6 +8,7 @@ import { isProcessGroupAlive, signalProcessGroup } from '../pty/process-group';
 import { savedAdmission } from './admission';
 import { processStartTime } from './process-identity';
 import { removeLeftoverCredentials } from './run-credentials';
+import { liveStatuses, transitionRun } from './run-transitions';
 
 export interface RecoveryOptions {
   ledger: Ledger;
@@ -16,19 +16,19 @@ export interface RecoveryOptions {
   notices: NoticeService;
   log: Logger;
   now: () => number;
-  /** A run is stranded now: the run service forgets any wait it noted for it and announces it. */
+  /** A run is stranded now: the run service announces it. */
   stranded: (runId: string) => void;
+  /** Live runs the scheduler took up again (waiting between attempts): not stranded. */
+  resumed?: ReadonlySet<string>;
 }
-
-const activeStatuses: readonly RunStatus[] = ['admitted', 'preparing', 'running'];
 
 /**
  * At start: runs the ledger says were live belong to a console that is gone. A process it left
  * behind cannot be reattached to (its PTY died with it), so it is stopped; the run becomes stranded
  * with a notice, and offers Resume where the CLI has a native session.
  */
-export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, stranded }: RecoveryOptions): Promise<void> {
-  const orphans = ledger.runs.withStatus(activeStatuses);
+export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, stranded, resumed }: RecoveryOptions): Promise<void> {
+  const orphans = ledger.runs.withStatus(liveStatuses).filter((row) => !resumed?.has(row.id));
   for (const row of orphans) {
     const process = ledger.runs.locators(row.id).find((locator) => locator.kind === 'process');
     if (process) await stopOrphanedProcess(process.data, log);
@@ -38,7 +38,8 @@ export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, s
     if (attempt && attempt.status === 'running') {
       ledger.runs.finishAttempt(attempt.id, { status: 'stranded', failureCode: 'stranded', exitCode: null, signal: null, retryAt: null, endedAt: now() });
     }
-    ledger.runs.clearRetry(row.id);
+    // A retry it was waiting for will not come: the run is stranded instead.
+    ledger.runs.clearPendingRetry(row.id);
     const admission = savedAdmission(row.admission_json);
     const provider = admission ? catalog.findProvider(admission.providerId) : undefined;
     const hasSession =
@@ -52,7 +53,7 @@ export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, s
         : 'The console stopped while this run was running. Run again starts the task over.',
       actionUrl: actionRoute({ kind: 'run', runId: row.id }),
     };
-    ledger.runs.update(row.id, { status: 'stranded', failure, endedAt: now() });
+    if (!transitionRun({ ledger, log }, row.id, 'stranded', { failure, endedAt: now() })) continue;
     const task = ledger.tasks.get(row.task_id);
     notices.raise({
       kind: 'run_stranded',

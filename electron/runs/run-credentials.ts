@@ -18,11 +18,13 @@ import { aiConnectionRequired, connectionProblem, savedAdmission, type Admission
 export async function credentialFor(
   run: { agentId: string; admission: Admission; provider: ProviderEntry; secrets: Set<string> },
   connections: ConnectionService,
+  /** How the wait for an update in progress is awaited (the attempt runner ends it on Stop). */
+  waitForIdle: (idle: Promise<void>) => Promise<void> = (idle) => idle,
 ) {
   const admitted = run.admission.connection;
   if (!admitted || run.admission.homeMode !== 'isolated') return null;
   // An update being written right now: wait for it, then deliver what it saved.
-  await connections.whenIdle(admitted.id);
+  await waitForIdle(connections.whenIdle(admitted.id));
   const connection = connections.state(admitted.id);
   const problem = connectionProblem(connection, { id: run.agentId, connectionId: admitted.id }, run.provider);
   if (problem || !connection) {

@@ -1,0 +1,320 @@
+import { homedir } from 'node:os';
+import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import { prepareTaskRoot } from '../confinement/task-root';
+import { modelArgumentFor } from '../connections/credential-delivery';
+import type { Task } from '../../shared/entities';
+import { newId } from '../ledger/ids';
+import { detailsInLog } from '../log';
+import type { LaunchSpec, SessionRequest } from '../providers/launch';
+import { OutputPipeline } from '../pty/output-pipeline';
+import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
+import { judgeAttempt } from './attempt-outcome';
+import { followTimeline } from './attempt-timeline';
+import { confineLaunch, type ConfinedLaunch } from './launch-confinement';
+import { processLocator } from './process-identity';
+import { digest, stopReason, type ActiveRun, type RunContext, type SandboxProbeSource } from './run-context';
+import { credentialFor } from './run-credentials';
+import { fixedBySuccessCodes, type RunNotices } from './run-notices';
+import type { RunWorkspace } from './run-workspace';
+import { buildWorkerPrompt } from './worker-prompt';
+
+/** How much of an attempt's output the failure classifier reads. */
+const classifierTailBytes = 64 * 1024;
+/** A closing console gives each run's process this long before SIGKILL, whatever its profile says. */
+const shutdownGraceMs = 2000;
+
+/** Thrown where an attempt notices it was stopped (by the operator, or by the console closing). */
+class AttemptStopped extends Error {
+  constructor() {
+    super('The attempt was stopped.');
+  }
+}
+
+/** Waits for `promise` unless the run is stopped first: a long wait (a busy connection) ends on Stop. */
+function unlessStopped<T>(active: ActiveRun, promise: Promise<T>): Promise<T> {
+  const { signal } = active.stopping;
+  if (signal.aborted) return Promise.reject(new AttemptStopped());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AttemptStopped());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function throwIfStopped(active: ActiveRun): void {
+  if (active.stopping.signal.aborted) throw new AttemptStopped();
+}
+
+export interface AttemptRunnerOptions {
+  workspace: RunWorkspace;
+  sandboxProbe: SandboxProbeSource;
+  runNotices: RunNotices;
+  /** A failed attempt the retry policy gives another go: the scheduler waits until `retryAt`. */
+  scheduleRetry: (active: ActiveRun, retryAt: number) => void;
+}
+
+/**
+ * One attempt of a run: prepare its task root → confine the launch → spawn the CLI in a PTY → await
+ * its exit and all of its output → judge the outcome. A Stop reaches every step: each await is
+ * followed by a look at the run's stop signal, and the long ones end on it.
+ */
+export class AttemptRunner {
+  constructor(
+    private readonly context: RunContext,
+    private readonly options: AttemptRunnerOptions,
+  ) {}
+
+  /** Starts the next attempt of an admitted (or retrying, or resumed) run. Never throws: the run ends instead. */
+  run(active: ActiveRun, session: SessionRequest, followUp?: string): Promise<void> {
+    const done = this.attempt(active, session, followUp);
+    active.attemptDone = done;
+    return done;
+  }
+
+  private async attempt(active: ActiveRun, sessionRequest: SessionRequest, followUp?: string): Promise<void> {
+    const { context } = this;
+    if (context.closing) return;
+    if (!context.transition(active.runId, 'preparing')) {
+      // Not where this attempt thought (refused, logged by the transition): nothing to drive.
+      context.active.delete(active.runId);
+      return;
+    }
+    try {
+      await this.launchAttempt(active, sessionRequest, followUp);
+    } catch (error) {
+      if (error instanceof AttemptStopped) {
+        // A closing console leaves the run as it was: the next start finds it and strands it.
+        if (stopReason(active) === 'shutdown') return;
+        return context.end(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator before it started.' });
+      }
+      if (context.closing) return;
+      if (error instanceof OperatorError) {
+        // An owner action (a configuration to fix), not a crash: its code and reason say it all.
+        context.log.warn('run could not launch', { runId: active.runId, code: error.code, reason: error.reason });
+      } else {
+        context.log.error('run failed to launch', { runId: active.runId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      }
+      const failure: OperatorErrorShape =
+        error instanceof OperatorError ? error.toShape() : { code: 'internal', message: `The run could not be prepared. ${detailsInLog(context.log)}` };
+      context.end(active.runId, 'failed', failure);
+    }
+  }
+
+  private async launchAttempt(active: ActiveRun, sessionRequest: SessionRequest, followUp?: string): Promise<void> {
+    const { context } = this;
+    const { options: service } = context;
+    const row = context.requireRun(active.runId);
+    const task = context.ledger.tasks.get(row.task_id);
+    const project = task ? context.ledger.projects.get(task.projectId) : undefined;
+    if (!task || !project) {
+      throw new OperatorError({ code: 'not_found', message: 'The run’s task or project was removed from the console.' });
+    }
+    const { definition } = active.provider;
+    const probe = await unlessStopped(active, this.options.sandboxProbe.ready());
+    // A sandboxed run's writable roots belong to the sandbox's user (nobody, when the console is root).
+    const owner = active.admission.environmentKind === 'sandboxed' ? (probe?.setup?.user ?? null) : null;
+    const tools = await unlessStopped(active, this.options.workspace.toolsFor(active.admission, 'read'));
+    // The task root is made whole even if a Stop comes meanwhile (half a worktree is worse than one
+    // the operator can delete), and then the Stop is taken.
+    const taskRoot = await prepareTaskRoot({ dataDir: service.dataDir, runId: active.runId, project, owner, tools });
+    context.ledger.runs.update(active.runId, { taskRoot: taskRoot.root, cwd: taskRoot.view, baseRevision: taskRoot.baseRevision });
+    throwIfStopped(active);
+
+    const prompt = followUp ?? buildWorkerPrompt(task);
+    // Pi through a connection's base URL addresses the model by the console's provider entry.
+    const deliveredConnection =
+      active.admission.homeMode === 'isolated' && active.admission.connection ? (service.connections.state(active.admission.connection.id) ?? null) : null;
+    const spec: LaunchSpec = definition.launch.build(active.provider, {
+      task,
+      agent: { model: modelArgumentFor(definition, deliveredConnection, active.admission.model), profile: active.profile },
+      taskRoot,
+      prompt,
+      session: sessionRequest,
+      environmentKind: active.admission.environmentKind,
+    });
+    active.sessionId = spec.session?.id ?? null;
+    active.sessionDir = spec.session?.dir ?? null;
+    active.sessionSource = spec.session?.source ?? null;
+
+    active.attemptNumber += 1;
+    const attemptId = newId('att');
+    active.attemptId = attemptId;
+    active.attemptEvents = [];
+    context.ledger.runs.insertAttempt({ id: attemptId, runId: active.runId, number: active.attemptNumber, startedAt: context.now() });
+    // Viewers hear where it begins before any of its bytes, so the separator lands in place (the
+    // previous attempt's bytes are all in the ledger by now: its end was awaited before this).
+    service.fanout.attemptStarted(active.runId);
+
+    let launch: ConfinedLaunch;
+    let session: PtySession;
+    try {
+      // The connection's secret is opened here, at launch, and nowhere earlier: a refused run never
+      // decrypts anything. It lives on in the delivered files (removed when the attempt ends), the
+      // child's environment and the redactor. A connection being updated is waited for, unless Stop.
+      const credential = await credentialFor(active, service.connections, (idle) => unlessStopped(active, idle));
+      throwIfStopped(active);
+      launch = await confineLaunch({
+        spec,
+        taskRoot,
+        provider: active.provider,
+        profile: active.profile,
+        admission: active.admission,
+        operatorEnv: service.operatorEnv ?? process.env,
+        operatorHome: service.operatorHome ?? homedir(),
+        dataDir: service.dataDir,
+        sandbox: probe,
+        onEgressDecision: (decision) => context.note(active.runId, attemptId, 'egress', { ...decision }),
+        connectionBaseUrl: credential?.baseUrl ?? null,
+        credential: credential?.delivery ?? null,
+      });
+      active.launch = launch;
+      // The confinement (an egress proxy, delivered files) is undone if a Stop came while it was made.
+      throwIfStopped(active);
+      session = startPtySession({
+        executable: launch.executable,
+        args: launch.args,
+        cwd: spec.cwd,
+        env: launch.env,
+        cols: active.size.cols,
+        rows: active.size.rows,
+      });
+    } catch (error) {
+      await active.launch?.cleanup();
+      active.launch = null;
+      if (error instanceof AttemptStopped) {
+        // A closing console leaves the attempt for the next start to strand, as it does a running one.
+        if (stopReason(active) === 'operator') {
+          context.ledger.runs.finishAttempt(attemptId, { status: 'cancelled', failureCode: 'cancelled', exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
+        }
+        throw error;
+      }
+      if (error instanceof OperatorError && error.code === 'spawn_failed') return this.spawnFailed(active, task, error);
+      const code = error instanceof OperatorError ? error.code : 'internal';
+      context.ledger.runs.finishAttempt(attemptId, { status: 'failed', failureCode: code, exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
+      // A connection that became unusable (or unreadable) since admission is the owner's to fix.
+      if (error instanceof OperatorError && error.code === 'configuration_incomplete') {
+        const agent = context.ledger.agents.get(active.agentId);
+        if (agent) this.options.runNotices.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, error.toShape());
+      }
+      throw error;
+    }
+    active.session = session;
+    const stopSession = () => {
+      const grace = stopReason(active) === 'shutdown' ? Math.min(active.profile.stopGraceMs, shutdownGraceMs) : active.profile.stopGraceMs;
+      void session.stop({ graceMs: grace });
+    };
+    active.stopping.signal.addEventListener('abort', stopSession, { once: true });
+    this.options.runNotices.resolveFixedBy(active.agentId, ['spawn_failed'], `A later run of ${active.admission.agentName} found its CLI and started.`);
+
+    // The process (and the CLI's session, where it names one up front) must be findable again before
+    // the run is awaited: if the console dies from here on, recovery starts from these.
+    context.saveLocator(active.runId, 'process', processLocator(session.pid, active.attemptNumber));
+    if (active.sessionId) context.saveSessionLocator(active);
+
+    const pipeline = new OutputPipeline({
+      runId: active.runId,
+      attemptId,
+      session,
+      output: context.ledger.output,
+      log: context.log,
+      redactor: context.redactorFor(active.runId),
+    });
+    service.fanout.attachLive(pipeline.feed);
+    const eventFormat = active.profile.eventFormat ?? definition.events.format;
+    followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat);
+
+    context.transition(active.runId, 'running', { startedAt: row.started_at ?? context.now() });
+    context.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: session.pid });
+
+    const { exit } = await pipeline.whenFinished();
+    active.stopping.signal.removeEventListener('abort', stopSession);
+    await launch.cleanup();
+    active.launch = null;
+    active.session = null;
+    // A closing console leaves the run as it was: the next start finds it and strands it, with Resume.
+    if (context.closing) return;
+    this.attemptEnded(active, task, exit);
+  }
+
+  private attemptEnded(active: ActiveRun, task: Task, exit: PtyExit): void {
+    const { context } = this;
+    const attemptId = active.attemptId!;
+    const finished = { exitCode: exit.exitCode, signal: exit.signal, endedAt: context.now() };
+    if (stopReason(active) === 'operator') {
+      context.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'cancelled', failureCode: 'cancelled', retryAt: null });
+      return context.end(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' });
+    }
+    const tail = context.ledger.output.tail(active.runId, classifierTailBytes);
+    const outcome = judgeAttempt({
+      provider: active.provider,
+      profile: active.profile,
+      model: active.admission.model,
+      agentId: active.agentId,
+      attemptNumber: active.attemptNumber,
+      exit,
+      outputTail: new TextDecoder().decode(tail.bytes),
+      events: active.attemptEvents,
+      now: context.now(),
+      closing: context.closing,
+    });
+    if (outcome.kind === 'succeeded') {
+      context.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'succeeded', failureCode: null, retryAt: null });
+      context.ledger.runs.update(active.runId, {
+        submissionJson: JSON.stringify({ readyForReview: outcome.readyForReview, artifactIdentity: artifactIdentity(task) }),
+      });
+      this.options.runNotices.resolveFixedBy(active.agentId, fixedBySuccessCodes, `A later run of ${active.admission.agentName} succeeded.`);
+      return context.end(active.runId, 'succeeded', null);
+    }
+    const { failure } = outcome;
+    if (failure.quota) context.note(active.runId, attemptId, 'quota_observed', { ...failure.quota });
+    const retryAt = outcome.kind === 'retry' ? outcome.retryAt : null;
+    context.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'failed', failureCode: failure.code, retryAt });
+    if (outcome.kind === 'retry') {
+      context.note(active.runId, attemptId, 'retry_scheduled', {
+        code: failure.code,
+        nextAttempt: active.attemptNumber + 1,
+        retryAt: new Date(outcome.retryAt).toISOString(),
+        message: failure.message,
+      });
+      context.announce(active.runId);
+      return this.options.scheduleRetry(active, outcome.retryAt);
+    }
+    if (outcome.notifyOwner) {
+      const agent = context.ledger.agents.get(active.agentId);
+      if (agent) this.options.runNotices.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, outcome.shape);
+    }
+    context.end(active.runId, 'failed', outcome.shape);
+  }
+
+  private spawnFailed(active: ActiveRun, task: Task, error: OperatorError): void {
+    const { context } = this;
+    context.ledger.runs.finishAttempt(active.attemptId!, { status: 'failed', failureCode: 'spawn_failed', exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
+    const executable = active.profile.executable ?? active.provider.executable ?? 'the CLI';
+    const shape: OperatorErrorShape = {
+      code: 'spawn_failed',
+      reason: 'executable_not_found',
+      message: `${active.provider.displayName} could not be started: ${error.message} Install ${executable}${
+        active.provider.definition.ownProgram ? '' : ` (the ${active.provider.displayName} CLI)`
+      } or set the agent's executable path.`,
+      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
+    };
+    const agent = context.ledger.agents.get(active.agentId);
+    if (agent) this.options.runNotices.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, shape, `${active.provider.displayName} not found`);
+    context.end(active.runId, 'failed', shape);
+  }
+}
+
+/** A stable identity for a task's artifacts: later runs of the same task share it. */
+export function artifactIdentity(task: { id: string; planPath: string | null; reviewPath: string | null }): string {
+  return digest({ kind: 'artifact-identity', taskId: task.id, planPath: task.planPath, reviewPath: task.reviewPath });
+}

@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import type { RunStatus } from '../../shared/entities';
+import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import type { ConnectionService } from '../connections/connection-service';
+import { SecretRedactor } from '../connections/secret-redaction';
+import type { Ledger } from '../ledger/ledger';
+import type { RunRecordChanges } from '../ledger/runs-repository';
+import type { Logger } from '../log';
+import type { NoticeService } from '../notices/notice-service';
+import type { SandboxProbe } from '../confinement/sandbox-probe';
+import { canonicalJson, type LaunchProfile, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
+import type { TimelineEvent } from '../providers/events/timeline-event';
+import type { OutputFanout } from '../pty/output-fanout';
+import type { PtySession } from '../pty/pty-session';
+import type { EventHub } from '../transport/event-hub';
+import { configFingerprint, type Admission, type SandboxState } from './admission';
+import type { ConfinedLaunch } from './launch-confinement';
+import type { LongTimer } from './long-timer';
+import { transitionRun } from './run-transitions';
+
+export interface RunServiceOptions {
+  ledger: Ledger;
+  catalog: ProviderCatalog;
+  events: EventHub;
+  notices: NoticeService;
+  /** AI connections: admission asks about the agent's, and a launch opens its secret. */
+  connections: ConnectionService;
+  fanout: OutputFanout;
+  dataDir: string;
+  log: Logger;
+  /** The operator's environment: confinement copies only its allow-list from it. */
+  operatorEnv?: NodeJS.ProcessEnv | undefined;
+  operatorHome?: string | undefined;
+  /** The sandbox probe's answer, once the console has probed (what admission asks). */
+  sandbox?: () => SandboxState | null;
+  /** The probe itself: how runs and the console's tools are sandboxed here. Null where nothing probes (tests without a sandbox). */
+  sandboxProbe?: SandboxProbeSource;
+  now?: () => number;
+  /** Terminal size before the viewer has said how big its pane is. */
+  initialSize?: { cols: number; rows: number };
+}
+
+export interface SandboxProbeSource {
+  /** The answer, or null while the probe has not answered yet. */
+  current(): SandboxProbe | null;
+  /** The answer, once there is one. */
+  ready(): Promise<SandboxProbe | null>;
+}
+
+/** Why a run's work is being called off: the operator's Stop, or the console closing. */
+export type StopReason = 'operator' | 'shutdown';
+
+/** A run the console is driving right now (queued runs are only in the ledger). */
+export interface ActiveRun {
+  runId: string;
+  agentId: string;
+  admission: Admission;
+  provider: ProviderEntry;
+  profile: LaunchProfile;
+  attemptNumber: number;
+  attemptId: string | null;
+  session: PtySession | null;
+  launch: ConfinedLaunch | null;
+  /**
+   * Aborted by Stop or by the console closing. Every await of an attempt (the sandbox probe, a busy
+   * connection, the task root, the confinement) is followed by a look at it, and the long waits end
+   * on it, so a Stop during preparation is never lost. Its reason is a `StopReason`.
+   */
+  stopping: AbortController;
+  /** Set while the run waits between attempts. */
+  retryTimer: LongTimer | null;
+  /** The CLI's native session, once known (from the argv, or from its JSON stream). */
+  sessionId: string | null;
+  sessionDir: string | null;
+  /**
+   * Where the session id comes from. `argv`: the console chose it and resumes by it, whatever id the
+   * CLI's stream reports (Pi reports an internal id of the session file the console named). `stream`:
+   * only the stream knows it (Codex's thread id). Null: no session the console can resume (a command,
+   * an ephemeral run); an id the stream reports is still recorded.
+   */
+  sessionSource: 'argv' | 'stream' | null;
+  /** Timeline events of the current attempt, for the failure classifier. */
+  attemptEvents: TimelineEvent[];
+  size: { cols: number; rows: number };
+  /** Settles once the current attempt is over: prepared, run, its output all in the ledger. */
+  attemptDone: Promise<void> | null;
+  /**
+   * Every secret delivered to the run so far (a connection's key, per attempt). Cut out of its output,
+   * its timeline and the console's own notes about it before they are written or sent.
+   */
+  secrets: Set<string>;
+}
+
+export function stopReason(active: ActiveRun): StopReason | null {
+  return active.stopping.signal.aborted ? (active.stopping.signal.reason as StopReason) : null;
+}
+
+/** Timeline updates are announced at most this often per run. */
+const timelineNoticeMs = 100;
+
+export function digest(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+/**
+ * What the parts of the run lifecycle (the scheduler, the attempt runner, the queries, the service's
+ * operator actions) share: the ledger, the runs being driven, status changes, and the run's timeline
+ * and announcements.
+ */
+export class RunContext {
+  readonly ledger: Ledger;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly active = new Map<string, ActiveRun>();
+  /** The console is closing: nothing new starts, and a run's state is left for the next start to find. */
+  closing = false;
+  private readonly timelineTimers = new Map<string, NodeJS.Timeout>();
+  /** Called once a run has ended (the scheduler forgets its wait and starts what was queued behind it). */
+  onEnded: (runId: string) => void = () => {};
+
+  constructor(readonly options: RunServiceOptions) {
+    this.ledger = options.ledger;
+    this.log = options.log;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A status change, through the lifecycle's table (run-transitions.ts), announced when it happened. */
+  transition(runId: string, to: RunStatus, changes: RunRecordChanges = {}): boolean {
+    const moved = transitionRun(this, runId, to, changes);
+    if (moved) this.announce(runId);
+    return moved;
+  }
+
+  /** Ends the run (refused, cancelled, failed, succeeded): it is no longer driven, and the queue moves. */
+  end(runId: string, status: RunStatus, failure: OperatorErrorShape | null): void {
+    this.active.delete(runId);
+    if (this.transition(runId, status, { failure, endedAt: this.now() })) {
+      this.log.info('run ended', { runId, status, code: failure?.code });
+    }
+    this.onEnded(runId);
+  }
+
+  announce(runId: string): void {
+    this.options.events.emit('runsChanged', { runIds: [runId] });
+    this.options.events.emit('tasksChanged', {});
+  }
+
+  /** The console's own timeline entries (retries, resumes, quota observations, egress decisions). */
+  note(runId: string, attemptId: string | null, kind: string, data: Record<string, unknown>): void {
+    const redactor = this.redactorFor(runId);
+    this.ledger.runs.appendEvents(runId, attemptId, [{ kind, data: redactor ? redactor.redactValue(data) : data }], this.now());
+    this.announceTimeline(runId);
+  }
+
+  announceTimeline(runId: string): void {
+    if (this.closing || this.timelineTimers.has(runId)) return;
+    this.timelineTimers.set(
+      runId,
+      setTimeout(() => {
+        this.timelineTimers.delete(runId);
+        this.options.events.emit('runTimeline', { runId });
+      }, timelineNoticeMs),
+    );
+  }
+
+  /** The secrets delivered to a run, as a redactor; null when it was given none. */
+  redactorFor(runId: string): SecretRedactor | null {
+    const secrets = this.active.get(runId)?.secrets;
+    return secrets && secrets.size > 0 ? new SecretRedactor(secrets) : null;
+  }
+
+  saveSessionLocator(active: ActiveRun): void {
+    this.saveLocator(active.runId, 'session', { id: active.sessionId, dir: active.sessionDir, providerId: active.provider.id, fingerprint: configFingerprint(active.admission) });
+  }
+
+  saveLocator(runId: string, kind: 'process' | 'session', data: Record<string, unknown>): void {
+    this.ledger.runs.saveLocator(runId, kind, data, digest({ kind, ...data }), this.now());
+  }
+
+  requireRun(runId: string) {
+    const row = this.ledger.runs.row(runId);
+    if (!row) throw new OperatorError({ code: 'not_found', message: 'That run is no longer in the console.', actionUrl: actionRoute({ kind: 'runs' }) });
+    return row;
+  }
+
+  requireAgent(agentId: string) {
+    const agent = this.ledger.agents.get(agentId);
+    if (!agent) throw new OperatorError({ code: 'not_found', message: 'That agent is no longer in the console.', actionUrl: actionRoute({ kind: 'agents' }) });
+    return agent;
+  }
+
+  /** The console is closing: timeline announcements still waiting are dropped. */
+  close(): void {
+    this.closing = true;
+    for (const timer of this.timelineTimers.values()) clearTimeout(timer);
+    this.timelineTimers.clear();
+  }
+}

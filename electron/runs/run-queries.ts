@@ -1,0 +1,74 @@
+import type { RunDetail, RunEvent, RunSummary } from '../../shared/entities';
+import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import { savedAdmission } from './admission';
+import { attemptsWithOutput } from './attempt-output';
+import type { RunContext, SandboxProbeSource } from './run-context';
+import { endedStatuses } from './run-transitions';
+import type { RunWorkspace } from './run-workspace';
+
+/** What the console shows of runs: read from the ledger, and from the runs it is driving now. */
+export class RunQueries {
+  constructor(
+    private readonly context: RunContext,
+    private readonly workspace: RunWorkspace,
+    private readonly sandboxProbe: SandboxProbeSource,
+  ) {}
+
+  summary(runId: string): RunSummary {
+    const summary = this.context.ledger.runs.summary(runId);
+    if (!summary) throw new OperatorError({ code: 'not_found', message: 'That run is no longer in the console.', actionUrl: actionRoute({ kind: 'runs' }) });
+    return summary;
+  }
+
+  detail(runId: string): RunDetail {
+    const { context } = this;
+    const { ledger } = context;
+    const summary = this.summary(runId);
+    const row = context.requireRun(runId);
+    const agent = ledger.agents.get(row.agent_id);
+    const admission = savedAdmission(row.admission_json);
+    const locators = ledger.runs.locators(runId);
+    const session = locators.find((locator) => locator.kind === 'session');
+    const active = context.active.get(runId);
+    const provider = context.options.catalog.findProvider(admission?.providerId ?? agent?.providerId ?? '');
+    const ended = endedStatuses.includes(row.status);
+    return {
+      ...summary,
+      providerId: admission?.providerId ?? agent?.providerId ?? 'unknown',
+      model: admission?.model ?? agent?.model ?? 'unknown',
+      profileId: admission?.profileId ?? agent?.profileId ?? 'unknown',
+      profileRevision: admission?.profileRevision ?? null,
+      configFingerprint: row.config_fingerprint,
+      environmentId: admission?.environmentId ?? agent?.environmentId ?? 'env_local',
+      homeMode: admission?.homeMode ?? agent?.homeMode ?? 'preconfigured',
+      cwd: row.cwd,
+      taskRoot: row.task_root,
+      baseRevision: row.base_revision,
+      failure: row.failure_json ? (JSON.parse(row.failure_json) as OperatorErrorShape) : null,
+      attempts: attemptsWithOutput(ledger, runId),
+      locators,
+      submission: row.submission_json ? (JSON.parse(row.submission_json) as RunDetail['submission']) : null,
+      outputBytes: ledger.output.totalBytes(runId),
+      archived: row.archived_at !== null,
+      confinement: this.workspace.confinementOf(admission, agent, row, this.sandboxProbe.current()),
+      canStop: row.status === 'queued' || active !== undefined,
+      canResume:
+        ended &&
+        row.status !== 'refused' &&
+        row.archived_at === null &&
+        typeof session?.data.id === 'string' &&
+        admission !== undefined &&
+        (provider ? provider.definition.launch.resumable : false),
+      canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
+      notice: context.options.notices.forRun(runId),
+      connection: admission?.connection ? { id: admission.connection.id, name: admission.connection.name, provider: admission.connection.provider } : null,
+    };
+  }
+
+  events(runId: string, afterId: number, limit: number): { events: RunEvent[]; lastId: number } {
+    this.context.requireRun(runId);
+    const events = this.context.ledger.runs.events(runId, afterId, limit);
+    return { events, lastId: events.at(-1)?.id ?? afterId };
+  }
+}
