@@ -90,6 +90,8 @@ describe('a run', () => {
       [3, 'process_exit', 3],
     ]);
     expect(run.failure).toMatchObject({ code: 'process_exit' });
+    // The last attempt's failure is the run's: it does not promise another try.
+    expect(run.failure.message).not.toMatch(/try again/i);
     const { events } = await b.call('listRunEvents', { runId: run.id });
     expect(events.filter((event: { kind: string }) => event.kind === 'retry_scheduled')).toHaveLength(2);
     // Output of all three attempts is kept, one after another.
@@ -127,7 +129,7 @@ describe('a run', () => {
     expect(await b.call('listNotices', { runId: run.id })).toMatchObject([{ code: 'auth_required' }]);
   });
 
-  it('waits for the observed reset after a usage limit, then retries', async () => {
+  it('notes the usage limit it hit and waits for the reset it states (the retry itself: run-lifecycle.test.ts)', async () => {
     const b = await bed();
     const agent = await b.createAgent(['--rate-limit']);
     const task = await b.createTask();
@@ -152,7 +154,8 @@ describe('a run', () => {
     await b.call('stopRun', { runId: started.id });
     const run = await b.waitForRun(started.id, ended);
     expect(run.status).toBe('cancelled');
-    expect(run.attempts[0]).toMatchObject({ status: 'cancelled', failureCode: 'cancelled' });
+    // Killed by a signal, so no exit code (node-pty says 0, which read as "exit 0 (SIGKILL)").
+    expect(run.attempts[0]).toMatchObject({ status: 'cancelled', failureCode: 'cancelled', exitCode: null, signal: 'SIGKILL' });
     expect(isProcessGroupAlive(pgid)).toBe(false);
   });
 
@@ -318,7 +321,10 @@ describe('the run’s workspace', () => {
 
   it('runs a sandboxed agent inside bubblewrap, with the confinement shown on the run', async () => {
     const b = await bed();
-    const agent = await b.createAgent(['--write-file', 'inside.txt', '--print-env', 'HOME'], { environmentId: 'env_sandboxed', homeMode: 'isolated' });
+    // What only the inside of the sandbox shows: its own PID namespace (bubblewrap is PID 1), and
+    // none of the console's data dir but the run's own roots (the ledger is not there).
+    const probes = ['--shell', 'echo "pid-one=$(cat /proc/1/comm)"', '--print-file', path.join(b.dataDir, 'ledger.sqlite')];
+    const agent = await b.createAgent(['--write-file', 'inside.txt', '--print-env', 'HOME', ...probes], { environmentId: 'env_sandboxed', homeMode: 'isolated' });
     // A sandboxed run needs a managed AI connection (issue 5): without one it is refused before it starts.
     const connection = await b.call('createConnection', {
       name: 'Fixture key',
@@ -343,7 +349,16 @@ describe('the run’s workspace', () => {
       runsAs: process.getuid?.() === 0 ? expect.stringContaining('nobody') : null,
       syscallFilter: true,
     });
-    expect(outputText(b, run.id)).toContain(`HOME=${path.join(b.dataDir, 'tasks', run.id, 'home')}`);
+    const output = outputText(b, run.id);
+    expect(output).toContain(`HOME=${path.join(b.dataDir, 'tasks', run.id, 'home')}`);
+    expect(output).toContain('pid-one=bwrap');
+    expect(output).toContain(`file ${path.join(b.dataDir, 'ledger.sqlite')}: ENOENT`);
     expect(existsSync(path.join(run.cwd, 'inside.txt'))).toBe(true);
+
+    // The same probes from a local run see the host: the assertions above can only pass inside.
+    const local = await b.createAgent(probes);
+    const outside = await b.waitForRun((await b.call('startRun', { taskId: task.id, agentId: local.id })).id, ended);
+    expect(outputText(b, outside.id)).not.toContain('pid-one=bwrap');
+    expect(outputText(b, outside.id)).not.toContain('ledger.sqlite: ENOENT');
   });
 });

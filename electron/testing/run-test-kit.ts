@@ -87,6 +87,8 @@ export interface RunTestBed {
   createAgent(args: string[], extra?: Record<string, unknown>): Promise<{ id: string; name: string }>;
   createTask(title?: string): Promise<{ id: string; title: string }>;
   waitForRun(runId: string, done: (run: any) => boolean, timeoutMs?: number): Promise<any>;
+  /** The console restarts: this core closes (its runs stopped where they are) and a new one opens the same data dir. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -113,15 +115,17 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
   const catalogPath = path.join(data.path, 'test-catalog.json');
   writeFileSync(catalogPath, JSON.stringify(testCatalog()));
   const log = createMemoryLogger();
-  const core = createCore({
-    dataDir: data.path,
-    transport: 'browser',
-    appVersion: 'test',
-    log,
-    catalogPath,
-    vault: options.vault?.(data.path),
-    ...(options.operatorHome ? { operatorHome: options.operatorHome } : {}),
-  });
+  const openCore = () =>
+    createCore({
+      dataDir: data.path,
+      transport: 'browser',
+      appVersion: 'test',
+      log,
+      catalogPath,
+      vault: options.vault?.(data.path),
+      ...(options.operatorHome ? { operatorHome: options.operatorHome } : {}),
+    });
+  let core = openCore();
   const call = async (channel: string, input?: unknown) => {
     const answer = await core.dispatch(channel, input, { transport: 'browser' });
     if (!answer.ok) throw Object.assign(new Error(`${channel}: ${answer.error.code}: ${answer.error.message}`), answer.error);
@@ -129,7 +133,7 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
   };
   const projectId = (await call('addProject', { path: project.path })).id as string;
   let agents = 0;
-  return {
+  const bed: RunTestBed = {
     core,
     dataDir: data.path,
     projectDir: project.path,
@@ -156,10 +160,16 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
+    restart: async () => {
+      await core.close();
+      core = openCore();
+      bed.core = core;
+    },
     close: async () => {
       await core.close();
       data.remove();
       project.remove();
     },
   };
+  return bed;
 }
