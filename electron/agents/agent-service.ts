@@ -6,7 +6,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { AgentWrite, StoredAgent } from '../ledger/agents-repository';
 import { defaultModel, type ProviderCatalog } from '../providers/catalog';
 import type { EventHub } from '../transport/event-hub';
-import { withProfileRevision } from './agent-launch';
+import { withProfileRevision } from './agent-profile';
 
 export interface AgentFields {
   name?: string | undefined;

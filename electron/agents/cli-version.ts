@@ -10,7 +10,7 @@ import type { Logger } from '../log';
 import type { ProviderCatalog } from '../providers/catalog';
 import type { ProviderDefinition } from '../providers/provider-definition';
 import { resolveExecutable } from '../pty/pty-session';
-import { resolveAgentLaunch } from './agent-launch';
+import { resolveAgentLaunch } from './agent-profile';
 
 /**
  * The agent page's "which version is installed": the agent's CLI run with `--version`, compared with

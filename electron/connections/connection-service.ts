@@ -1,7 +1,7 @@
 import type { AiConnection, ConnectionTestResult, VaultInfo } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { resolveAgentLaunch } from '../agents/agent-launch';
+import { resolveAgentLaunch } from '../agents/agent-profile';
 import { draftAgentId } from '../agents/agent-service';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { StoredConnection } from '../ledger/connections-repository';

@@ -3,7 +3,7 @@ import type { AiConnection, Environment } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { requiresConnection } from '../../shared/connection-rule';
 import { actionRoute } from '../../shared/routes';
-import { resolveAgentLaunch } from '../agents/agent-launch';
+import { resolveAgentLaunch } from '../agents/agent-profile';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { StoredConnection } from '../ledger/connections-repository';
 import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';

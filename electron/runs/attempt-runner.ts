@@ -11,7 +11,7 @@ import { OutputPipeline } from '../pty/output-pipeline';
 import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
 import { judgeAttempt } from './attempt-outcome';
 import { followTimeline } from './attempt-timeline';
-import { confineLaunch, type ConfinedLaunch } from './launch-confinement';
+import { confineLaunch, type ConfinedLaunch } from './attempt-confinement';
 import { processLocator } from './process-identity';
 import { digest, stopReason, type ActiveRun, type RunContext, type SandboxProbeSource } from './run-context';
 import { credentialFor } from './run-credentials';

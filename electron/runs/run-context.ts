@@ -15,7 +15,7 @@ import type { OutputFanout } from '../pty/output-fanout';
 import type { PtySession } from '../pty/pty-session';
 import type { EventHub } from '../transport/event-hub';
 import { configFingerprint, type Admission, type SandboxState } from './admission';
-import type { ConfinedLaunch } from './launch-confinement';
+import type { ConfinedLaunch } from './attempt-confinement';
 import type { LongTimer } from './long-timer';
 import { transitionRun } from './run-transitions';
 

@@ -1,6 +1,6 @@
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { RunRow } from '../ledger/runs-repository';
-import { resolveAgentLaunch } from '../agents/agent-launch';
+import { resolveAgentLaunch } from '../agents/agent-profile';
 import type { SessionRequest } from '../providers/launch';
 import { configFingerprint, savedAdmission, type Admission, type AdmissionResult } from './admission';
 import { setLongTimer } from './long-timer';

@@ -7,7 +7,7 @@ import { prepareTaskRoot, type TaskRoot } from '../confinement/task-root';
 import { makeOperatorFixture, type OperatorFixture } from '../confinement/test-fixtures';
 import { loadProviderCatalog } from '../providers/catalog';
 import type { Admission } from './admission';
-import { confineLaunch, type ConfineLaunchInput } from './launch-confinement';
+import { confineLaunch, type ConfineLaunchInput } from './attempt-confinement';
 
 /**
  * What a launch turns into for each sandbox the probe can report. Seatbelt cannot run here (it is
