@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TaskRoot } from './task-root';
+import type { TaskRoot } from './task-root-layout';
 
 /**
  * The egress proxy of the `provider-only` network mode.

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { providerHomeVariableNames } from '../providers/definitions';
-import type { TaskRoot } from './task-root';
+import type { TaskRoot } from './task-root-layout';
 
 /**
  * The environment a confined run starts with. It is built up from nothing: a short allow-list of the

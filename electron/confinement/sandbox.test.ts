@@ -21,7 +21,10 @@ import { buildConfinedEnvironment } from './environment';
 import { makeTempDir } from '../testing/temp-dir';
 import { prepareProviderHome } from './provider-home';
 import { probeSandbox } from './sandbox-probe';
-import { diffTaskView, prepareTaskRoot, prepareTaskRootMounts, type TaskRoot, type TaskRootMounts } from './task-root';
+import { prepareTaskRoot } from './task-root';
+import type { TaskRoot } from './task-root-layout';
+import { prepareTaskRootMounts, type TaskRootMounts } from './task-root-mounts';
+import { diffTaskView } from './task-view-diff';
 import {
   fixtureTools,
   git,

@@ -1,7 +1,11 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diffTaskView, openTaskRoot, prepareTaskRoot, prepareTaskRootMounts, removeTaskRoot, type RunFileTools } from './task-root';
+import { openTaskRoot, prepareTaskRoot } from './task-root';
+import type { RunFileTools } from './task-root-layout';
+import { prepareTaskRootMounts } from './task-root-mounts';
+import { removeTaskRoot } from './task-root-removal';
+import { diffTaskView } from './task-view-diff';
 import { fixtureTools, git, makeOperatorFixture, type OperatorFixture } from './test-fixtures';
 
 let fixture: OperatorFixture;

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import os from 'node:os';
 import path from 'node:path';
 import { probeSandbox } from './sandbox-probe';
-import type { RunFileTools } from './task-root';
+import type { RunFileTools } from './task-root-layout';
 
 /**
  * Test fixtures for the confinement tests: a fake operator (home with planted secrets, a git project

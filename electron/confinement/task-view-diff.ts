@@ -1,0 +1,164 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { openHardenedGit, type HardenedGit } from './hardened-git';
+import { baseSnapshotDirName, type RunFileTools, type TaskRoot } from './task-root-layout';
+import { readRecord, toolsForRecord, type TaskRootRecord } from './task-root-record';
+import { runTool } from './tool-sandbox';
+
+export type TaskFileStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+
+export interface TaskFileChange {
+  path: string;
+  status: TaskFileStatus;
+  /** For a rename: where the file was. */
+  oldPath?: string;
+}
+
+export interface TaskViewDiff {
+  files: TaskFileChange[];
+  unifiedDiff: string;
+  /** The unified diff was cut at `maxDiffBytes`; the file list is always complete. */
+  truncated: boolean;
+  /** Folders holding a repository of their own that the agent made in the view: never entered. */
+  nestedRepositories: string[];
+}
+
+/**
+ * The diff of the view against the run's base: files changed and the unified diff, including files
+ * the agent created but never added, and commits it made on its branch.
+ *
+ * All of it through hardened git in a tool sandbox (hardened-git.ts). The agent's index is copied
+ * inside the sandbox, bounded in time (it may be a FIFO, or swapped for one while the run goes on);
+ * untracked files are marked intent-to-add in that copy only, so the agent's own index is never
+ * touched and no object is written anywhere.
+ */
+export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, options: { maxDiffBytes?: number } = {}): Promise<TaskViewDiff> {
+  const record = await readRecord(taskRoot.root);
+  if (!record) throw new Error(`${taskRoot.root} has no task root record; prepare it first.`);
+  tools = toolsForRecord(tools, record);
+  const question = diffQuestion(taskRoot, record);
+  const hiddenPaths = [path.dirname(path.dirname(taskRoot.root)), taskRoot.projectPath];
+  const git = await openHardenedGit({
+    isolation: tools.isolation,
+    operatorHome: tools.operatorHome,
+    hiddenPaths,
+    readOnly: [taskRoot.view, ...question.objectDirs, path.dirname(question.indexSource)],
+    objectDirs: question.objectDirs,
+    workTree: taskRoot.view,
+    objectFormat: question.objectFormat,
+    user: tools.isolation.kind === 'bubblewrap' ? tools.isolation.setup.user : null,
+  });
+  try {
+    await copyIndex(git, question.indexSource, tools, hiddenPaths);
+    let untracked: Buffer;
+    try {
+      untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
+    } catch {
+      // Not an index this git can read (damaged, or split by the agent): start from the base instead.
+      await git.run(['read-tree', question.base]);
+      untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
+    }
+    const entries = untracked.toString('utf8').split('\0').filter(Boolean);
+    // A folder in this list holds a repository of its own, and so does a gitlink the agent added to its
+    // index: never entered, only named.
+    const gitlinks = (await git.run(['ls-files', '-z', '--stage'])).stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((entry) => entry.startsWith('160000 '))
+      .map((entry) => entry.slice(entry.indexOf('\t') + 1));
+    const nestedRepositories = [...entries.filter((entry) => entry.endsWith('/')).map((entry) => entry.slice(0, -1)), ...gitlinks].sort();
+    const files = entries.filter((entry) => !entry.endsWith('/'));
+    if (files.length > 0) {
+      await git.run(['add', '--intent-to-add', '--pathspec-from-file=-', '--pathspec-file-nul'], { stdin: Buffer.from(`${files.join('\0')}\0`) });
+    }
+    const diffArgs = ['diff', '-M', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', '--no-color', '--no-relative'];
+    const nameStatus = await git.run([...diffArgs, '--name-status', '-z', question.base, '--']);
+    const maxDiffBytes = options.maxDiffBytes ?? 8 * 1024 * 1024;
+    const unified = await git.run([...diffArgs, '--src-prefix=a/', '--dst-prefix=b/', question.base, '--'], { maxOutputBytes: maxDiffBytes });
+    return {
+      files: parseNameStatus(nameStatus.stdout.toString('utf8')),
+      unifiedDiff: unified.stdout.toString('utf8'),
+      truncated: unified.truncated,
+      nestedRepositories,
+    };
+  } finally {
+    await git.dispose();
+  }
+}
+
+interface DiffQuestion {
+  base: string;
+  objectDirs: string[];
+  indexSource: string;
+  objectFormat: 'sha1' | 'sha256';
+}
+
+function diffQuestion(taskRoot: TaskRoot, record: TaskRootRecord): DiffQuestion {
+  if (record.kind === 'copy' && record.baseTree) {
+    const snapshot = path.join(taskRoot.root, baseSnapshotDirName);
+    return { base: record.baseTree, objectDirs: [path.join(snapshot, 'objects')], indexSource: path.join(snapshot, 'index'), objectFormat: 'sha1' };
+  }
+  if (record.version === 2 && record.repository && record.baseRevision) {
+    const repository = record.repository;
+    return {
+      base: record.baseRevision,
+      objectDirs: [path.join(repository.gitDir, 'objects'), ...repository.borrowedObjects],
+      indexSource: path.join(repository.adminDir, 'index'),
+      objectFormat: repository.objectFormat,
+    };
+  }
+  if (record.version === 1 && record.git && record.baseRevision) {
+    return {
+      base: record.baseRevision,
+      objectDirs: [path.join(record.git.commonDir, 'objects')],
+      indexSource: path.join(record.git.worktreeAdminDir, 'index'),
+      objectFormat: record.baseRevision.length === 64 ? 'sha256' : 'sha1',
+    };
+  }
+  throw new Error(`${taskRoot.root} has an incomplete task root record; prepare it again.`);
+}
+
+// Copies the index if it is a regular file (not a link, a FIFO or a device); a swap between the test
+// and the copy can only make the copy wait, and the time limit ends that.
+const copyIndexScript = 'if [ -f "$1" ] && [ ! -L "$1" ]; then exec head -c 536870912 -- "$1" > "$2"; fi; exit 3';
+
+async function copyIndex(git: HardenedGit, indexSource: string, tools: RunFileTools, hiddenPaths: string[]): Promise<void> {
+  const copied = await runTool(tools.isolation, {
+    command: ['/bin/sh', '-c', copyIndexScript, 'sh', indexSource, git.indexFile],
+    env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+    readOnly: [path.dirname(indexSource)],
+    writable: [git.scratch],
+    hiddenPaths,
+    operatorHome: tools.operatorHome,
+    cwd: '/',
+    timeoutMs: 10_000,
+    maxOutputBytes: 1024,
+  });
+  if (copied.exitCode !== 0) await fs.rm(git.indexFile, { force: true });
+  if (copied.exitCode !== 0 && copied.exitCode !== 3 && !copied.timedOut) {
+    throw new Error(`The run's index could not be read: ${copied.stderr.trim() || `exit ${copied.exitCode ?? copied.signal}`}`);
+  }
+}
+
+function parseNameStatus(output: string): TaskFileChange[] {
+  const tokens = output.split('\0');
+  const files: TaskFileChange[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    const code = tokens[i++];
+    if (!code) continue;
+    const letter = code[0];
+    if (letter === 'R' || letter === 'C') {
+      const oldPath = tokens[i++] ?? '';
+      const newPath = tokens[i++] ?? '';
+      // A copy leaves the original in place: to the operator it is a new file.
+      files.push(letter === 'R' ? { path: newPath, status: 'renamed', oldPath } : { path: newPath, status: 'added' });
+      continue;
+    }
+    const filePath = tokens[i++] ?? '';
+    if (letter === 'A') files.push({ path: filePath, status: 'added' });
+    else if (letter === 'D') files.push({ path: filePath, status: 'deleted' });
+    else files.push({ path: filePath, status: 'modified' }); // M, T (type change), U
+  }
+  return files;
+}
