@@ -5,19 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  chooseRelayPort,
-  egressProxyEnvironment,
-  egressRelayCommand,
-  egressSocketPath,
-  endpointFromUrl,
-  findEgressRelayScript,
-  isEgressAllowed,
-  loopbackForwards,
-  startEgressProxy,
-  type EgressDecision,
-  type EgressProxy,
-} from './egress-proxy';
+import { endpointFromUrl, isEgressAllowed, loopbackForwards } from './egress-allow-list';
+import { egressSocketPath, startEgressProxy, type EgressDecision, type EgressProxy } from './egress-proxy';
+import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, findEgressRelayScript } from './egress-relay';
 
 /** The host side of the egress proxy, spoken to over its Unix socket as the relay does. */
 

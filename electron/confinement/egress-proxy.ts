@@ -1,10 +1,14 @@
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isEgressAllowed, normalizeHost, type EgressEndpoint } from './egress-allow-list';
 import type { TaskRoot } from './task-root-layout';
+
+// electron/runs/ imports the allow-list and the relay's command from here too.
+export { endpointFromUrl, loopbackForwards, type EgressEndpoint } from './egress-allow-list';
+export { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, findEgressRelayScript } from './egress-relay';
 
 /**
  * The egress proxy of the `provider-only` network mode.
@@ -26,13 +30,10 @@ import type { TaskRoot } from './task-root-layout';
  * clients that skip the proxy for loopback (Go does, always; Node's fetch ignores proxy variables)
  * still reach the allowed local server, every such connection still passes the proxy's decision,
  * and the agent's own servers inside the sandbox (a dev server under test) stay reachable.
+ *
+ * The allow-list is egress-allow-list.ts; the relay's command line and the agent's proxy variables
+ * are egress-relay.ts.
  */
-
-export interface EgressEndpoint {
-  /** A host name or IP address; `*.example.com` allows every subdomain of example.com. */
-  host: string;
-  port: number;
-}
 
 export interface EgressDecision {
   host: string;
@@ -65,9 +66,6 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-/** The relay's port on the sandbox's loopback, unless an allowed loopback endpoint needs it. */
-export const defaultRelayPort = 3128;
-
 // Linux allows 107 bytes in a socket path (108 with the terminating NUL), macOS 103; keep a margin.
 const maxSocketPathBytes = 100;
 const socketPathLimitBytes = process.platform === 'darwin' ? 103 : 107;
@@ -82,108 +80,6 @@ export async function egressSocketPath(taskRoot: Pick<TaskRoot, 'root'>): Promis
   const preferred = path.join(taskRoot.root, 'egress', 'proxy.sock');
   if (Buffer.byteLength(preferred) <= maxSocketPathBytes) return preferred;
   return path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'oc-egress-')), 'proxy.sock');
-}
-
-export function normalizeHost(host: string): string {
-  let normalized = host.trim().toLowerCase();
-  if (normalized.startsWith('[') && normalized.endsWith(']')) normalized = normalized.slice(1, -1);
-  if (normalized.endsWith('.')) normalized = normalized.slice(0, -1);
-  return normalized;
-}
-
-/** The endpoint of a provider API or AI-connection base URL, e.g. `https://api.openai.com/v1`. */
-export function endpointFromUrl(url: string): EgressEndpoint {
-  const parsed = new URL(url);
-  const defaultPorts: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
-  const port = parsed.port ? Number(parsed.port) : defaultPorts[parsed.protocol];
-  if (port === undefined) throw new Error(`${url} is not an http(s) URL.`);
-  return { host: normalizeHost(parsed.hostname), port };
-}
-
-export function isEgressAllowed(allow: EgressEndpoint[], host: string, port: number): boolean {
-  const wanted = normalizeHost(host);
-  return allow.some((entry) => {
-    if (entry.port !== port) return false;
-    const allowedHost = normalizeHost(entry.host);
-    if (allowedHost.startsWith('*.')) return wanted.endsWith(allowedHost.slice(1));
-    return allowedHost === wanted;
-  });
-}
-
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
-
-/** Allowed endpoints on the host's loopback: the relay forwards these ports inside the sandbox. */
-export function loopbackForwards(allow: EgressEndpoint[]): EgressEndpoint[] {
-  return allow.filter((entry) => loopbackHosts.has(normalizeHost(entry.host)));
-}
-
-/** A relay port that no forwarded loopback endpoint uses. */
-export function chooseRelayPort(forwards: EgressEndpoint[]): number {
-  const taken = new Set(forwards.map((entry) => entry.port));
-  let port = defaultRelayPort;
-  while (taken.has(port)) port += 1;
-  return port;
-}
-
-/**
- * The proxy variables the agent gets in `provider-only` mode (see the NO_PROXY note above).
- * `privateLoopback: false` is for macOS, where the sandbox shares the host's loopback and may only
- * reach the proxy's port: there every destination, loopback included, goes through the proxy.
- */
-export function egressProxyEnvironment(proxyPort: number, options: { privateLoopback?: boolean } = {}): Record<string, string> {
-  const proxyUrl = `http://127.0.0.1:${proxyPort}`;
-  const noProxy = options.privateLoopback === false ? '' : 'localhost,127.0.0.1,::1';
-  return {
-    HTTPS_PROXY: proxyUrl,
-    HTTP_PROXY: proxyUrl,
-    https_proxy: proxyUrl,
-    http_proxy: proxyUrl,
-    NO_PROXY: noProxy,
-    no_proxy: noProxy,
-  };
-}
-
-/** Finds `resources/sandbox/egress-relay.mjs` from the source tree or the built app. */
-export function findEgressRelayScript(start: string = path.dirname(fileURLToPath(import.meta.url))): string {
-  let folder = start;
-  for (;;) {
-    const candidate = path.join(folder, 'resources', 'sandbox', 'egress-relay.mjs');
-    if (existsSync(candidate)) return candidate;
-    const parent = path.dirname(folder);
-    if (parent === folder) throw new Error('resources/sandbox/egress-relay.mjs was not found.');
-    folder = parent;
-  }
-}
-
-export interface EgressRelayCommandInput {
-  /** A Node binary visible inside the sandbox (in Electron: process.execPath with ELECTRON_RUN_AS_NODE=1). */
-  nodePath: string;
-  relayScript: string;
-  socketPath: string;
-  relayPort: number;
-  forwards: EgressEndpoint[];
-  command: string[];
-}
-
-/** The command bwrap runs in `provider-only` mode: the relay, which then runs the agent. */
-export function egressRelayCommand(input: EgressRelayCommandInput): string[] {
-  if (input.forwards.some((entry) => entry.port === input.relayPort)) {
-    throw new Error(`Relay port ${input.relayPort} is also a forwarded loopback port; use chooseRelayPort.`);
-  }
-  return [
-    input.nodePath,
-    input.relayScript,
-    input.socketPath,
-    String(input.relayPort),
-    ...input.forwards.flatMap((entry) => ['--forward', formatAuthority(entry.host, entry.port)]),
-    '--',
-    ...input.command,
-  ];
-}
-
-function formatAuthority(host: string, port: number): string {
-  const normalized = normalizeHost(host);
-  return normalized.includes(':') ? `[${normalized}]:${port}` : `${normalized}:${port}`;
 }
 
 /** `host:port` of a CONNECT request (`[::1]:443` for IPv6). */

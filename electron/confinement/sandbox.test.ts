@@ -6,16 +6,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildBwrapArgs, bwrapCommand, readOnlyRebindsFor, type NetworkMode, type SandboxSetup } from './bwrap';
-import {
-  chooseRelayPort,
-  egressProxyEnvironment,
-  egressRelayCommand,
-  egressSocketPath,
-  findEgressRelayScript,
-  loopbackForwards,
-  startEgressProxy,
-  type EgressDecision,
-} from './egress-proxy';
+import { loopbackForwards } from './egress-allow-list';
+import { egressSocketPath, startEgressProxy, type EgressDecision } from './egress-proxy';
+import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, findEgressRelayScript } from './egress-relay';
 import { codexDefinition } from '../providers/codex/definition';
 import { buildConfinedEnvironment } from './environment';
 import { makeTempDir } from '../testing/temp-dir';
