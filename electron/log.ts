@@ -121,3 +121,8 @@ export function createMemoryLogger(options: { file?: string } = {}): Logger & { 
   const logger = createLogger({ level: 'debug', sink: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
   return Object.assign(logger, { lines, file: options.file });
 }
+
+/** An error as a log line carries it: its stack where it has one. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

@@ -1,22 +1,23 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { maxRequestBytes } from '../../shared/contract';
-import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
-import { createClientChannel } from '../transport/client-channel';
-import { clientRequestSchema, encodeBinaryEvent, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { encodeBinaryEvent, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
-import { detailsInLog, type Logger } from '../log';
+import { describeError, detailsInLog, type Logger } from '../log';
+import { HostSocket } from './host-socket';
+import { contentTypes, resolveStaticFile } from './static-files';
 
 /**
  * The browser host: the built renderer over HTTP and the core's contract over one WebSocket, on
  * 127.0.0.1 only. Anything on the machine can reach a loopback port, and any web page the operator
  * visits can try to, so every HTTP request and every socket must carry the per-launch token, the Host
  * header must name the loopback address (DNS rebinding), and sockets must come from our own Origin.
+ * Those checks are here; what one socket does once admitted is host-socket.ts, and which file a path
+ * names is static-files.ts.
  */
 
 export interface HostServerOptions {
@@ -45,32 +46,9 @@ export interface HostServer {
 
 /** Large enough to answer an oversized request with payload_too_large instead of ws closing the socket. */
 const maxFrameBytes = 8 * 1024 * 1024;
-/** A socket this far behind stops getting events; the renderer refetches when it catches up. */
-const maxBufferedEventBytes = 16 * 1024 * 1024;
 const defaultHeartbeatMs = 15_000;
 /** How long close() lets sockets say goodbye before cutting them. */
 const closeGraceMs = 400;
-
-const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.wasm': 'application/wasm',
-};
 
 const unauthorizedBody =
   'Operator Console needs its access token. Open the URL the console printed when it started ' +
@@ -291,150 +269,6 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   };
 }
 
-/**
- * One browser connection: requests in, responses and events out. Nothing a client sends may close
- * the socket or reach the ledger unchecked; every refusal is answered with a stable code.
- */
-class HostSocket {
-  private alive = true;
-  private droppingEvents = false;
-  /**
-   * This socket as a client of the core: streams it opens (live output) are pushed here only, and
-   * always sent, since the output fanout already bounds what is in flight per viewer.
-   */
-  private readonly client = createClientChannel((event, payload) => {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    if (hasBinaryBytes(payload)) this.ws.send(encodeBinaryEvent(event, payload), { binary: true });
-    else this.ws.send(JSON.stringify({ type: 'event', event, payload } satisfies ServerMessage));
-  });
-
-  constructor(
-    private readonly ws: WebSocket,
-    private readonly core: Pick<Core, 'dispatch'>,
-    private readonly log: Logger,
-  ) {
-    ws.on('close', () => this.client.close());
-    ws.on('pong', () => {
-      this.alive = true;
-    });
-    ws.on('message', (data, isBinary) => {
-      this.handleMessage(data, isBinary).catch((error: unknown) => {
-        this.log.error('websocket message failed unexpectedly', { error: describeError(error) });
-      });
-    });
-    ws.on('error', (error) => this.log.debug('websocket error', { error: describeError(error) }));
-  }
-
-  private async handleMessage(data: RawData, isBinary: boolean): Promise<void> {
-    const bytes = rawDataToBuffer(data);
-    if (isBinary) {
-      return this.refuse(undefined, 'malformed_message', 'The console accepts only JSON text messages from the page.');
-    }
-    const text = bytes.toString('utf8');
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      if (bytes.length > maxRequestBytes) return this.refuseTooLarge(undefined, bytes.length);
-      return this.refuse(undefined, 'malformed_message', 'The message is not valid JSON.');
-    }
-    const id = requestIdOf(message);
-    if (bytes.length > maxRequestBytes) return this.refuseTooLarge(id, bytes.length);
-    const parsed = clientRequestSchema.safeParse(message);
-    if (!parsed.success) {
-      if (id !== undefined) return this.refuse(id, 'invalid_request', 'The message is not a request the console understands.');
-      return this.refuse(undefined, 'malformed_message', 'The message is not a request the console understands.');
-    }
-    const request = parsed.data;
-    // The dispatcher validates the channel and input, and logs its own refusals.
-    const envelope = await this.core.dispatch(request.channel, request.input, {
-      transport: 'browser',
-      sizeBytes: bytes.length,
-      client: this.client,
-    });
-    this.send(
-      envelope.ok
-        ? { type: 'response', id: request.id, ok: true, value: envelope.value }
-        : { type: 'response', id: request.id, ok: false, error: envelope.error },
-    );
-  }
-
-  private refuseTooLarge(id: number | undefined, size: number): void {
-    this.refuse(id, 'payload_too_large', `The request is ${size} bytes; the limit is ${maxRequestBytes} bytes.`);
-  }
-
-  private refuse(id: number | undefined, code: ErrorCode, message: string): void {
-    this.log.warn('websocket message refused', { transport: 'browser', code, ...(id !== undefined ? { id } : {}) });
-    const error: OperatorErrorShape = { code, message };
-    this.send(id !== undefined ? { type: 'response', id, ok: false, error } : { type: 'error', error });
-  }
-
-  /** Responses are always sent, however far behind the socket is: the page is waiting for them. */
-  private send(message: ServerMessage): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    let text: string;
-    try {
-      text = JSON.stringify(message);
-    } catch (error) {
-      this.log.error('response could not be encoded', { error: describeError(error) });
-      return;
-    }
-    this.ws.send(text);
-  }
-
-  sendEvent(event: string, data: string | Uint8Array, binary: boolean): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    if (this.ws.bufferedAmount > maxBufferedEventBytes) {
-      if (!this.droppingEvents) {
-        this.droppingEvents = true;
-        this.log.warn('websocket too far behind; dropping events until it catches up', {
-          event,
-          bufferedBytes: this.ws.bufferedAmount,
-        });
-      }
-      return;
-    }
-    this.droppingEvents = false;
-    this.ws.send(data, { binary });
-  }
-
-  /** A socket that did not answer the last ping is gone (sleeping laptop, killed tab). */
-  checkAlive(): void {
-    if (!this.alive) {
-      this.log.debug('websocket missed its heartbeat; terminating');
-      this.ws.terminate();
-      return;
-    }
-    this.alive = false;
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.ping();
-  }
-
-  closeGoingAway(): Promise<void> {
-    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.ws.once('close', () => resolve());
-      this.ws.close(1001, 'Operator Console is shutting down');
-    });
-  }
-
-  terminate(): void {
-    if (this.ws.readyState !== WebSocket.CLOSED) this.ws.terminate();
-  }
-}
-
-/** The id of something shaped like a request, so a bad request can still be answered by id. */
-function requestIdOf(message: unknown): number | undefined {
-  if (typeof message !== 'object' || message === null) return undefined;
-  const id = (message as { id?: unknown }).id;
-  return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : undefined;
-}
-
-function rawDataToBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
-}
-
 /** Splits an origin-form request target ("/path?query"); anything else is refused. */
 function splitRequestTarget(url: string | undefined): { pathname: string; query: URLSearchParams } | undefined {
   if (!url || !url.startsWith('/')) return undefined;
@@ -442,36 +276,6 @@ function splitRequestTarget(url: string | undefined): { pathname: string; query:
   const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
   const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
   return { pathname, query };
-}
-
-/**
- * Maps a URL path to a file inside the static root, or nothing. The resolved path (symlinks too) must
- * stay under the root, so "..", encoded slashes and links cannot reach the rest of the disk.
- */
-async function resolveStaticFile(root: string, pathname: string): Promise<{ path: string; size: number } | undefined> {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(pathname);
-  } catch {
-    return undefined;
-  }
-  if (decoded.includes('\0')) return undefined;
-  const relative = decoded === '/' ? 'index.html' : `.${decoded}`;
-  const candidate = path.resolve(root, relative);
-  if (!isInside(root, candidate)) return undefined;
-  try {
-    const real = await realpath(candidate);
-    if (!isInside(root, real)) return undefined;
-    const info = await stat(real);
-    if (!info.isFile()) return undefined;
-    return { path: real, size: info.size };
-  } catch {
-    return undefined;
-  }
-}
-
-function isInside(root: string, candidate: string): boolean {
-  return candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {
@@ -508,8 +312,4 @@ function refuseUpgrade(socket: Duplex, status: number, statusText: string, body:
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
