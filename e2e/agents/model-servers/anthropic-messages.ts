@@ -1,6 +1,8 @@
 import path from 'node:path';
-import type { ConversationHistory, ConversationView, FailureMode, FailurePlan, ModelServer, ProtocolContext, ScriptOptions } from './recording-server';
-import { asArray, decideTurn, isObject, makeId, pickTool, pieces, resetDate, sendJson, sendTruncatedJson, sseStream, startRecordingServer, textOf } from './recording-server';
+import { asArray, isObject, textOf } from './json-values';
+import { startRecordingServer, type FailureMode, type FailurePlan, type ModelServer, type ProtocolContext } from './recording-server';
+import { makeId, pieces, resetDate, sendJson, sendTruncatedJson, sseStream } from './replies';
+import { decideTurn, pickTool, type ConversationHistory, type ConversationView, type ScriptOptions } from './scripted-conversation';
 import type { HttpError } from './openai-errors';
 
 /**

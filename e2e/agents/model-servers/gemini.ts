@@ -1,5 +1,7 @@
-import type { ConversationHistory, ConversationView, FailureMode, FailurePlan, ModelServer, ProtocolContext, ScriptOptions } from './recording-server';
-import { asArray, decideTurn, isObject, makeId, pickTool, pieces, sendJson, sendTruncatedJson, sseStream, startRecordingServer } from './recording-server';
+import { asArray, isObject } from './json-values';
+import { startRecordingServer, type FailureMode, type FailurePlan, type ModelServer, type ProtocolContext } from './recording-server';
+import { makeId, pieces, sendJson, sendTruncatedJson, sseStream } from './replies';
+import { decideTurn, pickTool, type ConversationHistory, type ConversationView, type ScriptOptions } from './scripted-conversation';
 import type { HttpError } from './openai-errors';
 
 /**

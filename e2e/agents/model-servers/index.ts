@@ -2,10 +2,14 @@ import { anthropicHistory, startAnthropicServer } from './anthropic-messages';
 import { geminiHistory, startGeminiServer } from './gemini';
 import { chatHistory, startChatCompletionsServer } from './openai-chat';
 import { responsesHistory, startResponsesServer } from './openai-responses';
-import type { ConversationHistory, FailurePlan, ModelServer, ScriptOptions, WireProtocol } from './recording-server';
-import { isObject } from './recording-server';
+import { isObject } from './json-values';
+import type { FailurePlan, ModelServer, WireProtocol } from './recording-server';
+import type { ConversationHistory, ScriptOptions } from './scripted-conversation';
 
+export * from './json-values';
 export * from './recording-server';
+export * from './replies';
+export * from './scripted-conversation';
 export { startAnthropicServer } from './anthropic-messages';
 export { startGeminiServer } from './gemini';
 export { startChatCompletionsServer } from './openai-chat';

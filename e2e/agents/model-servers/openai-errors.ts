@@ -1,6 +1,8 @@
 import type http from 'node:http';
-import type { FailureMode, FailurePlan, ModelServer, ProtocolContext, ScriptOptions } from './recording-server';
-import { asArray, isObject, makeId, sendJson, startRecordingServer } from './recording-server';
+import { asArray, isObject } from './json-values';
+import { startRecordingServer, type FailureMode, type FailurePlan, type ModelServer, type ProtocolContext } from './recording-server';
+import { makeId, sendJson } from './replies';
+import type { ScriptOptions } from './scripted-conversation';
 
 /**
  * What the Responses and Chat Completions servers share: OpenAI's error responses, `GET /v1/models`,

@@ -1,6 +1,8 @@
 import type http from 'node:http';
-import type { ConversationHistory, ConversationView, FailurePlan, ModelServer, ProtocolContext, ScriptOptions } from './recording-server';
-import { asArray, decideTurn, isObject, makeId, pickTool, pieces, sendJson, sendTruncatedJson, sseStream, textOf } from './recording-server';
+import { asArray, isObject, textOf } from './json-values';
+import type { FailurePlan, ModelServer, ProtocolContext } from './recording-server';
+import { makeId, pieces, sendJson, sendTruncatedJson, sseStream } from './replies';
+import { decideTurn, pickTool, type ConversationHistory, type ConversationView, type ScriptOptions } from './scripted-conversation';
 import { openAiContentText, openAiModelRequest, startOpenAiServer } from './openai-errors';
 
 /**

@@ -1,12 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
+import { sendJson } from './replies';
+import { defaultScript, type ScriptOptions } from './scripted-conversation';
 
 /**
  * The part every scripted model server shares: an HTTP server on 127.0.0.1 (port 0, so tests never
  * collide), a record of every request (method, path, query, headers, parsed JSON body), a failure
- * plan, and the scripted conversation's decisions. Each wire protocol (openai-responses.ts,
- * openai-chat.ts, anthropic-messages.ts, gemini.ts) supplies only its routes and its stream format.
+ * plan, and the script (scripted-conversation.ts) the protocol answers from. Each wire protocol
+ * (openai-responses.ts, openai-chat.ts, anthropic-messages.ts, gemini.ts) supplies only its routes and
+ * its stream format, written with replies.ts.
  */
 
 export type WireProtocol = 'openai-responses' | 'openai-chat' | 'anthropic-messages' | 'gemini';
@@ -28,33 +31,6 @@ export interface FailurePlan {
   retryAfterSeconds?: number;
 }
 
-export interface ScriptOptions {
-  /** The file the model asks the CLI to create, relative to the CLI's working directory. */
-  fileName: string;
-  fileContent: string;
-  /** Text the model says before its tool call. */
-  leadText: string;
-  /** The final answer after the tool result came back. */
-  finalText: string;
-  /** Answer to side requests (no tools offered: titles, summaries, checks). */
-  sideText: string;
-  /**
-   * The model repeats the credential the request carried in its text before the tool call, as a
-   * model that was shown the key (an `env` dump, a config file) might: the CLI then prints the key,
-   * and whoever shows that output must cut it.
-   */
-  echoCredential: boolean;
-}
-
-export const defaultScript: ScriptOptions = {
-  fileName: 'hello.txt',
-  fileContent: 'hello from the scripted model\n',
-  leadText: 'I will create the file now.',
-  finalText: 'Done: the file is written.',
-  sideText: 'ok',
-  echoCredential: false,
-};
-
 /** The credential a request carried: a bearer token, `x-api-key`, `x-goog-api-key`, or Google's `?key=`. */
 export function credentialOf(headers: http.IncomingHttpHeaders, query: Record<string, string>): string | null {
   const header = (name: string) => {
@@ -63,15 +39,6 @@ export function credentialOf(headers: http.IncomingHttpHeaders, query: Record<st
   };
   const bearer = header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
   return bearer ?? header('x-api-key') ?? header('x-goog-api-key') ?? query.key ?? null;
-}
-
-/**
- * A prompt chooses the file with "create the file <name>" (the last such phrase in the latest user
- * message wins), so a resumed second turn can ask for a different file than the first.
- */
-export function fileNameFromPrompt(text: string, fallback: string): string {
-  const matches = [...text.matchAll(/\bcreate the file ([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_])/gi)];
-  return matches.at(-1)?.[1] ?? fallback;
 }
 
 export interface RecordedRequest {
@@ -100,12 +67,6 @@ export type RequestOutcome =
   | { type: 'failure'; mode: FailureMode; status: number | null }
   | { type: 'other'; status: number }
   | { type: 'pending' };
-
-/** The script's verdict for one model request. */
-export type TurnDecision =
-  | { type: 'tool_call'; fileName: string }
-  | { type: 'final' }
-  | { type: 'side' };
 
 export interface ModelServer {
   readonly protocol: WireProtocol;
@@ -277,125 +238,4 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text).toString(), ...headers });
-  res.end(text);
-}
-
-/**
- * A dropped non-streaming answer: the status and headers promise the whole JSON body, half of it is
- * sent, then the socket is destroyed.
- */
-export function sendTruncatedJson(res: http.ServerResponse, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text).toString(), ...headers });
-  res.write(text.slice(0, Math.floor(text.length / 2)));
-  setTimeout(() => res.socket?.destroy(), 50);
-}
-
-/** Starts an SSE response. `write` sends one event (named when `event` is given), `end` finishes it. */
-export function sseStream(res: http.ServerResponse, headers: Record<string, string> = {}) {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    ...headers,
-  });
-  res.flushHeaders();
-  return {
-    write(data: unknown, event?: string) {
-      res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
-    },
-    end() {
-      res.end();
-    },
-    /** Cut the connection mid-stream, as a network drop or a crashed upstream would. */
-    drop() {
-      // Give the written events a moment to reach the client, then destroy the socket without a
-      // terminating chunk: the client sees a truncated chunked body.
-      setTimeout(() => res.socket?.destroy(), 50);
-    },
-  };
-}
-
-/** Seconds → the date a reset hint names. */
-export function resetDate(seconds: number): Date {
-  return new Date(Date.now() + seconds * 1000);
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-/** A short id in the provider's style (`prefix` + 24 hex characters). */
-export function makeId(prefix: string): string {
-  let hex = '';
-  for (let index = 0; index < 24; index += 1) hex += Math.floor(Math.random() * 16).toString(16);
-  return `${prefix}${hex}`;
-}
-
-/** Splits text into a few pieces so clients see real incremental deltas. */
-export function pieces(text: string, count = 3): string[] {
-  if (text.length <= count) return [text];
-  const size = Math.ceil(text.length / count);
-  const parts: string[] = [];
-  for (let index = 0; index < text.length; index += size) parts.push(text.slice(index, index + size));
-  return parts;
-}
-
-/** What the script needs to know about one conversation request, read by the protocol module. */
-export interface ConversationView {
-  /** Names of the tools the client offered. */
-  toolNames: string[];
-  /** The last item of the conversation: a user message, a tool result, or something else. */
-  last: 'user' | 'tool_result' | 'other';
-  /** The text of the latest user message (all its text parts). */
-  latestUserText: string;
-}
-
-/**
- * The scripted conversation, the same for every protocol:
- *   no file-writing tool offered          → a side answer (titles, summaries, checks)
- *   the last item is a user message       → a short text and one tool call that creates the file
- *   otherwise (a tool result, ...)        → the final answer
- * So a run is: prompt → text + tool call → tool result → final answer. A resumed turn (a new user
- * message after the first turn's history) asks for a tool call again, for the file its prompt names.
- */
-export function decideTurn(view: ConversationView, fileTool: string | null, script: ScriptOptions): TurnDecision {
-  if (fileTool === null) return { type: 'side' };
-  // Only a fresh user message gets a tool call, so no client can be led into a loop.
-  if (view.last !== 'user') return { type: 'final' };
-  return { type: 'tool_call', fileName: fileNameFromPrompt(view.latestUserText, script.fileName) };
-}
-
-/** The first of `preferred` that the client offered. */
-export function pickTool(toolNames: readonly string[], preferred: readonly string[]): string | null {
-  return preferred.find((name) => toolNames.includes(name)) ?? null;
-}
-
-/** The conversation a request carries, flattened (for asserting that a resumed turn sent its history). */
-export interface ConversationHistory {
-  userTexts: string[];
-  assistantTexts: string[];
-  /** Tool results the client sent back, as text. */
-  toolResults: string[];
-}
-
-export function textOf(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(textOf).join('\n');
-  if (isObject(value)) {
-    if (typeof value.text === 'string') return value.text;
-    if ('output' in value) return textOf(value.output);
-    if ('content' in value) return textOf(value.content);
-    return JSON.stringify(value);
-  }
-  return value === undefined || value === null ? '' : String(value);
 }
