@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { runDetailSchema, runDiffSchema, runEventSchema, runStatuses, runSummarySchema } from '../entities';
+import { channel, entityId } from './channel';
+
+/** Runs: start, follow, stop, resume, review and clean up, and their live output. */
+
+export const runChannels = {
+  listRuns: channel(
+    z
+      .strictObject({
+        status: z.enum(runStatuses).optional(),
+        agentId: entityId.optional(),
+        projectId: entityId.optional(),
+        limit: z.number().int().min(1).max(500).optional(),
+        before: z.string().max(200).optional(),
+      })
+      .optional(),
+    z.object({ runs: z.array(runSummarySchema), nextCursor: z.string().nullable() }),
+  ),
+
+  startRun: channel(z.strictObject({ taskId: entityId, agentId: entityId }), runSummarySchema),
+  getRun: channel(z.strictObject({ runId: entityId }), runDetailSchema),
+  listRunEvents: channel(
+    z.strictObject({ runId: entityId, afterId: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }),
+    z.object({ events: z.array(runEventSchema), lastId: z.number().int() }),
+  ),
+  stopRun: channel(z.strictObject({ runId: entityId }), runSummarySchema),
+  /** The run's changes: its view against the base revision it started from. */
+  getRunDiff: channel(z.strictObject({ runId: entityId }), runDiffSchema),
+  /** Opens the run's working folder in the operator's file manager (on the machine the console runs on). */
+  openRunFolder: channel(z.strictObject({ runId: entityId }), z.object({ path: z.string(), opened: z.boolean() })),
+  /** Keeps the run's record and cleans up its worktree. */
+  archiveRun: channel(z.strictObject({ runId: entityId }), runSummarySchema),
+  /** Removes the run, its record and its worktree. */
+  deleteRun: channel(z.strictObject({ runId: entityId }), z.object({ runId: z.string() })),
+  /** Relaunches the CLI in the run's task root with its native resume arguments (a follow-up turn with a prompt). */
+  resumeRun: channel(z.strictObject({ runId: entityId, prompt: z.string().trim().min(1).max(100_000).optional() }), runSummarySchema),
+  sendRunInput: channel(z.strictObject({ runId: entityId, data: z.string().min(1).max(64 * 1024) }), z.object({ accepted: z.boolean() })),
+  resizeRun: channel(
+    z.strictObject({ runId: entityId, cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) }),
+    z.object({ accepted: z.boolean() }),
+  ),
+  /**
+   * Opens a live output stream to the calling client: a replay from the ledger (from the start, from
+   * an offset, or the tail), then live output, as `runOutput` / `runOutputSkipped` events, with
+   * `runOutputAttempt` where an attempt begins. The client acknowledges bytes once its terminal has
+   * parsed them.
+   */
+  openRunOutput: channel(
+    z.strictObject({ runId: entityId, from: z.union([z.literal('start'), z.literal('tail'), z.number().int().min(0)]) }),
+    z.object({ subscriptionId: z.string(), fromOffset: z.number().int().min(0), totalBytes: z.number().int().min(0) }),
+  ),
+  ackRunOutput: channel(z.strictObject({ subscriptionId: z.string().max(100), bytes: z.number().int().min(0) }), z.object({ ok: z.boolean() })),
+  closeRunOutput: channel(z.strictObject({ subscriptionId: z.string().max(100) }), z.object({ ok: z.boolean() })),
+} as const;
