@@ -1,12 +1,24 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClientChannel } from '../transport/client-channel';
-import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
-import { startTestModelServer, type TestModelServer } from '../testing/model-server';
+import {
+  bed,
+  beds,
+  closeConnectionBeds,
+  codexAgent,
+  codexHome,
+  createConnection,
+  ended,
+  expectNothingStarted,
+  key,
+  outputText,
+  sandboxed,
+  servers,
+  temps,
+} from '../testing/connection-test-kit';
+import { startTestModelServer } from '../testing/model-server';
 import { makeTempDir } from '../testing/temp-dir';
-import { KeyFileVault, keyFileName, type SecretVault } from './secret-vault';
 
 /**
  * The "AI connection required" rule end to end (issue 5): a real ledger file, real PTYs running the
@@ -14,96 +26,7 @@ import { KeyFileVault, keyFileName, type SecretVault } from './secret-vault';
  * checks that nothing was started: no task root, no worktree, no decrypted secret, no process.
  */
 
-const key = 'sk-test-FIXTUREKEY-4f1c9a2b7d3e8a6c0b5e';
-
-interface Bed extends RunTestBed {
-  decrypts(): number;
-}
-
-const beds: RunTestBed[] = [];
-const servers: TestModelServer[] = [];
-const temps: Array<{ remove(): void }> = [];
-
-async function bed(options: { dataDir?: string } = {}): Promise<Bed> {
-  let decrypts = 0;
-  // The real key-file vault, counting every decrypt: a refused run must cause none.
-  const counting = (dataDir: string): SecretVault => {
-    const inner = new KeyFileVault(dataDir);
-    return {
-      kind: inner.kind,
-      protects: inner.protects,
-      get warning() {
-        return inner.warning;
-      },
-      get description() {
-        return inner.description;
-      },
-      encrypt: (plain) => inner.encrypt(plain),
-      decrypt: (sealed) => {
-        decrypts += 1;
-        return inner.decrypt(sealed);
-      },
-    };
-  };
-  const opened = await openRunTestBed({ ...options, vault: counting });
-  beds.push(opened);
-  return Object.assign(opened, { decrypts: () => decrypts });
-}
-
-afterEach(async () => {
-  for (const opened of beds.splice(0)) await opened.close();
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-  temps.splice(0).forEach((temp) => temp.remove());
-});
-
-const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
-const sandboxed = { environmentId: 'env_sandboxed', homeMode: 'isolated' };
-
-function outputText(b: RunTestBed, runId: string): string {
-  const total = b.core.ledger.output.totalBytes(runId);
-  return new TextDecoder().decode(b.core.ledger.output.read(runId, 0, total).bytes);
-}
-
-function codexAgent(b: RunTestBed, name: string, profileId: string, extra: Record<string, unknown> = {}) {
-  return b.call('createAgent', { name, providerId: 'fixture-codex', model: 'model-a', profileId, ...extra });
-}
-
-function createConnection(b: RunTestBed, extra: Record<string, unknown> = {}) {
-  return b.call('createConnection', {
-    name: 'Fixture OpenAI',
-    provider: 'openai',
-    method: 'api_key',
-    secret: key,
-    ownership: 'shared',
-    agentScope: 'all',
-    ...extra,
-  });
-}
-
-/** Nothing of the run was started: no task root, no worktree, no decrypted secret, no process. */
-async function expectNothingStarted(b: Bed, runId: string, decryptsBefore: number) {
-  expect(existsSync(path.join(b.dataDir, 'tasks', runId)), 'task root').toBe(false);
-  const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: b.projectDir, encoding: 'utf8' });
-  expect(worktrees, 'worktree').not.toContain(runId);
-  expect(b.decrypts(), 'decrypted secrets').toBe(decryptsBefore);
-  const detail = await b.call('getRun', { runId });
-  expect(detail.attempts, 'attempts').toEqual([]);
-  expect(detail.locators, 'process locator').toEqual([]);
-  expect(detail.taskRoot).toBeNull();
-}
-
-/** The delivered files of a fixture-codex run's isolated home. */
-function codexHome(b: RunTestBed, runId: string) {
-  const root = path.join(b.dataDir, 'tasks', runId);
-  const home = path.join(root, 'cache', 'codex-home');
-  const delivered = path.join(root, 'delivered');
-  return {
-    home,
-    auth: path.join(home, 'auth.json'),
-    config: path.join(home, 'config.toml'),
-    delivered: { auth: path.join(delivered, 'auth.json'), config: path.join(delivered, 'config.toml') },
-  };
-}
+afterEach(closeConnectionBeds);
 
 describe('admission: AI connection required', () => {
   it('refuses a sandboxed agent with no connection, before anything starts, with a notice that opens the picker', async () => {
@@ -436,242 +359,5 @@ describe('redaction of the delivered key', () => {
     for (const file of [b.core.ledger.file, `${b.core.ledger.file}-wal`]) {
       if (existsSync(file)) expect(readFileSync(file).includes(needle), file).toBe(false);
     }
-  });
-});
-
-describe('AI connections', () => {
-  it('seal the secret at rest (key file 0600, ciphertext in the ledger) and show only a hint', async () => {
-    const b = await bed();
-    const connection = await createConnection(b);
-    expect(connection).toMatchObject({ secretHint: `OpenAI …${key.slice(-4)}`, storage: 'aes-256-gcm-key-file', status: 'connected', updating: false });
-    expect(JSON.stringify(connection)).not.toContain(key);
-    expect(statSync(path.join(b.dataDir, keyFileName)).mode & 0o777).toBe(0o600);
-    const { secret_ref: sealed } = b.core.ledger.db.prepare('SELECT secret_ref FROM ai_connections WHERE id = ?').get(connection.id) as { secret_ref: string };
-    expect(sealed.startsWith('aes-256-gcm-key-file:')).toBe(true);
-    expect(sealed).not.toContain(key);
-    expect(await b.call('getVaultInfo')).toMatchObject({ kind: 'aes-256-gcm-key-file', protects: true, description: expect.stringContaining(keyFileName) });
-    // No output schema carries a secret: even a handler that returned one would have it stripped.
-    const updated = await b.call('updateConnection', { connectionId: connection.id, name: 'Renamed' });
-    expect(updated.secretHint).toBe(connection.secretHint);
-    expect(b.decrypts()).toBe(0);
-  });
-
-  it('are tested against the provider’s models endpoint at their base URL, and the result is kept', async () => {
-    const b = await bed();
-    const server = await startTestModelServer({ key, models: ['m1'] });
-    servers.push(server);
-    const connection = await createConnection(b, { provider: 'custom', baseUrl: `${server.origin}/v1`, name: 'Local' });
-    const result = await b.call('testConnection', { connectionId: connection.id });
-    expect(result).toMatchObject({ ok: true, message: expect.stringContaining('1 model') });
-    expect(server.requests[0]).toMatchObject({ path: '/v1/models', headers: { authorization: `Bearer ${key}` } });
-    expect((await b.call('listConnections'))[0]).toMatchObject({ status: 'connected', lastTest: { ok: true } });
-
-    const wrong = await b.call('updateConnection', { connectionId: connection.id, secret: 'sk-test-not-the-key-000000000000' });
-    expect(wrong.lastTest).toBeNull(); // a new key: the old result says nothing about it
-    expect(await b.call('testConnection', { connectionId: connection.id })).toMatchObject({ ok: false, code: 'auth_required' });
-    expect((await b.call('listConnections'))[0]).toMatchObject({ status: 'needs_attention', lastTest: { ok: false, code: 'auth_required' } });
-  });
-
-  it('are offered in an agent’s picker only when the agent may use them', async () => {
-    const b = await bed();
-    const agent = await b.createAgent(['--lines', '1'], sandboxed);
-    const other = await b.createAgent(['--lines', '1'], sandboxed);
-    const mine = await createConnection(b, { name: 'Mine', agentScope: 'chosen', agentIds: [agent.id] });
-    const theirs = await createConnection(b, { name: 'Theirs', agentScope: 'chosen', agentIds: [other.id] });
-    const anthropic = await createConnection(b, { name: 'Anthropic', provider: 'anthropic', secret: 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz' });
-    const revoked = await createConnection(b, { name: 'Revoked' });
-    await b.call('updateConnection', { connectionId: revoked.id, revoked: true });
-
-    const offered = (await b.call('listConnectionsForAgent', { agentId: agent.id })).map((connection: { name: string }) => connection.name);
-    expect(offered).toEqual(['Mine']);
-    await expect(b.call('setAgentConnection', { agentId: agent.id, connectionId: theirs.id })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(b.call('setAgentConnection', { agentId: agent.id, connectionId: anthropic.id })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(b.call('setAgentConnection', { agentId: agent.id, connectionId: revoked.id })).rejects.toMatchObject({ code: 'invalid_request' });
-    expect((await b.call('setAgentConnection', { agentId: agent.id, connectionId: mine.id })).connectionId).toBe(mine.id);
-
-    // Revoking the bound one refuses the agent's next run (and the picker still shows the current choice).
-    await b.call('updateConnection', { connectionId: mine.id, revoked: true });
-    expect((await b.call('listConnectionsForAgent', { agentId: agent.id })).map((connection: { name: string }) => connection.name)).toEqual(['Mine']);
-    const task = await b.createTask();
-    const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
-    expect(run.status).toBe('refused');
-    expect((await b.call('getRun', { runId: run.id })).failure.message).toMatch(/“Mine” was revoked/);
-
-    // Deleting a connection unbinds the agents that used it.
-    await b.call('deleteConnection', { connectionId: mine.id });
-    expect((await b.call('getAgent', { agentId: agent.id })).connectionId).toBeNull();
-  });
-});
-
-describe('notices that resolve themselves, and Run again', () => {
-  it('resolves the notice once the agent has a usable connection, and Run again starts each refused task once', async () => {
-    const b = await bed();
-    const agent = await codexAgent(b, 'needs one', 'default', sandboxed);
-    const first = await b.createTask('First task');
-    const second = await b.createTask('Second task');
-    const refused = [
-      await b.call('startRun', { taskId: first.id, agentId: agent.id }),
-      await b.call('startRun', { taskId: first.id, agentId: agent.id }),
-      await b.call('startRun', { taskId: second.id, agentId: agent.id }),
-    ];
-    expect(refused.map((run) => run.status)).toEqual(['refused', 'refused', 'refused']);
-    // One notice for the agent and cause, standing for all three runs and naming both tasks.
-    const notices = await b.call('listNotices', {});
-    expect(notices).toHaveLength(1);
-    const [notice] = notices;
-    expect(notice.runIds).toEqual(refused.map((run) => run.id));
-    expect(notice.message).toMatch(/tasks “First task” and “Second task”/);
-    expect((await b.call('countOpenNotices')).open).toBe(1);
-    await expect(b.call('runAgain', { noticeId: notice.id })).rejects.toMatchObject({ code: 'conflict' });
-
-    // A connection alone does not fix it: the agent must choose it.
-    const connection = await createConnection(b);
-    expect((await b.call('listNotices', {})).map((open: { id: string }) => open.id)).toEqual([notice.id]);
-    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    expect((await b.call('countOpenNotices')).open).toBe(0);
-    const resolved = (await b.call('listNotices', { status: 'resolved' }))[0];
-    expect(resolved).toMatchObject({ id: notice.id, status: 'resolved', canRunAgain: true, resolvedAt: expect.any(String) });
-    // It says what fixed it, in the past tense.
-    expect(resolved.resolution).toBe('needs one was given the AI connection “Fixture OpenAI”.');
-    expect((await b.call('getRun', { runId: refused[0].id })).notice).toMatchObject({ id: notice.id, status: 'resolved', canRunAgain: true });
-
-    const again = await b.call('runAgain', { noticeId: notice.id });
-    expect(again.alreadyRan).toBe(false);
-    expect(again.runs.map((run: { taskId: string }) => run.taskId)).toEqual([first.id, second.id]);
-    expect(again.notice).toMatchObject({ canRunAgain: false, rerunRunIds: again.runs.map((run: { id: string }) => run.id) });
-    const twice = await b.call('runAgain', { noticeId: notice.id });
-    expect(twice).toMatchObject({ alreadyRan: true, runs: again.runs.map((run: { id: string }) => expect.objectContaining({ id: run.id })) });
-    for (const run of again.runs) expect((await b.waitForRun(run.id, ended)).status).toBe('succeeded');
-    expect((await b.call('listRuns', {})).runs).toHaveLength(5);
-  });
-
-  it('dismisses an open notice, or a resolved one the operator chooses not to run again; neither runs anything', async () => {
-    const b = await bed();
-    const agent = await codexAgent(b, 'needs one', 'default', sandboxed);
-    const task = await b.createTask('Refused task');
-    const refused = await b.call('startRun', { taskId: task.id, agentId: agent.id });
-    const [notice] = await b.call('listNotices', {});
-
-    // Dismissed while open: it leaves the badge, and fixing the cause later does not bring it back.
-    const dismissed = await b.call('dismissNotice', { noticeId: notice.id });
-    expect(dismissed).toMatchObject({ id: notice.id, status: 'dismissed', canRunAgain: false, resolvedAt: expect.any(String) });
-    expect((await b.call('countOpenNotices')).open).toBe(0);
-    const connection = await createConnection(b);
-    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    expect((await b.call('listNotices', { status: 'all' })).map((each: { status: string }) => each.status)).toEqual(['dismissed']);
-    await expect(b.call('runAgain', { noticeId: notice.id })).rejects.toMatchObject({ code: 'conflict' });
-
-    // Resolved with Run again on offer: dismissing declines it.
-    await b.call('setAgentConnection', { agentId: agent.id, connectionId: null });
-    await b.call('startRun', { taskId: task.id, agentId: agent.id });
-    const [second] = await b.call('listNotices', {});
-    expect(second.id).not.toBe(notice.id);
-    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    expect(await b.call('listNotices', { status: 'resolved' })).toMatchObject([{ id: second.id, canRunAgain: true }]);
-    expect(await b.call('dismissNotice', { noticeId: second.id })).toMatchObject({ status: 'dismissed', canRunAgain: false });
-    await expect(b.call('runAgain', { noticeId: second.id })).rejects.toMatchObject({ code: 'conflict' });
-    expect((await b.call('listRuns', {})).runs.map((run: { status: string }) => run.status)).toEqual(['refused', 'refused']);
-    expect((await b.call('getRun', { runId: refused.id })).notice).toMatchObject({ id: notice.id, status: 'dismissed' });
-
-    await expect(b.call('dismissNotice', { noticeId: 'n_missing' })).rejects.toMatchObject({ code: 'not_found' });
-  });
-
-  it('resolves a stranded run’s notice when the run is archived', async () => {
-    const b = await bed();
-    const agent = await b.createAgent(['--lines', '1']);
-    const task = await b.createTask();
-    const run = await b.waitForRun((await b.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
-    b.core.ledger.db.prepare("UPDATE runs SET status = 'running' WHERE id = ?").run(run.id);
-    await b.core.runs.recover();
-    expect(await b.call('listNotices', {})).toMatchObject([{ kind: 'run_stranded', runId: run.id }]);
-    await b.call('archiveRun', { runId: run.id });
-    expect((await b.call('countOpenNotices')).open).toBe(0);
-    const [resolved] = await b.call('listNotices', { status: 'resolved' });
-    expect(resolved).toMatchObject({ kind: 'run_stranded', canRunAgain: false, resolution: 'The run was archived: it will not be resumed.' });
-    // Nothing to decline: a dismissal leaves it resolved, as it was.
-    expect(await b.call('dismissNotice', { noticeId: resolved.id })).toMatchObject({ status: 'resolved', resolvedAt: resolved.resolvedAt });
-  });
-});
-
-describe('New agent, bound from the start', () => {
-  it('previews what the first run would meet on the unsaved fields, saving and starting nothing', async () => {
-    const b = await bed();
-    const fields = { name: 'Draft', providerId: 'fixture-codex', model: 'model-a', profileId: 'default', ...sandboxed };
-    const none = await b.call('checkAgentDraft', fields);
-    expect(none).toMatchObject({ ok: false, code: 'configuration_incomplete', reason: 'ai_connection_required' });
-    expect(none.message).toMatch(/^Choose an AI connection for Draft\. It runs in the .* environment, which needs a managed AI connection\.$/);
-    const preconfigured = await b.call('checkAgentDraft', { ...fields, homeMode: 'preconfigured' });
-    expect(preconfigured).toMatchObject({ ok: false, reason: 'ai_connection_required', message: expect.stringMatching(/needs an isolated home/) });
-
-    // A connection shared with chosen agents only: binding it at creation would share it, so it counts.
-    const chosen = await createConnection(b, { name: 'Chosen only', agentScope: 'chosen', agentIds: [] });
-    expect(await b.call('checkAgentDraft', { ...fields, connectionId: chosen.id })).toMatchObject({
-      ok: true,
-      message: expect.stringContaining('AI connection “Chosen only”'),
-    });
-    const anthropic = await createConnection(b, { name: 'Wrong provider', provider: 'anthropic' });
-    expect(await b.call('checkAgentDraft', { ...fields, connectionId: anthropic.id })).toMatchObject({ ok: false });
-    // A field the save would refuse is said in the save's words. (Models are open: one the catalog does
-    // not list is fine; one the CLI would read as a flag is not.)
-    expect(await b.call('checkAgentDraft', { ...fields, model: '--no-such-model' })).toMatchObject({
-      ok: false,
-      code: 'invalid_request',
-      message: expect.stringContaining('cannot take the model “--no-such-model”'),
-    });
-    expect(await b.call('checkAgentDraft', { ...fields, model: 'a-model-of-next-week', connectionId: chosen.id })).toMatchObject({ ok: true });
-
-    expect(await b.call('listAgents')).toEqual([]);
-    expect(b.decrypts()).toBe(0);
-  });
-
-  it('creates a sandboxed agent bound to a connection (shared with it if need be) whose first run is admitted', async () => {
-    const b = await bed();
-    const chosen = await createConnection(b, { name: 'Chosen only', agentScope: 'chosen', agentIds: [] });
-    const agent = await codexAgent(b, 'bound at birth', 'default', { ...sandboxed, connectionId: chosen.id });
-    expect(agent).toMatchObject({ connectionId: chosen.id, verification: { state: 'ok' } });
-    expect((await b.call('listConnections'))[0]).toMatchObject({ id: chosen.id, agentScope: 'chosen', agentIds: [agent.id] });
-    const task = await b.createTask('First run');
-    const run = await b.waitForRun((await b.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
-    expect(run.status).toBe('succeeded');
-
-    // A connection its CLI cannot use is refused before the agent is made: nothing is left behind.
-    const anthropic = await createConnection(b, { name: 'Wrong provider', provider: 'anthropic' });
-    await expect(codexAgent(b, 'never made', 'default', { ...sandboxed, connectionId: anthropic.id })).rejects.toMatchObject({
-      code: 'invalid_request',
-      reason: 'ai_connection_not_usable',
-    });
-    expect((await b.call('listAgents')).map((each: { name: string }) => each.name)).toEqual(['bound at birth']);
-  });
-});
-
-describe('the agent’s Test probe and verification', () => {
-  it('answer with the admission rule without starting anything, and verification waits for the configuration to change', async () => {
-    const b = await bed();
-    const agent = await b.createAgent(['--lines', '1'], sandboxed);
-    const tested = await b.call('testAgent', { agentId: agent.id });
-    expect(tested).toMatchObject({
-      ok: false,
-      code: 'configuration_incomplete',
-      reason: 'ai_connection_required',
-      actionUrl: `#/agents/${agent.id}/ai-connection`,
-      message: expect.stringContaining(`Choose an AI connection for ${agent.name}`),
-    });
-    expect(existsSync(path.join(b.dataDir, 'tasks'))).toBe(false);
-    expect(b.decrypts()).toBe(0);
-    expect(b.core.ledger.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
-
-    const refused = (await b.call('getAgent', { agentId: agent.id })).verification;
-    expect(refused).toMatchObject({ state: 'refused', reason: 'ai_connection_required', configRevision: expect.any(String), checkedAt: expect.any(String) });
-    // Unchanged configuration: verification is not attempted again.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await b.call('verifyAgent', { agentId: agent.id })).verification).toEqual(refused);
-
-    // The fix changes the configuration: verification runs again, and passes.
-    const connection = await createConnection(b);
-    const bound = await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    expect(bound.verification).toMatchObject({ state: 'ok' });
-    expect(bound.verification.configRevision).not.toBe(refused.configRevision);
-    expect(await b.call('testAgent', { agentId: agent.id })).toMatchObject({ ok: true, message: expect.stringContaining('Fixture OpenAI') });
-    expect(b.decrypts()).toBe(0);
   });
 });
