@@ -7,8 +7,6 @@ import { isEgressAllowed, normalizeHost, type EgressEndpoint } from './egress-al
 import type { TaskRoot } from './task-root-layout';
 
 // electron/runs/ imports the allow-list and the relay's command from here too.
-export { endpointFromUrl, loopbackForwards, type EgressEndpoint } from './egress-allow-list';
-export { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, findEgressRelayScript } from './egress-relay';
 
 /**
  * The egress proxy of the `provider-only` network mode.

@@ -8,12 +8,6 @@ import { ensureFolderWithin } from './safe-path';
 import { assertRunId, taskRootPaths, type PrepareTaskRootInput, type TaskRoot, type TaskRootKind } from './task-root-layout';
 import { readRecord, toTaskRoot, type TaskRootRecordV2 } from './task-root-record';
 
-// electron/runs/ imports the whole task root from here.
-export { diffTaskView } from './task-view-diff';
-export { prepareTaskRootMounts } from './task-root-mounts';
-export { removeTaskRoot } from './task-root-removal';
-export { taskRootPaths, type RunFileTools, type TaskRoot } from './task-root-layout';
-
 /**
  * A run's task root: `<dataDir>/tasks/<runId>/`. The folder itself belongs to the console (a run
  * can never write it); inside it:

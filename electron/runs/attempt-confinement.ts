@@ -3,24 +3,16 @@ import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor, type SandboxOverlay } from '../confinement/bwrap';
-import {
-  chooseRelayPort,
-  egressProxyEnvironment,
-  egressRelayCommand,
-  egressSocketPath,
-  endpointFromUrl,
-  findEgressRelayScript,
-  loopbackForwards,
-  startEgressProxy,
-  type EgressEndpoint,
-  type EgressProxy,
-} from '../confinement/egress-proxy';
+import { endpointFromUrl, loopbackForwards, type EgressEndpoint } from '../confinement/egress-allow-list';
+import { egressSocketPath, startEgressProxy, type EgressProxy } from '../confinement/egress-proxy';
+import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, findEgressRelayScript } from '../confinement/egress-relay';
 import { buildConfinedEnvironment } from '../confinement/environment';
 import { deliverCredentialFiles, prepareProviderHome, type DeliveredCredentials } from '../confinement/provider-home';
 import type { SandboxProbe } from '../confinement/sandbox-probe';
 import { buildSeatbeltArgs, sandboxExecPath } from '../confinement/seatbelt';
 import type { CredentialDelivery } from '../connections/credential-delivery';
-import { prepareTaskRootMounts, type TaskRoot } from '../confinement/task-root';
+import type { TaskRoot } from '../confinement/task-root-layout';
+import { prepareTaskRootMounts } from '../confinement/task-root-mounts';
 import type { LaunchProfile, ProviderEntry } from '../providers/catalog';
 import type { LaunchSpec } from '../providers/launch';
 import { resolveExecutable } from '../pty/pty-session';
