@@ -6,7 +6,7 @@ import { createCore, type Core } from '../core';
 import { resolveDataDir } from '../data-dir';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir-lock';
 import { installCrashHandlers, crashLine } from '../crash-handlers';
-import { createConsoleLog, isConsoleLog, type ConsoleLog, type Logger } from '../log';
+import { createConsoleLog, describeError, isConsoleLog, type ConsoleLog, type Logger } from '../log';
 import { startHostServer, type HostServer } from './host-server';
 
 /**
@@ -176,7 +176,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     running.stop().then(
       () => log.close().finally(() => process.exit(0)),
       (error: unknown) => {
-        log.error('shutdown failed', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        log.error('shutdown failed', { error: describeError(error) });
         process.stderr.write(`Operator Console: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
         log.close().finally(() => process.exit(1));
       },

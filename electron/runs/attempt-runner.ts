@@ -5,7 +5,7 @@ import { prepareTaskRoot } from '../confinement/task-root';
 import { modelArgumentFor } from '../connections/credential-delivery';
 import type { Task } from '../../shared/entities';
 import { newId } from '../ledger/ids';
-import { detailsInLog } from '../log';
+import { describeError, detailsInLog } from '../log';
 import type { LaunchSpec, SessionRequest } from '../providers/launch';
 import { OutputPipeline } from '../pty/output-pipeline';
 import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
@@ -102,7 +102,7 @@ export class AttemptRunner {
         // An owner action (a configuration to fix), not a crash: its code and reason say it all.
         context.log.warn('run could not launch', { runId: active.runId, code: error.code, reason: error.reason });
       } else {
-        context.log.error('run failed to launch', { runId: active.runId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        context.log.error('run failed to launch', { runId: active.runId, error: describeError(error) });
       }
       const failure: OperatorErrorShape =
         error instanceof OperatorError ? error.toShape() : { code: 'internal', message: `The run could not be prepared. ${detailsInLog(context.log)}` };

@@ -11,7 +11,7 @@ import {
   type ResponseEnvelope,
 } from '../../shared/contract';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
-import { detailsInLog, type Logger } from '../log';
+import { describeError, detailsInLog, type Logger } from '../log';
 
 /**
  * One connected renderer (a WebSocket, an Electron window). Most events go to every client; a live
@@ -106,7 +106,7 @@ export function createRequestDispatcher(handlers: CoreHandlers, log: Logger): Re
       log.error('request failed unexpectedly', {
         transport: meta.transport,
         channel,
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        error: describeError(error),
       });
       return fail({ code: 'internal', message: `The console could not complete this request. ${detailsInLog(log)}` });
     }
