@@ -10,7 +10,19 @@ const fixtureAgent = path.resolve(import.meta.dirname, '..', 'fixtures', 'fixtur
 /**
  * The console is killed (SIGKILL) while a run is running. Started again on the same data directory,
  * it finds the run, stops what was left of it, marks it stranded and says so in a notice.
+ *
+ * The agent survives its terminal going away (most CLIs die of the SIGHUP; one that does not is what
+ * recovery is for), so it is still running when the next console starts and only recovery can stop it.
  */
+
+/** The agent processes of this test still running (zombies, which nothing can stop, are not counted). */
+function agentsAlive(): number[] {
+  return execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null && !match[2]!.startsWith('Z') && match[3]!.includes(fixtureAgent) && match[3]!.includes('--survive-hangup'))
+    .map((match) => Number(match![1]));
+}
 test('a run the console was killed during comes back stranded, with a notice', async ({ browser }) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'oc-e2e-recovery-'));
   const project = path.join(dataDir, '..', `${path.basename(dataDir)}-project`);
@@ -50,7 +62,7 @@ test('a run the console was killed during comes back stranded, with a notice', a
         model: 'fixture',
         profileId: 'program-codex-json',
         executablePath: fixtureAgent,
-        commandArgs: ['--lines', '1000', '--delay-ms', '50'],
+        commandArgs: ['--survive-hangup', '--lines', '1000', '--delay-ms', '50'],
       });
       const task = await call('createTask', { projectId: projectRow.id, title: 'Long job', prompt: 'Run for a while' });
       const run = await call('startRun', { taskId: task.id, agentId: agent.id });
@@ -64,6 +76,10 @@ test('a run the console was killed during comes back stranded, with a notice', a
   await expect(page.getByRole('group', { name: 'Run output' }).or(page.getByRole('region', { name: 'Run output' }))).toContainText(/line \d+ of 1000/);
 
   await first.crash();
+  // The console is gone and the agent is not: this is what the next console must find and stop.
+  const [agentPid, ...others] = agentsAlive();
+  expect(agentPid).toBeDefined();
+  expect(others).toEqual([]);
 
   const second = await startBrowserHost({ dataDir });
   try {
@@ -74,10 +90,18 @@ test('a run the console was killed during comes back stranded, with a notice', a
     await expect(page.getByText(/console stopped while this run was running/i)).toBeVisible();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Notices/ }).click();
     await expect(page.getByRole('heading', { name: 'Run stranded' })).toBeVisible();
+    // Recovery found the agent still running, by the process the ledger recorded, and stopped it.
+    const stopping = second
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('stopping a process left by a previous console'))
+      .map((line) => JSON.parse(line) as { pid: number; pgid: number });
+    expect(stopping).toEqual([expect.objectContaining({ pid: agentPid, pgid: agentPid })]);
     // Nothing of the run is still alive.
-    const alive = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(fixtureAgent) && line.includes('--lines 1000'));
-    expect(alive).toEqual([]);
+    expect(agentsAlive()).toEqual([]);
   } finally {
+    // Should recovery have failed to, an agent left running must not outlive the test.
+    for (const pid of agentsAlive()) process.kill(pid, 'SIGKILL');
     await context.close();
     expect(await second.stop()).toBe(0);
     rmSync(dataDir, { recursive: true, force: true });
