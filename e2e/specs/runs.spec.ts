@@ -36,18 +36,36 @@ test('a failed run shows each attempt with its failure code', async ({ console: 
 test('a finished run reopened later shows its full output', async ({ console: app, scratchDir }) => {
   const { page } = app;
   await addProject(page, makeRepository(path.join(scratchDir, 'search')));
-  await addFixtureAgent(page, 'Fixture quick', ['--json-events', '--lines', '120']);
+  // More output than the tail a reopened run loads first (256 KiB, output-fanout.ts): 16,000 lines
+  // are about 320 KB, and still fit in the terminal's 20,000 lines of scrollback once loaded in full.
+  await addFixtureAgent(page, 'Fixture quick', ['--json-events', '--lines', '16000']);
   await addTask(page, 'Index the catalog');
   await runTask(page, 'Index the catalog', 'Fixture quick');
-  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
   const runUrl = page.url();
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
   await expect(page.getByRole('link', { name: /Index the catalog/ })).toBeVisible();
   await page.goto(runUrl);
-  await expect(terminal(page)).toContainText('line 120 of 120');
-  // The beginning is there too: find it in the output, as an operator would.
-  await page.getByLabel('Find in output').fill('line 1 of 120');
-  await page.getByLabel('Find in output').press('Enter');
-  await expect(terminal(page)).toContainText('line 1 of 120');
+  const output = terminal(page);
+  const find = output.getByLabel('Find in output');
+  const findStatus = output.getByRole('search');
+  // Reopened, it shows the end, and says that the beginning is not loaded: looking for it finds nothing.
+  await expect(output).toContainText('line 16000 of 16000');
+  await expect(output).toContainText(/Showing the end of the output; the first [\d.]+ KB are not loaded\./);
+  await find.fill('line 1 of 16000');
+  await find.press('Enter');
+  await expect(findStatus).toContainText('No matches');
+
+  // Loaded in full, it holds both ends: the replay runs to the last line, and the first is found.
+  await output.getByRole('button', { name: 'Load full output' }).click();
+  await expect(output).toContainText('Showing the full output.');
+  await expect(output).toContainText('line 16000 of 16000');
+  await find.press('Enter');
+  await expect(findStatus).toContainText('1 of 1');
+  await expect(output).toContainText('line 1 of 16000');
+  await find.fill('line 16000 of 16000');
+  await find.press('Enter');
+  await expect(findStatus).toContainText('1 of 1');
+  await expect(output).toContainText('line 16000 of 16000');
 });
