@@ -3,8 +3,8 @@ import { connectionMethods, connectionOwnerships, connectionProviders, type AiCo
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
-import { useAgents } from '../agents/use-agents';
-import { findProvider, providerDisplayName, useCatalog } from '../agents/use-catalog';
+import { Choice } from './choice';
+import { ConnectionAgentsField } from './connection-agents-field';
 import {
   connectionFormForAgent,
   connectionFormFromConnection,
@@ -17,6 +17,7 @@ import {
   methodAllowed,
   updateConnectionInput,
   withConnectionProvider,
+  type ConnectionForAgent,
   type ConnectionFormField,
   type ConnectionFormProblems,
   type ConnectionFormValues,
@@ -28,14 +29,6 @@ const ownershipHints: Record<AiConnection['ownership'], string> = {
   personal: 'Your own account with the provider.',
   shared: 'A team or organisation key that others use too.',
 };
-
-/** The agent a new connection is made for: from its AI-connection picker, or from New agent (id null). */
-export interface ConnectionForAgent {
-  id: string | null;
-  name: string;
-  /** The providers its CLI can use: the only ones offered. */
-  connectionProviders: readonly AiConnection['provider'][];
-}
 
 /**
  * New connection and Edit <name>: one form. Made for an agent (`forAgent`), it offers only the
@@ -71,10 +64,7 @@ export function ConnectionDialog({
   const updateConnection = useUpdateConnection(readSecret);
   const saving = createConnection.isPending || updateConnection.isPending;
   const failed = mode === 'create' ? createConnection : updateConnection;
-  const agents = useAgents();
-  const catalog = useCatalog();
   const formId = useId();
-  const agentsId = useId();
   const fieldRefs = useRef(new Map<ConnectionFormField, HTMLElement>());
   const register = (field: ConnectionFormField) => (element: HTMLElement | null) => {
     if (element) fieldRefs.current.set(field, element);
@@ -129,11 +119,7 @@ export function ConnectionDialog({
     updateConnection.mutate(input, { onSuccess });
   };
 
-  // The agents are chosen in a fieldset of their own, not one control: its problem is wired by hand.
-  const agentsProblemId = `${agentsId}-problem`;
-
   const secretName = secretFieldLabel(values.method);
-  const agentList = agents.data ?? [];
 
   return (
     <ModalDialog
@@ -307,82 +293,16 @@ export function ConnectionDialog({
           </div>
         </fieldset>
 
-        <fieldset className="form-section" aria-describedby={problems.agentIds ? agentsProblemId : undefined}>
-          <legend className="form-section__legend">Agents</legend>
-          <div className="choice-list">
-            <Choice
-              type="radio"
-              name={`${formId}-scope`}
-              value="all"
-              checked={values.agentScope === 'all'}
-              onChange={() => update({ agentScope: 'all' })}
-              label="All agents"
-              hint="Every agent whose CLI speaks this provider, now and later."
-            />
-            <Choice
-              inputRef={register('agentIds')}
-              type="radio"
-              name={`${formId}-scope`}
-              value="chosen"
-              checked={values.agentScope === 'chosen'}
-              onChange={() => update({ agentScope: 'chosen' })}
-              label="Chosen agents"
-              hint="Only the agents ticked below."
-            />
-          </div>
-          {values.agentScope === 'chosen' ? (
-            agentList.length === 0 && !forNewAgent ? (
-              <p className="field__hint">There are no agents yet. Choose All agents, or create an agent first.</p>
-            ) : (
-              <ul id={agentsId} className="choice-list choice-list--nested" aria-label="Agents that may use it">
-                {forNewAgent ? (
-                  <li>
-                    <Choice
-                      type="checkbox"
-                      value="new-agent"
-                      checked
-                      disabled
-                      onChange={() => undefined}
-                      label={forAgent?.name ? `${forAgent.name} (the new agent)` : 'The new agent'}
-                      hint="Made for it: it may use this connection once it is created."
-                    />
-                  </li>
-                ) : null}
-                {agentList.map((agent) => {
-                  const own = agent.id === forAgent?.id && !connection;
-                  const provider = findProvider(catalog.data, agent.providerId);
-                  const speaks = !provider || provider.connectionProviders.includes(values.provider);
-                  return (
-                    <li key={agent.id}>
-                      <Choice
-                        type="checkbox"
-                        value={agent.id}
-                        checked={own || values.agentIds.includes(agent.id)}
-                        disabled={own}
-                        onChange={(checked) =>
-                          update({ agentIds: checked ? [...values.agentIds, agent.id] : values.agentIds.filter((id) => id !== agent.id) })
-                        }
-                        label={agent.name}
-                        hint={
-                          own
-                            ? 'Made for it: it uses this connection once it is created.'
-                            : `${providerDisplayName(catalog.data, agent.providerId)}${
-                                speaks ? '' : ` — its CLI cannot use a ${connectionProviderLabels[values.provider]} connection`
-                              }`
-                        }
-                      />
-                    </li>
-                  );
-                })}
-              </ul>
-            )
-          ) : null}
-          {problems.agentIds ? (
-            <p id={agentsProblemId} className="field__problem">
-              {problems.agentIds}
-            </p>
-          ) : null}
-        </fieldset>
+        <ConnectionAgentsField
+          values={values}
+          onChange={update}
+          problem={problems.agentIds}
+          scopeRef={register('agentIds')}
+          radioName={`${formId}-scope`}
+          connection={connection}
+          forAgent={forAgent}
+          forNewAgent={forNewAgent}
+        />
 
         {connection ? (
           <Choice
@@ -401,54 +321,5 @@ export function ConnectionDialog({
         ) : null}
       </form>
     </ModalDialog>
-  );
-}
-
-/** A radio button or checkbox named by its label alone, with its hint as the description. */
-function Choice({
-  type,
-  name,
-  value,
-  checked,
-  onChange,
-  label,
-  hint,
-  inputRef,
-  disabled,
-}: {
-  type: 'radio' | 'checkbox';
-  name?: string;
-  value: string;
-  checked: boolean;
-  onChange: (checked: boolean) => void;
-  label: string;
-  hint?: string;
-  inputRef?: (element: HTMLInputElement | null) => void;
-  disabled?: boolean;
-}) {
-  const id = useId();
-  const hintId = useId();
-  return (
-    <div className="choice">
-      <input
-        ref={inputRef}
-        id={id}
-        type={type}
-        name={name}
-        value={value}
-        checked={checked}
-        disabled={disabled}
-        onChange={(event) => onChange(event.target.checked)}
-        aria-describedby={hint ? hintId : undefined}
-      />
-      <div className="choice__text">
-        <label htmlFor={id}>{label}</label>
-        {hint ? (
-          <span id={hintId} className="choice__hint">
-            {hint}
-          </span>
-        ) : null}
-      </div>
-    </div>
   );
 }

@@ -20,6 +20,14 @@ export interface ConnectionFormValues {
   revoked: boolean;
 }
 
+/** The agent a new connection is made for: from its AI-connection picker, or from New agent (id null). */
+export interface ConnectionForAgent {
+  id: string | null;
+  name: string;
+  /** The providers its CLI can use: the only ones offered. */
+  connectionProviders: readonly AiConnection['provider'][];
+}
+
 export type ConnectionFormField = 'name' | 'provider' | 'method' | 'secret' | 'baseUrl' | 'agentIds';
 export type ConnectionFormProblems = Partial<Record<ConnectionFormField, string>>;
 
