@@ -20,11 +20,35 @@ const nodeExternals = [
 ];
 const external = (id: string) => nodeExternals.some((name) => id === name || id.startsWith(`${name}/`));
 
+/**
+ * Two test projects: `.test.ts` files run in Node (the core, shared/, and the renderer's logic with
+ * no DOM); `.test.tsx` files render components in a DOM (happy-dom) with Testing Library, the way an
+ * operator meets them. Both run on `npm run test:unit`.
+ */
 const testConfig = {
-  include: ['electron/**/*.test.ts', 'shared/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'scripts/**/*.test.ts'],
-  environment: 'node',
   testTimeout: 20_000,
   hookTimeout: 20_000,
+  projects: [
+    {
+      extends: true,
+      test: {
+        name: 'node',
+        include: ['electron/**/*.test.ts', 'shared/**/*.test.ts', 'renderer/**/*.test.ts', 'scripts/**/*.test.ts'],
+        environment: 'node',
+      },
+    },
+    {
+      extends: true,
+      test: {
+        name: 'dom',
+        include: ['renderer/**/*.test.tsx'],
+        environment: 'happy-dom',
+        setupFiles: ['renderer/testing/dom-setup.ts'],
+        // The benchmarks (bench/) drive a real PTY and ledger: Node's project runs them.
+        benchmark: { include: [] },
+      },
+    },
+  ],
 };
 
 export default defineConfig(({ mode }): UserConfig => {

@@ -1,0 +1,203 @@
+import {
+  agentSchema,
+  aiConnectionSchema,
+  attemptSchema,
+  catalogProviderSchema,
+  environmentSchema,
+  noticeSchema,
+  runDetailSchema,
+  runDiffSchema,
+  runSummarySchema,
+  type Agent,
+  type AiConnection,
+  type Attempt,
+  type CatalogProvider,
+  type Environment,
+  type Notice,
+  type RunDetail,
+  type RunDiff,
+  type RunSummary,
+} from '../../shared/entities';
+import { actionRoute } from '../../shared/routes';
+
+/**
+ * Domain objects for component tests, as the core would send them: each is built from plain
+ * defaults plus the test's changes and parsed with the contract's schema, so a fixture the core
+ * could never send fails where it is made.
+ */
+
+const createdAt = '2026-03-02T09:00:00.000Z';
+
+export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
+  return runDetailSchema.parse({
+    id: 'run_1',
+    taskId: 'task_1',
+    taskTitle: 'Write the refund module',
+    agentId: 'agent_1',
+    agentName: 'Codex writer',
+    projectId: 'prj_1',
+    status: 'succeeded',
+    attempt: 1,
+    createdAt,
+    startedAt: '2026-03-02T09:00:01.000Z',
+    endedAt: '2026-03-02T09:02:01.000Z',
+    archived: false,
+    providerId: 'codex',
+    model: 'gpt-5-codex',
+    profileId: 'default',
+    profileRevision: 'f00dfeed0123456789',
+    configFingerprint: null,
+    environmentId: 'env_local',
+    homeMode: 'preconfigured',
+    cwd: '/data/tasks/run_1/view',
+    taskRoot: '/data/tasks/run_1',
+    baseRevision: '0123456789abcdef0123456789abcdef01234567',
+    failure: null,
+    attempts: [anAttempt({ number: 1, status: 'succeeded', exitCode: 0 })],
+    locators: [],
+    submission: null,
+    outputBytes: 2048,
+    confinement: {
+      environmentName: 'Local',
+      environmentKind: 'local',
+      sandbox: 'none',
+      network: 'open',
+      homeMode: 'preconfigured',
+      runsAs: null,
+      syscallFilter: false,
+      writableRoots: ['/data/tasks/run_1/view', '/data/tasks/run_1/tmp'],
+    },
+    canStop: false,
+    canResume: false,
+    canSendInput: false,
+    notice: null,
+    connection: null,
+    ...changes,
+  });
+}
+
+export function aRunSummary(changes: Partial<RunSummary> = {}): RunSummary {
+  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived } = aRun();
+  return runSummarySchema.parse({
+    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived },
+    ...changes,
+  });
+}
+
+export function anAttempt(changes: Partial<Attempt> = {}): Attempt {
+  return attemptSchema.parse({
+    number: 1,
+    status: 'running',
+    failureCode: null,
+    exitCode: null,
+    signal: null,
+    retryAt: null,
+    startedAt: '2026-03-02T09:00:01.000Z',
+    endedAt: null,
+    outputOffset: 0,
+    ...changes,
+  });
+}
+
+export function aNotice(changes: Partial<Notice> = {}): Notice {
+  return noticeSchema.parse({
+    id: 'ntc_1',
+    kind: 'run_refused',
+    severity: 'error',
+    title: 'Codex writer needs an AI connection',
+    message: 'Choose an AI connection for Codex writer: a sandboxed run cannot use your own login.',
+    actionUrl: actionRoute({ kind: 'agent-ai-connection', agentId: 'agent_1' }),
+    actionLabel: 'Choose an AI connection',
+    runId: 'run_1',
+    agentId: 'agent_1',
+    taskId: 'task_1',
+    status: 'open',
+    createdAt,
+    resolvedAt: null,
+    resolution: null,
+    code: 'configuration_incomplete',
+    reason: 'ai_connection_required',
+    runIds: ['run_1'],
+    canRunAgain: false,
+    rerunRunIds: [],
+    ...changes,
+  });
+}
+
+export function aConnection(changes: Partial<AiConnection> = {}): AiConnection {
+  return aiConnectionSchema.parse({
+    id: 'con_1',
+    name: 'Team key',
+    provider: 'openai',
+    method: 'api_key',
+    baseUrl: null,
+    ownership: 'shared',
+    agentScope: 'all',
+    agentIds: [],
+    status: 'connected',
+    secretHint: 'OpenAI …a1b2',
+    storage: 'aes-256-gcm-key-file',
+    lastTest: null,
+    updating: false,
+    createdAt,
+    updatedAt: createdAt,
+    ...changes,
+  });
+}
+
+export function anAgent(changes: Partial<Agent> = {}): Agent {
+  return agentSchema.parse({
+    id: 'agent_1',
+    name: 'Codex writer',
+    providerId: 'codex',
+    model: 'gpt-5-codex',
+    profileId: 'default',
+    capacity: 1,
+    homeMode: 'preconfigured',
+    environmentId: 'env_local',
+    connectionId: null,
+    executablePath: null,
+    commandArgs: null,
+    profileRevision: 'f00dfeed',
+    createdAt,
+    verification: { state: 'ok', configRevision: 'rev_1', checkedAt: createdAt },
+    ...changes,
+  });
+}
+
+export function aProvider(changes: Partial<CatalogProvider> = {}): CatalogProvider {
+  return catalogProviderSchema.parse({
+    id: 'codex',
+    displayName: 'Codex',
+    executable: 'codex',
+    testedVersion: '0.50.0',
+    homeVariable: 'CODEX_HOME',
+    supportsResume: true,
+    connectionProviders: ['openai', 'openrouter', 'custom'],
+    models: [{ id: 'gpt-5-codex', label: 'GPT-5 Codex' }],
+    profiles: [{ id: 'default', label: 'Full auto in the task folder', revision: 'p1', maxAttempts: 3, argsTemplate: null }],
+    ...changes,
+  });
+}
+
+export function anEnvironment(changes: Partial<Environment> = {}): Environment {
+  return environmentSchema.parse({
+    id: 'env_local',
+    name: 'Local',
+    kind: 'local',
+    networkMode: 'open',
+    requiresConnection: false,
+    ...changes,
+  });
+}
+
+export function aRunDiff(changes: Partial<RunDiff> = {}): RunDiff {
+  return runDiffSchema.parse({
+    baseRevision: '0123456789abcdef0123456789abcdef01234567',
+    files: [],
+    unifiedDiff: '',
+    truncated: false,
+    nestedRepositories: [],
+    ...changes,
+  });
+}
