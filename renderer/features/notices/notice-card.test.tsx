@@ -1,0 +1,110 @@
+import { act, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import type { ChannelOutput } from '../../../shared/contract';
+import { OperatorError } from '../../../shared/errors';
+import { aNotice, aRunSummary } from '../../testing/contract-fixtures';
+import { deferred, fakeOperatorClient } from '../../testing/fake-operator-client';
+import { renderInConsole } from '../../testing/render-in-console';
+import { NoticeCard } from './notice-card';
+
+const title = 'Codex writer needs an AI connection';
+const resolvedNotice = aNotice({
+  status: 'resolved',
+  resolvedAt: '2026-03-02T10:00:00.000Z',
+  resolution: 'Codex writer now uses the AI connection “Team key”.',
+  canRunAgain: true,
+});
+
+function ranAgain(changes: Partial<ChannelOutput<'runAgain'>> = {}): ChannelOutput<'runAgain'> {
+  return { notice: { ...resolvedNotice, canRunAgain: false, rerunRunIds: ['run_2'] }, runs: [aRunSummary({ id: 'run_2', status: 'queued' })], alreadyRan: false, ...changes };
+}
+
+describe('a notice card', () => {
+  it('says what happened and links to the fix; Dismiss puts it away', async () => {
+    const notice = aNotice();
+    const client = fakeOperatorClient({ dismissNotice: () => ({ ...notice, status: 'dismissed' }) });
+    const { user } = renderInConsole(<NoticeCard notice={notice} />, { client, route: '/notices' });
+    const card = screen.getByRole('article', { name: title });
+    expect(within(card).getByText('Error')).toBeTruthy();
+    expect(within(card).getByText(notice.message)).toBeTruthy();
+    expect(within(card).getByRole('link', { name: 'Choose an AI connection' }).getAttribute('href')).toBe('#/agents/agent_1/ai-connection');
+    expect(within(card).queryByRole('button', { name: 'Run again' })).toBeNull();
+
+    await user.click(within(card).getByRole('button', { name: 'Dismiss', description: title }));
+    expect(client.inputsOf('dismissNotice')).toEqual([{ noticeId: notice.id }]);
+  });
+
+  it('offers no link to the page the operator is already on', () => {
+    renderInConsole(<NoticeCard notice={aNotice()} />, { client: fakeOperatorClient(), route: '/agents/agent_1/ai-connection' });
+    expect(screen.queryByRole('link')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Dismiss' })).toBeTruthy();
+  });
+
+  it('once resolved says what fixed it and what it had asked, and Run again starts the task once, however fast the clicks', async () => {
+    const answer = deferred<ChannelOutput<'runAgain'>>();
+    const client = fakeOperatorClient({ runAgain: () => answer.promise });
+    const onRanAgain = vi.fn();
+    renderInConsole(<NoticeCard notice={resolvedNotice} onRanAgain={onRanAgain} />, { client, route: '/notices' });
+    const card = screen.getByRole('article', { name: title });
+    expect(within(card).getByText('Resolved', { selector: '.status-badge' })).toBeTruthy();
+    expect(within(card).getByText('Codex writer now uses the AI connection “Team key”.')).toBeTruthy();
+    expect(within(card).getByText(`It had said: ${resolvedNotice.message}`)).toBeTruthy();
+    expect(within(card).getByText(/Run again starts the refused task once more\.$/)).toBeTruthy();
+    // The fix is made: no link to it any more.
+    expect(within(card).queryByRole('link')).toBeNull();
+
+    const runAgain = within(card).getByRole('button', { name: 'Run again', description: title });
+    // A double-click lands both clicks before React renders again (act holds the render back until both are in).
+    act(() => {
+      runAgain.click();
+      runAgain.click();
+    });
+    expect(await within(card).findByText('Starting the task again…')).toBeTruthy();
+    answer.resolve(ranAgain());
+    const link = await within(card).findByRole('link', { name: 'Open the new run' });
+    expect(link.getAttribute('href')).toBe('#/runs/run_2');
+    expect(client.inputsOf('runAgain')).toEqual([{ noticeId: resolvedNotice.id }]);
+    expect(onRanAgain).toHaveBeenCalledWith(resolvedNotice.id);
+    expect(within(card).queryByText(/nothing new was started/)).toBeNull();
+  });
+
+  it('says so when the notice had already run its task again, or when there was nothing left to start', async () => {
+    const client = fakeOperatorClient({ runAgain: () => ranAgain({ alreadyRan: true }) });
+    const { user, unmount } = renderInConsole(<NoticeCard notice={resolvedNotice} />, { client, route: '/notices' });
+    await user.click(screen.getByRole('button', { name: 'Run again' }));
+    expect(await screen.findByText('This notice had already run its task again; nothing new was started.')).toBeTruthy();
+    unmount();
+
+    client.answer({ runAgain: () => ranAgain({ runs: [], notice: resolvedNotice }) });
+    const again = renderInConsole(<NoticeCard notice={resolvedNotice} />, { client, route: '/notices' });
+    await again.user.click(screen.getByRole('button', { name: 'Run again' }));
+    expect(await screen.findByText('Nothing was started: the refused task or its agent is no longer in the console.')).toBeTruthy();
+  });
+
+  it('shows why Run again failed, and lets the operator try again', async () => {
+    const client = fakeOperatorClient({
+      runAgain: () => {
+        throw new OperatorError({ code: 'conflict', message: 'The agent is being changed: try again in a moment.' });
+      },
+    });
+    const { user } = renderInConsole(<NoticeCard notice={resolvedNotice} />, { client, route: '/notices' });
+    await user.click(screen.getByRole('button', { name: 'Run again' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Could not run the task again. The agent is being changed: try again in a moment.');
+
+    client.answer({ runAgain: () => ranAgain() });
+    await user.click(screen.getByRole('button', { name: 'Run again' }));
+    expect(await screen.findByRole('link', { name: 'Open the new run' })).toBeTruthy();
+    expect(client.inputsOf('runAgain')).toHaveLength(2);
+  });
+
+  it('a dismissed notice says so, offers no Dismiss or Run again, and still links to its fix', () => {
+    const notice = aNotice({ status: 'dismissed', resolvedAt: '2026-03-02T10:00:00.000Z' });
+    renderInConsole(<NoticeCard notice={notice} />, { client: fakeOperatorClient(), route: '/notices' });
+    const card = screen.getByRole('article', { name: title });
+    expect(within(card).getByText('You dismissed this notice.')).toBeTruthy();
+    expect(within(card).getByText(`It had said: ${notice.message}`)).toBeTruthy();
+    expect(within(card).queryByRole('button')).toBeNull();
+    // Its cause may still be there: dismissing it put the notice away, not the fix.
+    expect(within(card).getByRole('link', { name: 'Choose an AI connection' })).toBeTruthy();
+  });
+});
