@@ -1,3 +1,4 @@
+import type { ChannelParsedInput } from '../../shared/contract';
 import {
   agentSchema,
   aiConnectionSchema,
@@ -145,6 +146,22 @@ export function aConnection(changes: Partial<AiConnection> = {}): AiConnection {
   });
 }
 
+/** What the core answers to createConnection: the connection as asked for, with an id and a key hint. */
+export function createdConnection(input: ChannelParsedInput<'createConnection'>, changes: Partial<AiConnection> = {}): AiConnection {
+  return aConnection({
+    id: 'con_new',
+    name: input.name,
+    provider: input.provider,
+    method: input.method,
+    baseUrl: input.baseUrl ?? null,
+    ownership: input.ownership,
+    agentScope: input.agentScope,
+    agentIds: input.agentIds ?? [],
+    secretHint: `…${input.secret.slice(-4)}`,
+    ...changes,
+  });
+}
+
 export function anAgent(changes: Partial<Agent> = {}): Agent {
   return agentSchema.parse({
     id: 'agent_1',
@@ -162,6 +179,23 @@ export function anAgent(changes: Partial<Agent> = {}): Agent {
     createdAt,
     verification: { state: 'ok', configRevision: 'rev_1', checkedAt: createdAt },
     ...changes,
+  });
+}
+
+/** What the core answers to createAgent: the agent as asked for, with an id. */
+export function createdAgent(input: ChannelParsedInput<'createAgent'>): Agent {
+  return anAgent({
+    id: 'agent_new',
+    name: input.name,
+    providerId: input.providerId,
+    model: input.model,
+    profileId: input.profileId,
+    capacity: input.capacity ?? 1,
+    homeMode: input.homeMode ?? 'preconfigured',
+    environmentId: input.environmentId ?? 'env_local',
+    executablePath: input.executablePath ?? null,
+    commandArgs: input.commandArgs ?? null,
+    connectionId: input.connectionId ?? null,
   });
 }
 
