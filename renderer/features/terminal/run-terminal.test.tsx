@@ -1,0 +1,172 @@
+import { screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import type { ChannelOutput } from '../../../shared/contract';
+import { OperatorError } from '../../../shared/errors';
+import { anAttempt } from '../../testing/contract-fixtures';
+import { deferred, fakeOperatorClient, type ChannelAnswers, type FakeOperatorClient } from '../../testing/fake-operator-client';
+import { renderInConsole } from '../../testing/render-in-console';
+import { RunTerminal } from './run-terminal';
+
+/**
+ * The run's terminal with the real xterm.js, drawing with its DOM renderer (happy-dom has no canvas,
+ * and xterm 6 needs none). What the operator sees is read from the rows xterm draws.
+ */
+
+type Opened = ChannelOutput<'openRunOutput'>;
+
+function terminalClient(answers: ChannelAnswers = {}) {
+  return fakeOperatorClient({
+    openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
+    ackRunOutput: () => ({ ok: true }),
+    closeRunOutput: () => ({ ok: true }),
+    resizeRun: () => ({ accepted: true }),
+    sendRunInput: () => ({ accepted: true }),
+    ...answers,
+  });
+}
+
+function showTerminal(client: FakeOperatorClient, { running = true, canSendInput = false } = {}) {
+  const rendered = renderInConsole(<RunTerminal runId="run_1" running={running} canSendInput={canSendInput} />, { client, route: '/runs/run_1' });
+  return { ...rendered, terminal: screen.getByRole('region', { name: 'Run output' }) };
+}
+
+/** The lines on the terminal's screen, as xterm draws them (trailing blank rows left out). */
+function screenLines(terminal: HTMLElement): string[] {
+  const rows = [...terminal.querySelectorAll('.xterm-rows > div')].map((row) => (row.textContent ?? '').trimEnd());
+  while (rows.length > 0 && rows.at(-1) === '') rows.pop();
+  return rows;
+}
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+/** Once the subscription is open: the loading note is gone. */
+async function opened(terminal: HTMLElement) {
+  await vi.waitFor(() => expect(within(terminal).queryByText(/^Loading (the full )?output…$/)).toBeNull());
+}
+
+function output(client: FakeOperatorClient, text: string, offset: number, subscriptionId = 'sub_1', runId = 'run_1') {
+  client.emit('runOutput', { subscriptionId, runId, offset, bytes: encode(text) });
+}
+
+describe('a run’s terminal', () => {
+  it('draws the tail, keeping output that came before the subscription was confirmed, and acknowledges what xterm parsed', async () => {
+    const answer = deferred<Opened>();
+    const client = terminalClient({ openRunOutput: () => answer.promise });
+    const { terminal, unmount } = showTerminal(client);
+    expect(within(terminal).getByText('Loading output…')).toBeTruthy();
+    await vi.waitFor(() => expect(client.inputsOf('openRunOutput')).toEqual([{ runId: 'run_1', from: 'tail' }]));
+
+    // The core replays as soon as it opened the subscription, before its answer arrives.
+    output(client, 'building refunds\r\n', 4096);
+    output(client, 'not this viewer’s\r\n', 4096, 'sub_other');
+    output(client, 'not this run’s\r\n', 4096, 'sub_1', 'run_2');
+    answer.resolve({ subscriptionId: 'sub_1', fromOffset: 4096, totalBytes: 4114 });
+    output(client, 'tests pass\r\n', 4114);
+
+    await vi.waitFor(() =>
+      expect(screenLines(terminal)).toEqual(['… 4096 earlier bytes not shown (Load full output shows them) …', 'building refunds', 'tests pass']),
+    );
+    expect(within(terminal).getByText('Showing the end of the output; the first 4.0 KB are not loaded.')).toBeTruthy();
+    expect(within(terminal).queryByText('Loading output…')).toBeNull();
+    // Acknowledged once parsed: every byte of this subscription, none of the others'.
+    await vi.waitFor(() => expect(client.inputsOf('ackRunOutput').reduce((sum, ack) => sum + ack.bytes, 0)).toBe(30));
+    expect(new Set(client.inputsOf('ackRunOutput').map((ack) => ack.subscriptionId))).toEqual(new Set(['sub_1']));
+
+    // Leaving the run closes its subscription and stops listening.
+    unmount();
+    expect(client.inputsOf('closeRunOutput')).toEqual([{ subscriptionId: 'sub_1' }]);
+    expect(client.listeners('runOutput')).toBe(0);
+  });
+
+  it('draws a separator where the next attempt begins, saying how the one before ended', async () => {
+    const client = terminalClient();
+    const { terminal } = showTerminal(client);
+    await opened(terminal);
+    output(client, 'first try\r\n', 0);
+    client.emit('runOutputAttempt', {
+      subscriptionId: 'sub_1',
+      runId: 'run_1',
+      offset: 11,
+      attempt: anAttempt({ number: 2, status: 'running', startedAt: '2026-03-02T09:00:13.000Z', outputOffset: 11 }),
+      previous: anAttempt({ number: 1, status: 'failed', failureCode: 'process_exit', exitCode: 1, endedAt: '2026-03-02T09:00:10.000Z' }),
+      maxAttempts: 3,
+    });
+    output(client, 'second try\r\n', 11);
+    await vi.waitFor(() =>
+      expect(screenLines(terminal)).toEqual(['first try', '', '── attempt 2 of 3 · after process_exit (exit code 1) · 3 s later ──', 'second try']),
+    );
+  });
+
+  it('marks where it was skipped forward to catch up, and the footer says how much', async () => {
+    const client = terminalClient();
+    const { terminal } = showTerminal(client);
+    await opened(terminal);
+    client.emit('runOutputSkipped', { subscriptionId: 'sub_1', runId: 'run_1', fromOffset: 0, toOffset: 2048, skippedBytes: 2048 });
+    output(client, 'the tail\r\n', 2048);
+    await vi.waitFor(() =>
+      expect(screenLines(terminal)).toEqual(['', '… skipped 2048 bytes (the full output is kept; Load full output shows it) …', 'the tail']),
+    );
+    expect(within(terminal).getByText('2.0 KB skipped while catching up (kept in full in the ledger).')).toBeTruthy();
+  });
+
+  it('Load full output closes the tail, clears the screen and replays from the start', async () => {
+    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 6, totalBytes: 12 }) });
+    const { user, terminal } = showTerminal(client, { running: false });
+    await opened(terminal);
+    output(client, 'world\r\n', 6);
+    await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['… 6 earlier bytes not shown (Load full output shows them) …', 'world']));
+
+    const full = deferred<Opened>();
+    client.answer({ openRunOutput: () => full.promise });
+    await user.click(within(terminal).getByRole('button', { name: 'Load full output' }));
+    expect(await within(terminal).findByText('Loading the full output…')).toBeTruthy();
+    expect(client.inputsOf('closeRunOutput')).toEqual([{ subscriptionId: 'sub_1' }]);
+    full.resolve({ subscriptionId: 'sub_2', fromOffset: 0, totalBytes: 12 });
+    output(client, 'hello\r\nworld\r\n', 0, 'sub_2');
+    await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['hello', 'world']));
+    expect(within(terminal).getByText('Showing the full output.')).toBeTruthy();
+    expect(client.inputsOf('openRunOutput').map((input) => input.from)).toEqual(['tail', 'start']);
+  });
+
+  it('after the connection comes back, continues at the next byte on the same screen', async () => {
+    const client = terminalClient();
+    const { terminal } = showTerminal(client);
+    await opened(terminal);
+    output(client, 'before the drop\r\n', 0);
+    await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['before the drop']));
+
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 17, totalBytes: 17 }) });
+    client.setTransportState('reconnecting');
+    client.setTransportState('connected');
+    await vi.waitFor(() => expect(client.inputsOf('openRunOutput').at(-1)).toEqual({ runId: 'run_1', from: 17 }));
+    output(client, 'after it\r\n', 17, 'sub_2');
+    await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['before the drop', 'after it']));
+  });
+
+  it('says why the output could not be opened, and Try again opens it', async () => {
+    const client = terminalClient({
+      openRunOutput: () => {
+        throw new OperatorError({ code: 'not_found', message: 'This run is not in the console any more.' });
+      },
+    });
+    const { user, terminal } = showTerminal(client);
+    expect((await within(terminal).findByRole('alert')).textContent).toBe('Could not open the output. This run is not in the console any more.');
+
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }) });
+    await user.click(within(terminal).getByRole('button', { name: 'Try again' }));
+    await vi.waitFor(() => expect(within(terminal).queryByRole('alert')).toBeNull());
+    expect(client.inputsOf('openRunOutput')).toHaveLength(2);
+  });
+
+  it('while the run takes input, what is typed in the terminal goes to the run', async () => {
+    const client = terminalClient();
+    const { user, terminal } = showTerminal(client, { canSendInput: true });
+    await opened(terminal);
+    expect(within(terminal).getByText(/^Typing in the terminal sends input to the run\. Ctrl\+M makes Tab move focus out of the terminal\.$/)).toBeTruthy();
+
+    await user.click(within(terminal).getByRole('textbox', { name: 'Terminal input' }));
+    await user.keyboard('y{Enter}');
+    await vi.waitFor(() => expect(client.inputsOf('sendRunInput').map((input) => input.data).join('')).toBe('y\r'));
+    expect(client.inputsOf('sendRunInput')[0]!.runId).toBe('run_1');
+  });
+});
