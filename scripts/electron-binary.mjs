@@ -4,15 +4,21 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
+/** @import { ElectronBinaryResult, ElectronLookup } from './electron-binary.mjs' */
+
 const pathMarker = 'operator-console-electron-path=';
 
-/** Where the electron package puts the executable inside its dist directory (as its install.js does). */
+/**
+ * Where the electron package puts the executable inside its dist directory (as its install.js does).
+ * @param {NodeJS.Platform} platform
+ */
 export function platformExecutable(platform = process.platform) {
   if (platform === 'darwin') return 'Electron.app/Contents/MacOS/Electron';
   if (platform === 'win32') return 'electron.exe';
   return 'electron';
 }
 
+/** @param {string} file */
 function isFile(file) {
   try {
     return statSync(file).isFile();
@@ -21,7 +27,10 @@ function isFile(file) {
   }
 }
 
-/** node_modules/electron/path.txt: written by the package once it has downloaded its binary. */
+/**
+ * node_modules/electron/path.txt: written by the package once it has downloaded its binary.
+ * @param {string} appDir
+ */
 function recordedExecutable(appDir) {
   const pathFile = path.join(appDir, 'node_modules', 'electron', 'path.txt');
   return existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : undefined;
@@ -30,9 +39,12 @@ function recordedExecutable(appDir) {
 /**
  * The executable inside ELECTRON_OVERRIDE_DIST_PATH, honoured the way the electron package does:
  * path.txt's name if the package recorded one, else the platform's usual name.
+ * @param {string} appDir
+ * @param {string} overrideDir
+ * @param {NodeJS.Platform} platform
  */
 function overrideExecutable(appDir, overrideDir, platform) {
-  const names = [recordedExecutable(appDir), platformExecutable(platform), 'electron'].filter(Boolean);
+  const names = [recordedExecutable(appDir) ?? '', platformExecutable(platform), 'electron'].filter((name) => name !== '');
   for (const name of names) {
     const candidate = path.join(overrideDir, name);
     if (isFile(candidate)) return candidate;
@@ -43,8 +55,9 @@ function overrideExecutable(appDir, overrideDir, platform) {
 /**
  * An Electron executable that is already on disk, without downloading anything: the override, or the
  * binary the electron package downloaded. Undefined when there is none.
+ * @param {ElectronLookup} lookup
  */
-export function installedElectronBinary({ appDir, env = process.env, platform = process.platform } = {}) {
+export function installedElectronBinary({ appDir, env = process.env, platform = process.platform }) {
   if (env.ELECTRON_OVERRIDE_DIST_PATH) return overrideExecutable(appDir, env.ELECTRON_OVERRIDE_DIST_PATH, platform);
   const recorded = recordedExecutable(appDir);
   if (!recorded) return undefined;
@@ -52,7 +65,10 @@ export function installedElectronBinary({ appDir, env = process.env, platform = 
   return isFile(candidate) ? candidate : undefined;
 }
 
-/** The first error message in a Node stack dump: the root cause, not the wrapper that rethrew it. */
+/**
+ * The first error message in a Node stack dump: the root cause, not the wrapper that rethrew it.
+ * @param {string} stderr
+ */
 export function shortReason(stderr) {
   const match = /^\s*(?:[A-Za-z]*Error|Error \[\w+\]): (.+)$/m.exec(stderr);
   const line = match?.[1] ?? stderr.split('\n').find((text) => text.trim())?.trim() ?? 'no output';
@@ -66,8 +82,10 @@ export function shortReason(stderr) {
  * Without an override, this asks the electron package in a child process: requiring it downloads the
  * binary on first use (which may take a while, hence the long timeout) and throws where it cannot,
  * and a child process keeps both the download's output and a failure out of this process.
+ * @param {ElectronLookup & { timeoutMs?: number }} lookup
+ * @returns {Promise<ElectronBinaryResult>}
  */
-export function findElectronBinary({ appDir, env = process.env, platform = process.platform, timeoutMs = 120_000 } = {}) {
+export function findElectronBinary({ appDir, env = process.env, platform = process.platform, timeoutMs = 120_000 }) {
   if (env.ELECTRON_OVERRIDE_DIST_PATH) {
     const found = overrideExecutable(appDir, env.ELECTRON_OVERRIDE_DIST_PATH, platform);
     return Promise.resolve(
@@ -101,11 +119,16 @@ export function findElectronBinary({ appDir, env = process.env, platform = proce
   });
 }
 
-/** The Electron version and ABI from the installed electron package, or undefined without one. */
+/**
+ * The Electron version and ABI from the installed electron package, or undefined without one.
+ * @param {string} appDir
+ */
 export function electronPackageInfo(appDir) {
   const packageDir = path.join(appDir, 'node_modules', 'electron');
   try {
-    const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+    /** @type {unknown} */
+    const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+    const version = typeof manifest === 'object' && manifest !== null && 'version' in manifest ? manifest.version : undefined;
     const abi = readFileSync(path.join(packageDir, 'abi_version'), 'utf8').trim();
     if (typeof version !== 'string' || !/^\d+$/.test(abi)) return undefined;
     return { version, abi };
@@ -114,7 +137,11 @@ export function electronPackageInfo(appDir) {
   }
 }
 
-/** Where scripts/prepare-native.mjs puts the Electron-ABI better-sqlite3 (electron/shell/native-binding.ts reads it). */
+/**
+ * Where scripts/prepare-native.mjs puts the Electron-ABI better-sqlite3 (electron/shell/native-binding.ts reads it).
+ * @param {string} appDir
+ * @param {string} abi
+ */
 export function electronSqlitePath(appDir, abi) {
   return path.join(appDir, 'native', `electron-abi${abi}`, 'better_sqlite3.node');
 }

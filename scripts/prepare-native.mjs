@@ -16,9 +16,12 @@ import { electronPackageInfo, electronSqlitePath, installedElectronBinary } from
 
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const force = process.argv.includes('--force');
-const say = (line) => process.stdout.write(`Operator Console: ${line}\n`);
+const say = (/** @type {string} */ line) => process.stdout.write(`Operator Console: ${line}\n`);
 
-/** node-gyp as npm runs it for install scripts, else the copy bundled with npm, else one on PATH. */
+/**
+ * node-gyp as npm runs it for install scripts, else the copy bundled with npm, else one on PATH.
+ * @returns {[command: string, args: string[]]}
+ */
 function nodeGypCommand() {
   if (process.env.npm_config_node_gyp && existsSync(process.env.npm_config_node_gyp)) {
     return [process.execPath, [process.env.npm_config_node_gyp]];
@@ -31,7 +34,15 @@ function nodeGypCommand() {
   return [process.platform === 'win32' ? 'node-gyp.cmd' : 'node-gyp', []];
 }
 
-/** Runs one build step in the scratch copy, appending its output to the log; true on success. */
+/**
+ * Runs one build step in the scratch copy, appending its output to the log; true on success.
+ * @param {string} label
+ * @param {string} command
+ * @param {string[]} args
+ * @param {string} cwd
+ * @param {NodeJS.ProcessEnv} env
+ * @param {string[]} logLines
+ */
 function run(label, command, args, cwd, env, logLines) {
   const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 10 * 60_000, windowsHide: true });
   logLines.push(`$ ${label}: ${command} ${args.join(' ')}`, result.stdout ?? '', result.stderr ?? '');
@@ -66,6 +77,7 @@ function prepare() {
   // Build in a scratch copy, so node_modules/better-sqlite3/build (the Node build) stays as it is.
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'operator-console-native-'));
   const logFile = path.join(appDir, 'native', 'prepare-native.log');
+  /** @type {string[]} */
   const logLines = [];
   try {
     const copy = path.join(scratch, 'better-sqlite3');

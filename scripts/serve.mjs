@@ -28,5 +28,6 @@ if (!existsSync(serveEntry) || !existsSync(rendererIndex)) {
   }
 }
 
-const { main } = await import(pathToFileURL(serveEntry).href);
-await main(process.argv.slice(2));
+/** @type {unknown} The build's module, whose types are electron/host/serve.ts's. */
+const serve = await import(pathToFileURL(serveEntry).href);
+await /** @type {{ main(argv: string[]): Promise<void> }} */ (serve).main(process.argv.slice(2));

@@ -16,11 +16,15 @@ const sourceDirs = ['electron', 'shared', 'renderer'];
 const sourceFiles = ['vite.config.ts', 'package.json'];
 
 // Progress lines only for a person at a terminal: scripts and tests get exactly one line on fallback.
-const say = (line) => {
+const say = (/** @type {string} */ line) => {
   if (process.stderr.isTTY) process.stderr.write(`${line}\n`);
 };
 
-/** The newest modification time under a directory, skipping tests (they are not part of the build). */
+/**
+ * The newest modification time under a directory, skipping tests (they are not part of the build).
+ * @param {string} dir
+ * @returns {number}
+ */
 function newestMtime(dir) {
   let newest = 0;
   let entries;
@@ -74,10 +78,16 @@ function ensureElectronSqlite() {
   spawnSync(process.execPath, [path.join(appDir, 'scripts', 'prepare-native.mjs')], { cwd: appDir, stdio: ['ignore', 2, 2] });
 }
 
-/** Runs a child with the terminal, passes Ctrl-C and termination on to it, and exits with its code. */
+/**
+ * Runs a child with the terminal, passes Ctrl-C and termination on to it, and exits with its code.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {import('node:child_process').SpawnOptions} options
+ * @param {(error: Error) => void} onSpawnError
+ */
 function runForwarding(command, args, options, onSpawnError) {
   const child = spawn(command, args, { cwd: appDir, stdio: 'inherit', ...options });
-  const forward = (signal) => () => {
+  const forward = (/** @type {NodeJS.Signals} */ signal) => () => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   const handlers = { SIGINT: forward('SIGINT'), SIGTERM: forward('SIGTERM') };
@@ -91,6 +101,7 @@ function runForwarding(command, args, options, onSpawnError) {
   });
 }
 
+/** @param {string} reason */
 function serveInBrowser(reason) {
   process.stderr.write(`Electron binary unavailable (${reason}); serving Operator Console in your browser instead.\n`);
   runForwarding(process.execPath, [path.join(appDir, 'scripts', 'serve.mjs'), ...passThroughArgs], {}, (error) => {

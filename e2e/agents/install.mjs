@@ -23,6 +23,7 @@ const lockDir = path.join(agentsDir, '.install.lock');
 /** The CLIs the suite needs, by their bin names. */
 export const requiredBins = ['codex', 'claude', 'pi', 'gemini'];
 
+/** @param {string} message */
 function log(message) {
   process.stderr.write(`[e2e/agents install] ${message}\n`);
 }
@@ -42,6 +43,7 @@ export function isInstalled() {
   return requiredBins.every((bin) => existsSync(path.join(nodeModules, '.bin', bin)));
 }
 
+/** @returns {Promise<void>} */
 function runNpmCi() {
   // A parent `npm test` exports npm_config_* / npm_package_* variables; they must not steer this
   // install towards the root project.
@@ -63,6 +65,11 @@ function runNpmCi() {
   });
 }
 
+/**
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
 async function withLock(fn, { timeoutMs = 15 * 60_000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -71,12 +78,12 @@ async function withLock(fn, { timeoutMs = 15 * 60_000 } = {}) {
       writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
       break;
     } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
       if (lockIsStale()) {
         rmSync(lockDir, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for the install lock ${lockDir}`);
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for the install lock ${lockDir}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
@@ -94,9 +101,11 @@ function lockIsStale() {
     process.kill(pid, 0);
     return false;
   } catch (error) {
-    if (error.code === 'EPERM') return false;
-    // No pid file yet (just created) counts as live for a minute; a dead pid is stale.
-    if (error.code === 'ENOENT') return Date.now() - statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs > 60_000;
+    const { code } = /** @type {NodeJS.ErrnoException} */ (error);
+    if (code === 'EPERM') return false;
+    // No pid file yet (just created) counts as live for a minute (and a lock already gone as live too,
+    // so the next mkdir decides); a dead pid is stale.
+    if (code === 'ENOENT') return Date.now() - (statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 60_000;
     return true;
   }
 }
@@ -123,7 +132,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     (installed) => {
       if (!installed) log('agent CLIs already installed (lockfile unchanged)');
     },
-    (error) => {
+    (/** @type {Error} */ error) => {
       log(error.message);
       process.exitCode = 1;
     },

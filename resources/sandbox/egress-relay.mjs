@@ -25,23 +25,30 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import os from 'node:os';
 
+/**
+ * @param {string} message
+ * @param {number} code
+ * @returns {never}
+ */
 function fail(message, code) {
   process.stderr.write(`egress-relay: ${message}\n`);
   process.exit(code);
 }
 
+/** @param {string[]} argv */
 function parseArguments(argv) {
   const separator = argv.indexOf('--');
   if (separator < 2 || separator === argv.length - 1) {
     fail('usage: egress-relay.mjs <proxy-socket> <relay-port> [--forward host:port]... -- <command> [args...]', 125);
   }
-  const [socketPath, portText, ...options] = argv.slice(0, separator);
+  const [socketPath = '', portText, ...options] = argv.slice(0, separator);
   const relayPort = Number(portText);
   if (!Number.isInteger(relayPort) || relayPort < 1 || relayPort > 65535) fail(`bad relay port ${portText}`, 125);
+  /** @type {{ authority: string; port: number }[]} */
   const forwards = [];
   for (let i = 0; i < options.length; i += 1) {
     if (options[i] !== '--forward' || options[i + 1] === undefined) fail(`unexpected argument ${options[i]}`, 125);
-    const authority = options[i + 1];
+    const authority = options[i + 1] ?? '';
     const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(authority);
     if (!match) fail(`bad forward ${authority}`, 125);
     forwards.push({ authority, port: Number(match[2]) });
@@ -50,6 +57,10 @@ function parseArguments(argv) {
   return { socketPath, relayPort, forwards, command: argv.slice(separator + 1) };
 }
 
+/**
+ * @param {net.Socket} a
+ * @param {net.Socket} b
+ */
 function splice(a, b) {
   a.on('error', () => b.destroy());
   b.on('error', () => a.destroy());
@@ -59,12 +70,17 @@ function splice(a, b) {
   b.pipe(a);
 }
 
+/** @param {string} socketPath */
 function proxyListener(socketPath) {
   return net.createServer((client) => splice(client, net.connect(socketPath)));
 }
 
 // Opens a CONNECT tunnel through the proxy, then splices it to the client. A refused tunnel closes
 // the client's connection: to the client that looks like a server that hung up.
+/**
+ * @param {string} socketPath
+ * @param {string} authority
+ */
 function forwardListener(socketPath, authority) {
   return net.createServer((client) => {
     client.pause();
@@ -75,6 +91,7 @@ function forwardListener(socketPath, authority) {
     client.on('error', () => upstream.destroy());
     client.on('close', () => upstream.destroy());
     let head = Buffer.alloc(0);
+    /** @param {Buffer} chunk */
     const onData = (chunk) => {
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
@@ -100,6 +117,12 @@ function forwardListener(socketPath, authority) {
   });
 }
 
+/**
+ * @param {net.Server} server
+ * @param {number} port
+ * @param {string} host
+ * @returns {Promise<void>}
+ */
 function listen(server, port, host) {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -120,20 +143,22 @@ async function main() {
       await listen(forwardListener(socketPath, forward.authority), forward.port, '::1').catch(() => undefined);
     }
   } catch (error) {
-    fail(`cannot listen: ${error.message}`, 125);
+    fail(`cannot listen: ${error instanceof Error ? error.message : String(error)}`, 125);
   }
 
   for (const signal of ['SIGINT', 'SIGQUIT']) process.on(signal, () => {});
-  const child = spawn(command[0], command.slice(1), { stdio: 'inherit' });
-  for (const signal of ['SIGTERM', 'SIGHUP']) {
+  const [program = '', ...args] = command;
+  const child = spawn(program, args, { stdio: 'inherit' });
+  for (const signal of /** @type {const} */ (['SIGTERM', 'SIGHUP'])) {
     process.on(signal, () => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     });
   }
-  child.on('error', (error) => fail(`cannot start ${command[0]}: ${error.message}`, error.code === 'ENOENT' ? 127 : 126));
+  child.on('error', (/** @type {NodeJS.ErrnoException} */ error) => fail(`cannot start ${program}: ${error.message}`, error.code === 'ENOENT' ? 127 : 126));
   child.on('exit', (code, signal) => {
-    process.exit(code ?? 128 + (os.constants.signals[signal] ?? 0));
+    process.exit(code ?? 128 + (signal ? os.constants.signals[signal] : 0));
   });
 }
 
-main();
+// Nothing awaits main(): an unexpected rejection ends the relay as any unhandled rejection does.
+void main();
