@@ -162,11 +162,13 @@ function startShell(): void {
     if (shutdown === 'closing') return;
     shutdown = 'closing';
     unbindIpc?.();
-    core
+    void core
       .close()
       .catch((error: unknown) => log.error('core did not close cleanly', { error: error instanceof Error ? error.message : String(error) }))
       .then(() => dataDirLock?.release())
       .then(() => log.close())
+      // A log that cannot be closed has no one left to tell; quitting must not become a crash report.
+      .catch(() => undefined)
       .finally(() => {
         shutdown = 'closed';
         app.quit();

@@ -129,6 +129,7 @@ const isEmojiModifier = (codePoint: number) => codePoint === 0xfe0f || (codePoin
 
 /** A quick test before the character-by-character look: nearly every line has none of these. */
 const candidate =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class -- the class lists single invisible code points on purpose (controls, joiners, variation selectors); with the u flag each one matches alone.
   /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{1d173}-\u{1d17a}\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
 
 export const codePointLabel = (codePoint: number) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;

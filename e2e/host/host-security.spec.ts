@@ -29,7 +29,7 @@ test('the status bar says when the connection drops, and recovers by itself', as
   let refuseUntil = 0;
   await page.routeWebSocket(/\/ws/, (socket) => {
     if (Date.now() < refuseUntil) {
-      socket.close({ code: 4000, reason: 'network still down' });
+      void socket.close({ code: 4000, reason: 'network still down' });
       return;
     }
     socket.connectToServer();
@@ -37,7 +37,7 @@ test('the status bar says when the connection drops, and recovers by itself', as
       firstConnection = false;
       setTimeout(() => {
         refuseUntil = Date.now() + 3000;
-        socket.close({ code: 4000, reason: 'network dropped' });
+        void socket.close({ code: 4000, reason: 'network dropped' });
       }, 1000);
     }
   });

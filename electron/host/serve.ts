@@ -178,7 +178,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       (error: unknown) => {
         log.error('shutdown failed', { error: describeError(error) });
         process.stderr.write(`Operator Console: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
-        log.close().finally(() => process.exit(1));
+        void log.close().finally(() => process.exit(1));
       },
     );
   };

@@ -215,26 +215,26 @@ export class OutputPipeline {
 
   private makeFeed(): OutputFeed {
     // A plain object of closures rather than `this`, so a viewer cannot reach the session through it.
-    const pipeline = this;
+    const ended = () => this.result !== null;
     return {
       runId: this.runId,
-      liveOffset: () => pipeline.liveEnd,
-      read: (fromOffset, maxBytes) => pipeline.read(fromOffset, maxBytes),
+      liveOffset: () => this.liveEnd,
+      read: (fromOffset, maxBytes) => this.read(fromOffset, maxBytes),
       onBatch: (listener) => {
-        if (pipeline.result) return () => {};
-        pipeline.batchListeners.add(listener);
-        return () => pipeline.batchListeners.delete(listener);
+        if (this.result) return () => {};
+        this.batchListeners.add(listener);
+        return () => this.batchListeners.delete(listener);
       },
       onEnd: (listener) => {
-        if (pipeline.result) {
+        if (this.result) {
           queueMicrotask(listener);
           return () => {};
         }
-        pipeline.endListeners.add(listener);
-        return () => pipeline.endListeners.delete(listener);
+        this.endListeners.add(listener);
+        return () => this.endListeners.delete(listener);
       },
       get ended() {
-        return pipeline.result !== null;
+        return ended();
       },
     };
   }

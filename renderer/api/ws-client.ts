@@ -9,7 +9,7 @@ import {
   type OperatorClient,
   type TransportState,
 } from '../../shared/contract';
-import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import { OperatorError } from '../../shared/errors';
 import { decodeBinaryEvent, serverMessageSchema, type ClientRequest } from '../../shared/wire';
 
 /**
@@ -232,7 +232,7 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
         if (!waiting) return;
         pending.delete(server.id);
         if (server.ok) waiting.resolve(server.value);
-        else waiting.reject(new OperatorError(server.error as OperatorErrorShape));
+        else waiting.reject(new OperatorError(server.error));
         return;
       }
       case 'event':

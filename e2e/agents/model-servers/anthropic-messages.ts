@@ -80,7 +80,7 @@ export function anthropicView(body: Record<string, unknown>): ConversationView {
     const hasToolResult = blocks.some((block) => block.type === 'tool_result');
     const text = blocks
       .filter((block) => block.type === 'text')
-      .map((block) => String(block.text ?? ''))
+      .map((block) => textOf(block.text))
       .join('\n');
     // A user message that carries tool results answers the model's call; one with only text is a prompt.
     if (hasToolResult) last = 'tool_result';
@@ -94,7 +94,7 @@ export function anthropicView(body: Record<string, unknown>): ConversationView {
 
 /** Claude Code states its working directory in the system prompt: "Primary working directory: <dir>". */
 export function workingDirectoryFrom(body: Record<string, unknown>): string | null {
-  const system = typeof body.system === 'string' ? body.system : asArray(body.system).filter(isObject).map((block) => String(block.text ?? '')).join('\n');
+  const system = typeof body.system === 'string' ? body.system : asArray(body.system).filter(isObject).map((block) => textOf(block.text)).join('\n');
   const match = system.match(/Primary working directory: (.+)/);
   return match?.[1]?.trim() ?? null;
 }
@@ -236,7 +236,7 @@ export function anthropicHistory(body: Record<string, unknown>): ConversationHis
     const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : asArray(message.content).filter(isObject);
     for (const block of blocks) {
       if (block.type === 'tool_result') history.toolResults.push(textOf(block.content));
-      else if (block.type === 'text') (message.role === 'user' ? history.userTexts : history.assistantTexts).push(String(block.text ?? ''));
+      else if (block.type === 'text') (message.role === 'user' ? history.userTexts : history.assistantTexts).push(textOf(block.text));
     }
   }
   return history;

@@ -10,6 +10,7 @@
 // CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), DCS/SOS/PM/APC strings, charset selection
 // (ESC ( B), and the remaining two-byte escapes; plus 8-bit CSI (U+009B).
 const ansiPattern =
+  // eslint-disable-next-line no-control-regex -- ESC and BEL are what these sequences are made of.
   /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[PX^_][^\u001b]*\u001b\\|\u001b[()*+][0-9A-Za-z]|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
 
 export function stripAnsi(text: string): string {
