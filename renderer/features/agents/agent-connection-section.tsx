@@ -6,6 +6,7 @@ import { actionPath, actionRoute } from '../../../shared/routes';
 import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
+import { useNow } from '../../ui/use-now';
 import { QueryError } from '../../ui/query-error';
 import { ConnectionDialog } from '../connections/connection-dialog';
 import { connectionProvidersOf } from '../connections/connection-form';
@@ -61,7 +62,8 @@ export function AgentConnectionSection({
    * A connection was just made and bound here: focus returns to the picker once it lists it. State,
    * not a ref: the lists may refresh before or after the bind's answer, and either order must refocus.
    */
-  const [refocusPicker, setRefocusPicker] = useState(false);
+  // Set when a connection made here is bound: the picker takes focus once it shows that binding.
+  const refocusPicker = useRef(false);
   const ids = { picker: useId(), pickerHint: useId() };
 
   const list = connections.data;
@@ -93,10 +95,10 @@ export function AgentConnectionSection({
   }, [focusPicker, listed]);
 
   useEffect(() => {
-    if (!refocusPicker || !pickerShown || !bound) return;
-    setRefocusPicker(false);
+    if (!refocusPicker.current || !pickerShown || !bound) return;
+    refocusPicker.current = false;
     pickerRef.current?.focus();
-  }, [refocusPicker, pickerShown, bound]);
+  });
 
   const focusThePicker = () => {
     sectionRef.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
@@ -132,7 +134,7 @@ export function AgentConnectionSection({
       {
         onSuccess: () => {
           setChoice(null);
-          setRefocusPicker(true);
+          refocusPicker.current = true;
           setSaved(`Created ${connection.name}: runs of ${agent.name} use it.`);
         },
       },
@@ -276,6 +278,8 @@ function providerList(providers: readonly AiConnection['provider'][]): string {
 }
 
 function BoundConnection({ connection }: { connection: AiConnection }) {
+  // For saying whether a time was today: the time this was shown, not a ticking clock.
+  const now = useNow(false);
   const lastTest = connection.lastTest;
   const outcome = lastTest ? connectionTestOutcome(lastTest) : null;
   return (
@@ -300,7 +304,7 @@ function BoundConnection({ connection }: { connection: AiConnection }) {
             <>
               {outcome.label}: {lastTest.message}{' '}
               <time className="muted" dateTime={lastTest.checkedAt} title={formatFullTimestamp(lastTest.checkedAt)}>
-                {formatTimestamp(lastTest.checkedAt, Date.now())}
+                {formatTimestamp(lastTest.checkedAt, now)}
               </time>
             </>
           ) : (
@@ -313,6 +317,8 @@ function BoundConnection({ connection }: { connection: AiConnection }) {
 }
 
 function AgentCheckResult({ check, agentId, onChoose }: { check: AgentCheck; agentId: string; onChoose: () => void }) {
+  // For saying whether a time was today: the time this was shown, not a ticking clock.
+  const now = useNow(false);
   if (check.state === 'unverified') {
     return <p className="muted">Not checked yet. Test agent checks it against the admission rules without starting anything.</p>;
   }
@@ -330,7 +336,7 @@ function AgentCheckResult({ check, agentId, onChoose }: { check: AgentCheck; age
           <>
             {' '}
             <time className="muted" dateTime={check.checkedAt} title={formatFullTimestamp(check.checkedAt)}>
-              {formatTimestamp(check.checkedAt, Date.now())}
+              {formatTimestamp(check.checkedAt, now)}
             </time>
           </>
         ) : null}

@@ -4,6 +4,7 @@ import type { Notice, RunSummary } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
+import { useNow } from '../../ui/use-now';
 import { noticeState, noticeWording, rerunLinks, severityInfo } from './notice-state';
 import { useDismissNotice, useRunAgain } from './use-notices';
 
@@ -38,7 +39,8 @@ export function NoticeCard({
   const actionLabel = notice.actionLabel ?? 'Open the setting that fixes this';
   const started: RunSummary[] | undefined = runAgain.data?.runs;
   const links = rerunLinks(notice.rerunRunIds, started);
-  const now = Date.now();
+  // For saying whether a time was today: the time this was shown, not a ticking clock.
+  const now = useNow(false);
   const wording = noticeWording(notice);
 
   return (

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useLocation } from 'wouter';
 import type { RunStatus, RunSummary, Task } from '../../../shared/entities';
 import { operatorMessage } from '../../ui/error-message';
@@ -28,9 +28,7 @@ export function CommandPaletteHost() {
   // The Run dialog belongs to the page it was opened on: starting the run navigates away, and so
   // does any link; either way the dialog goes.
   const [runRequest, setRunRequest] = useState<{ task: Task; path: string } | null>(null);
-  useEffect(() => {
-    setRunRequest((request) => (request && request.path !== path ? null : request));
-  }, [path]);
+  if (runRequest && runRequest.path !== path) setRunRequest(null);
 
   const stop = (run: RunSummary, label: string) => {
     setStopOutcome({ state: 'stopping', runId: run.id, label });

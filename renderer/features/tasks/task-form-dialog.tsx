@@ -26,8 +26,9 @@ export function TaskFormDialog({ project, task, onClose }: { project: Project; t
   const mutation = task ? updateTask : createTask;
   const formId = useId();
   const artifactsHintId = useId();
+  const titleRef = useRef<HTMLInputElement>(null);
   const refs = {
-    title: useRef<HTMLInputElement>(null),
+    title: titleRef,
     prompt: useRef<HTMLTextAreaElement>(null),
     planPath: useRef<HTMLInputElement>(null),
     reviewPath: useRef<HTMLInputElement>(null),
@@ -57,7 +58,7 @@ export function TaskFormDialog({ project, task, onClose }: { project: Project; t
       title={task ? 'Edit task' : 'New task'}
       description={<p className="muted">In {project.name}</p>}
       onClose={onClose}
-      initialFocusRef={refs.title}
+      initialFocusRef={titleRef}
       className="task-dialog"
       footer={
         <>

@@ -5,6 +5,7 @@ import { useUiStore } from '../../state/ui-store';
 import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp, formatTimestamp, pluralize } from '../../ui/format';
+import { useNow } from '../../ui/use-now';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
 import { runStatusLabel } from '../../ui/run-status';
@@ -23,7 +24,8 @@ type TaskDialog = { kind: 'new' } | { kind: 'edit'; task: Task } | { kind: 'run'
 
 function TaskRow({ task, onRun, onEdit }: { task: Task; onRun: () => void; onEdit: () => void }) {
   const setArchived = useSetTaskArchived();
-  const now = Date.now();
+  // For saying whether a time was today: the time this was shown, not a ticking clock.
+  const now = useNow(false);
   return (
     <li className={`item-list__row task-row${task.archived ? ' task-row--archived' : ''}`}>
       <div className="item-list__main">
@@ -181,6 +183,7 @@ function ProjectTasks({ project, newRequested, onNewRequestSeen }: { project: Pr
   // The N shortcut and the palette's New task ask through the route, from whichever page they were on.
   useEffect(() => {
     if (!newRequested) return;
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the request arrives in the URL (another page's N or palette); opening the dialog answers it, once.
     setDialog({ kind: 'new' });
     onNewRequestSeen();
   }, [newRequested, onNewRequestSeen]);

@@ -55,7 +55,6 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
    */
   const [tabMovesFocus, setTabMovesFocus] = useState(false);
   const tabMovesFocusRef = useRef(tabMovesFocus);
-  tabMovesFocusRef.current = tabMovesFocus;
   const [term, setTerm] = useState('');
   const [results, setResults] = useState<{ index: number; count: number } | null>(null);
   const findId = useId();
@@ -63,6 +62,7 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
 
   useEffect(() => {
     liveRef.current = { running, canSendInput, dark };
+    tabMovesFocusRef.current = tabMovesFocus;
   });
 
   const openOutput = useCallback((from: 'start' | 'tail') => {
