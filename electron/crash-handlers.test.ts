@@ -34,9 +34,9 @@ describe('the crash handlers', () => {
 
     expect(crashes[0]).toEqual({ kind: 'uncaught_exception', message: 'the ledger went away', logFile: path.join(data.path, 'logs', 'console.log') });
     // Flushed before the crash was handed on: the stack is in the file already.
-    const lines = readFileSync(log.file!, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = readFileSync(log.file!, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ level: 'error', message: 'uncaught exception' });
-    expect(lines[0].error).toMatch(/Error: the ledger went away\n\s+at /);
+    expect(lines[0]?.error).toMatch(/Error: the ledger went away\n\s+at /);
     // A second failure while the first is handled is logged, not handled again.
     await expect.poll(() => readFileSync(log.file!, 'utf8')).toContain('and then this');
     expect(crashes).toHaveLength(1);

@@ -47,7 +47,7 @@ function refusal(promise: Promise<unknown>): Promise<DataDirLockedError> {
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', '']);
   expect(child.pid).toBeGreaterThan(0);
-  return child.pid!;
+  return child.pid;
 }
 
 function liveProcess(): ChildProcess {

@@ -41,7 +41,7 @@ describe('the log file', () => {
     const lines = fileLines(file!);
     expect(lines.map((line) => line.message)).toEqual(['run started', 'run failed to launch']);
     expect(lines[1]).toMatchObject({ level: 'error', runId: 'run_1', error: 'Error: boom\n    at somewhere' });
-    expect(stderr.map((line) => JSON.parse(line).message)).toEqual(['before the data directory is known', 'run started', 'run failed to launch']);
+    expect(stderr.map((line) => (JSON.parse(line) as { message: string }).message)).toEqual(['before the data directory is known', 'run started', 'run failed to launch']);
     expect(statSync(file!).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file!)).mode & 0o777).toBe(0o700);
     // After close, stderr goes on; the file is left alone.
@@ -77,7 +77,7 @@ describe('the log file', () => {
     expect(log.file).toBeUndefined();
     log.warn('still logged');
     await log.flush();
-    expect(stderr.map((line) => JSON.parse(line).message)).toEqual(['the log file cannot be opened; logging to stderr only', 'still logged']);
+    expect(stderr.map((line) => (JSON.parse(line) as { message: string }).message)).toEqual(['the log file cannot be opened; logging to stderr only', 'still logged']);
   });
 
   it('flushes: once flush resolves, the lines are in the file', async () => {

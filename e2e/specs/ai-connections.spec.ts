@@ -53,7 +53,7 @@ async function addSandboxedFixtureAgent(page: Page, name: string, args: string[]
   await dialog.getByLabel('Profile').selectOption('program-codex-json');
   const environment = dialog.getByLabel('Environment');
   const sandboxed = await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value');
-  await environment.selectOption(sandboxed!);
+  await environment.selectOption(sandboxed);
   // A sandboxed environment brings an isolated home with it.
   await expect(dialog.getByLabel('Home mode')).toHaveValue('isolated');
   await dialog.getByLabel('Executable path').fill(fixtureAgent);

@@ -39,7 +39,7 @@ test('New agent with Sandboxed makes an agent whose first run is admitted, with 
 
   // Sandboxed: the home becomes isolated, and the dialog says what is still missing.
   const environment = dialog.getByLabel('Environment');
-  await environment.selectOption((await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value'))!);
+  await environment.selectOption((await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value')));
   await expect(dialog.getByLabel('Home mode')).toHaveValue('isolated');
   const preview = dialog.getByRole('status', { name: 'First run' });
   await expect(preview).toContainText('Its runs would be refused as it stands.');
@@ -143,7 +143,7 @@ test('a preconfigured home in a sandbox: the notice opens the fix, one click mak
   await dialog.getByLabel('Profile').selectOption('program-codex-json');
   await dialog.getByLabel('Executable path').fill(fixtureAgent);
   const environment = dialog.getByLabel('Environment');
-  await environment.selectOption((await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value'))!);
+  await environment.selectOption((await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value')));
   await dialog.getByLabel('Home mode').selectOption('preconfigured');
   await dialog.getByRole('button', { name: 'Create agent' }).click();
   await expect(dialog).toBeHidden();

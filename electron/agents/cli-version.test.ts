@@ -1,8 +1,10 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ChannelInput, ChannelName } from '../../shared/contract';
 import { createCore, type Core } from '../core';
 import { createMemoryLogger } from '../log';
+import { callCore } from '../testing/core-call';
 import { makeTempDir } from '../testing/temp-dir';
 import { parseProviderCatalog } from '../providers/catalog';
 import { CliVersionService } from './cli-version';
@@ -41,7 +43,7 @@ afterEach(async () => {
   for (const temp of temps.splice(0)) temp.remove();
 });
 
-async function bed() {
+function bed() {
   const data = makeTempDir('oc-version-data-');
   const home = makeTempDir('oc-version-home-');
   const bin = makeTempDir('oc-version-bin-');
@@ -58,11 +60,7 @@ async function bed() {
     operatorEnv: { PATH: `${bin.path}:/usr/bin:/bin`, HOME: home.path, OPENAI_API_KEY: plantedKey, CODEX_API_KEY: plantedKey },
   });
   cores.push(core);
-  const call = async (channel: string, input?: unknown): Promise<any> => {
-    const answer = await core.dispatch(channel, input, { transport: 'browser' });
-    if (!answer.ok) throw Object.assign(new Error(answer.error.message), answer.error);
-    return answer.value;
-  };
+  const call = <C extends ChannelName>(channel: C, input?: ChannelInput<C>) => callCore(core, channel, input);
   const script = (name: string, body: string) => {
     const file = path.join(bin.path, name);
     writeFileSync(file, `#!/bin/sh\n${body}\n`);
@@ -70,14 +68,14 @@ async function bed() {
     return file;
   };
   let agents = 0;
-  const agent = (extra: Record<string, unknown>) =>
+  const agent = (extra: Partial<ChannelInput<'createAgent'>>) =>
     call('createAgent', { name: `agent ${++agents}`, providerId: 'codex', model: 'gpt-5.5', profileId: 'default', ...extra });
   return { call, script, agent, home: home.path, bin: bin.path };
 }
 
 describe('getAgentCliVersion', () => {
   it('reads the version the CLI prints and compares it with the catalog’s testedVersion', async () => {
-    const b = await bed();
+    const b = bed();
     b.script('codex', 'echo "codex-cli 0.171.0"');
     const same = await b.agent({});
     expect(await b.call('getAgentCliVersion', { agentId: same.id })).toEqual({
@@ -93,7 +91,7 @@ describe('getAgentCliVersion', () => {
   });
 
   it('runs it confined: no operator secrets, a throwaway HOME and provider home, the profile’s env', async () => {
-    const b = await bed();
+    const b = bed();
     const record = path.join(b.bin, 'env.txt');
     const agent = await b.agent({ executablePath: b.script('codex-env', `env > "${record}"; echo "$HOME" > "${record}.home"; touch "$HOME/written-by-cli"; echo 0.171.0`) });
     expect((await b.call('getAgentCliVersion', { agentId: agent.id })).version).toBe('0.171.0');
@@ -109,7 +107,7 @@ describe('getAgentCliVersion', () => {
   });
 
   it('says what went wrong: not found, no version printed, no answer in time; a command is not asked', async () => {
-    const b = await bed();
+    const b = bed();
     const missing = await b.agent({ executablePath: path.join(b.bin, 'no-such-codex') });
     expect(await b.call('getAgentCliVersion', { agentId: missing.id })).toMatchObject({
       version: null,

@@ -191,7 +191,7 @@ describe('profileRevision', () => {
 
   it('does not depend on key order, the model list or labels', () => {
     const revision = profileRevision(codex, profile);
-    const reordered = JSON.parse(JSON.stringify({ ...profile, env: {}, label: 'Renamed', args: [] }));
+    const reordered = JSON.parse(JSON.stringify({ ...profile, env: {}, label: 'Renamed', args: [] })) as typeof profile;
     expect(profileRevision({ ...codex, models: [{ id: 'other', label: 'Other' }], displayName: 'X' }, reordered)).toBe(revision);
   });
 

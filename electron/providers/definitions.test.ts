@@ -59,10 +59,10 @@ describe('every provider definition', () => {
     for (const definition of clis) {
       const home = definition.home;
       expect(home, definition.id).not.toBeNull();
-      expect(home!.variable, definition.id).toMatch(/^[A-Z_][A-Z0-9_]*$/);
-      expect(home!.folder, definition.id).toMatch(/^[A-Za-z0-9._-]+$/);
-      expect(home!.folder).not.toMatch(/^\.+$/);
-      const files = home!.operatorFiles('/home/operator', {});
+      expect(home.variable, definition.id).toMatch(/^[A-Z_][A-Z0-9_]*$/);
+      expect(home.folder, definition.id).toMatch(/^[A-Za-z0-9._-]+$/);
+      expect(home.folder).not.toMatch(/^\.+$/);
+      const files = home.operatorFiles('/home/operator', {});
       expect(files.length, definition.id).toBeGreaterThan(0);
       for (const file of files) {
         expect(path.isAbsolute(file.source), file.source).toBe(true);
@@ -70,7 +70,7 @@ describe('every provider definition', () => {
         expect(path.relative('/home', inHome).startsWith('..'), file.relativePath).toBe(false);
       }
       // The CLI's own home override in the operator's environment moves where the files are found.
-      const overridden = home!.operatorFiles('/home/operator', { [home!.variable]: '/elsewhere' });
+      const overridden = home.operatorFiles('/home/operator', { [home.variable]: '/elsewhere' });
       expect(overridden.every((file) => file.source.startsWith('/elsewhere/')), definition.id).toBe(true);
     }
   });

@@ -19,9 +19,9 @@ function shellStandIn(options: { ready: boolean; response?: number }) {
       exit: (code?: number) => void calls.push(`exit ${code}`),
     },
     dialog: {
-      showMessageBox: async (box: Record<string, unknown>) => {
+      showMessageBox: (box: Record<string, unknown>) => {
         boxes.push(box);
-        return { response: options.response ?? 0, checkboxChecked: false };
+        return Promise.resolve({ response: options.response ?? 0, checkboxChecked: false });
       },
       showErrorBox: (title: string, content: string) => void boxes.push({ title, content }),
     },

@@ -33,7 +33,7 @@ describe('the preload bridge', () => {
   });
 
   it('sends each method on its own operator: channel', async () => {
-    ipcRendererStandIn.invokeImplementation = async () => ({ ok: true, value: [] });
+    ipcRendererStandIn.invokeImplementation = () => Promise.resolve({ ok: true, value: [] });
     await expect(bridge.listProjects()).resolves.toEqual({ ok: true, value: [] });
     expect(ipcRendererStandIn.invoked.at(-1)).toEqual({ channel: 'operator:listProjects', args: [undefined] });
   });
@@ -83,7 +83,7 @@ describe('the renderer client over the preload, IPC binding and a real core', ()
     ipcRendererStandIn.invokeImplementation = async (channel, ...args) => {
       const handler = ipcMainStandIn.handlers.get(channel);
       if (!handler) throw new Error(`No handler registered for '${channel}'`);
-      return handler({ sender: window, senderFrame: window.mainFrame }, ...args);
+      return await handler({ sender: window, senderFrame: window.mainFrame }, ...args);
     };
   });
 

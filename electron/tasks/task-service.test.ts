@@ -2,7 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore } from '../core';
+import type { ChannelInput, ChannelName } from '../../shared/contract';
 import { createMemoryLogger } from '../log';
+import { callCore } from '../testing/core-call';
 import { makeTempDir } from '../testing/temp-dir';
 
 const cleanups: Array<() => unknown> = [];
@@ -15,13 +17,9 @@ async function setup() {
   const project = makeTempDir('oc-tasks-project-');
   const core = createCore({ dataDir: data.path, transport: 'browser', appVersion: 'test', log: createMemoryLogger() });
   cleanups.push(data.remove, project.remove, () => core.close());
-  const call = async (channel: string, input?: unknown) => {
-    const answer = await core.dispatch(channel, input, { transport: 'browser' });
-    if (!answer.ok) throw Object.assign(new Error(answer.error.message), answer.error);
-    return answer.value as any;
-  };
+  const call = <C extends ChannelName>(channel: C, input?: ChannelInput<C>) => callCore(core, channel, input);
   const added = await call('addProject', { path: project.path });
-  return { call, core, projectDir: project.path, projectId: added.id as string };
+  return { call, core, projectDir: project.path, projectId: added.id };
 }
 
 function write(file: string, text: string) {
@@ -58,7 +56,7 @@ describe('tasks', () => {
     write(path.join(projectDir, 'agent-task/m2/3_lonely/PLAN-lonely.md'), '# Lonely');
 
     const first = await call('importTasks', { projectId });
-    expect(first.imported.map((task: any) => [task.title, task.planPath, task.reviewPath])).toEqual([
+    expect(first.imported.map((task) => [task.title, task.planPath, task.reviewPath])).toEqual([
       ['Build the upload API', 'agent-task/m1/1_api/PLAN-api.md', 'agent-task/m1/1_api/CODE_REVIEW-api.md'],
       ['2_retries', 'agent-task/m1/2_retries/PLAN-retries.md', 'agent-task/m1/2_retries/CODE_REVIEW-1.md'],
     ]);

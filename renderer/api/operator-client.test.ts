@@ -78,7 +78,7 @@ describe('the page’s operator client', () => {
   });
 
   it('uses the preload bridge in the desktop app', async () => {
-    const bridge = Object.fromEntries(channelNames.map((name) => [name, async () => ({ ok: true, value: name })])) as unknown as PreloadBridge;
+    const bridge = Object.fromEntries(channelNames.map((name) => [name, () => Promise.resolve({ ok: true, value: name })])) as unknown as PreloadBridge;
     Object.assign(bridge, { subscribe: () => () => {}, transportState: () => 'connected', onTransportState: () => () => {} });
     fakeWindow('file:///app/index.html#/runs', { operator: bridge });
     vi.stubGlobal('WebSocket', RecordingSocket);

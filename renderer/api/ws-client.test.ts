@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TransportState } from '../../shared/contract';
 import { encodeBinaryEvent } from '../../shared/wire';
-import { createWebSocketClient, type SocketConstructor, type SocketLike, type WebSocketClient } from './ws-client';
+import { createWebSocketClient, type SocketLike, type WebSocketClient } from './ws-client';
 
 /**
  * The client's own rules (when a request fails, how it reconnects), with a socket the test drives.
@@ -54,7 +54,7 @@ afterEach(() => {
 function makeClient(connectWaitMs = 30_000) {
   const client = createWebSocketClient({
     url: 'ws://127.0.0.1:1234/ws?token=t',
-    WebSocketImpl: FakeSocket as SocketConstructor,
+    WebSocketImpl: FakeSocket,
     connectWaitMs,
     reconnectDelayMs: { initial: 250, max: 5_000 },
   });

@@ -24,6 +24,16 @@ interface SseEvent {
   data: string;
 }
 
+// The parts of each wire format these tests read (the servers' own types describe what they send).
+type ResponsesItem = { type: string; name?: string; input?: string; call_id?: string; content?: Array<{ text: string }> };
+type ResponsesEvent = { type: string; delta?: string; response: { usage: unknown; output: ResponsesItem[] } };
+type ChatChunk = {
+  object: string;
+  choices: Array<{ finish_reason?: string | null; delta?: { content?: string; tool_calls?: Array<{ id: string; function: { arguments: string } }> } }>;
+};
+type AnthropicEvent = { index?: number; delta?: { type: string; partial_json?: string } };
+type GeminiChunk = { candidates: Array<{ content: { parts: Array<{ text?: string; functionCall?: unknown }> } }> };
+
 function parseSse(text: string): SseEvent[] {
   return text
     .split(/\r?\n\r?\n/)
@@ -60,21 +70,21 @@ describe('OpenAI Responses', () => {
     expect(types[0]).toBe('response.created');
     expect(types).toEqual(expect.arrayContaining(['response.output_item.added', 'response.output_text.delta', 'response.custom_tool_call_input.delta', 'response.custom_tool_call_input.done', 'response.output_item.done']));
     expect(types.at(-1)).toBe('response.completed');
-    for (const event of events) expect(JSON.parse(event.data).type).toBe(event.event);
-    const completed = JSON.parse(events.at(-1)?.data ?? '{}');
+    for (const event of events) expect((JSON.parse(event.data) as ResponsesEvent).type).toBe(event.event);
+    const completed = JSON.parse(events.at(-1)?.data ?? '{}') as ResponsesEvent;
     expect(completed.response.usage).toMatchObject({ input_tokens: expect.any(Number), output_tokens: expect.any(Number), total_tokens: expect.any(Number) });
-    const call = completed.response.output.find((item: { type: string }) => item.type === 'custom_tool_call');
-    expect(call.input).toBe(addFilePatch('notes.md', server.script.fileContent));
+    const call = completed.response.output.find((item) => item.type === 'custom_tool_call');
+    expect(call?.input).toBe(addFilePatch('notes.md', server.script.fileContent));
 
     const second = await post(`${server.baseUrl}/responses`, {
       model: 'gpt-5.5',
       stream: true,
       tools,
-      input: [...input, call, { type: 'custom_tool_call_output', call_id: call.call_id, output: 'Success' }],
+      input: [...input, call, { type: 'custom_tool_call_output', call_id: call?.call_id, output: 'Success' }],
     });
     const text = parseSse(second.text)
       .filter((event) => event.event === 'response.output_text.delta')
-      .map((event) => JSON.parse(event.data).delta)
+      .map((event) => (JSON.parse(event.data) as ResponsesEvent).delta)
       .join('');
     expect(text).toBe(server.script.finalText);
     expect(server.modelRequests().map((request) => request.outcome)).toEqual([{ type: 'tool_call', tool: 'apply_patch', fileName: 'notes.md' }, { type: 'final' }]);
@@ -86,7 +96,7 @@ describe('OpenAI Responses', () => {
     const server = await start('openai-responses', { fileTool: 'exec_command' });
     const input = [{ type: 'message', role: 'user', content: 'go' }];
     const events = parseSse((await post(`${server.baseUrl}/responses`, { stream: true, input, tools })).text);
-    const args = events.filter((event) => event.event === 'response.function_call_arguments.delta').map((event) => JSON.parse(event.data).delta);
+    const args = events.filter((event) => event.event === 'response.function_call_arguments.delta').map((event) => (JSON.parse(event.data) as ResponsesEvent).delta);
     expect(args.length).toBeGreaterThan(1);
     expect(JSON.parse(args.join(''))).toMatchObject({ cmd: expect.stringContaining("cat > 'hello.txt'") });
     expect(events.map((event) => event.event)).toContain('response.function_call_arguments.done');
@@ -94,17 +104,17 @@ describe('OpenAI Responses', () => {
     const codeMode = await start('openai-responses');
     const additional = { type: 'additional_tools', tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] }] };
     const done = parseSse((await post(`${codeMode.baseUrl}/responses`, { stream: true, input: [additional, ...input] })).text).at(-1);
-    const item = JSON.parse(done?.data ?? '{}').response.output[1];
+    const item = (JSON.parse(done?.data ?? '{}') as ResponsesEvent).response.output[1];
     expect(item).toMatchObject({ type: 'custom_tool_call', name: 'exec' });
-    expect(item.input).toContain('await tools.apply_patch(');
+    expect(item?.input).toContain('await tools.apply_patch(');
   });
 
   test('GET /v1/models, and a request without tools gets a side answer', async () => {
     const server = await start('openai-responses');
     const models = await (await fetch(`${server.baseUrl}/models`)).json();
     expect(models).toMatchObject({ object: 'list', data: [{ id: 'gpt-5.5', object: 'model' }] });
-    const answer = JSON.parse((await post(`${server.baseUrl}/responses`, { input: 'title?' })).text);
-    expect(answer.output[0].content[0].text).toBe(server.script.sideText);
+    const answer = JSON.parse((await post(`${server.baseUrl}/responses`, { input: 'title?' })).text) as ResponsesEvent['response'];
+    expect(answer.output[0]?.content?.[0]?.text).toBe(server.script.sideText);
   });
 });
 
@@ -120,18 +130,18 @@ describe('OpenAI Chat Completions', () => {
     const { text } = await post(`${server.baseUrl}/chat/completions`, { model: 'm', stream: true, stream_options: { include_usage: true }, messages, tools });
     const events = parseSse(text);
     expect(events.at(-1)?.data).toBe('[DONE]');
-    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.data));
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.data) as ChatChunk);
     expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk')).toBe(true);
     const content = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
     expect(content).toBe(server.script.leadText);
     const toolDeltas = chunks.flatMap((chunk) => chunk.choices[0]?.delta?.tool_calls ?? []);
     expect(toolDeltas[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'write', arguments: '' } });
-    expect(JSON.parse(toolDeltas.map((delta: { function: { arguments: string } }) => delta.function.arguments).join(''))).toEqual({ path: 'a.txt', content: server.script.fileContent });
-    expect(chunks.find((chunk) => chunk.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('tool_calls');
+    expect(JSON.parse(toolDeltas.map((delta) => delta.function.arguments).join(''))).toEqual({ path: 'a.txt', content: server.script.fileContent });
+    expect(chunks.find((chunk) => chunk.choices[0]?.finish_reason)?.choices[0]?.finish_reason).toBe('tool_calls');
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) } });
 
-    const followUp = [...messages, { role: 'assistant', content: null, tool_calls: [toolDeltas[0]] }, { role: 'tool', tool_call_id: toolDeltas[0].id, content: 'ok' }];
-    const final = JSON.parse((await post(`${server.baseUrl}/chat/completions`, { model: 'm', messages: followUp, tools })).text);
+    const followUp = [...messages, { role: 'assistant', content: null, tool_calls: [toolDeltas[0]] }, { role: 'tool', tool_call_id: toolDeltas[0]?.id, content: 'ok' }];
+    const final = JSON.parse((await post(`${server.baseUrl}/chat/completions`, { model: 'm', messages: followUp, tools })).text) as { choices: unknown[] };
     expect(final.choices[0]).toMatchObject({ finish_reason: 'stop', message: { role: 'assistant', content: server.script.finalText } });
   });
 });
@@ -155,18 +165,18 @@ describe('Anthropic Messages', () => {
       'message_start',
       'ping',
       'content_block_start',
-      ...events.filter((event) => event.event === 'content_block_delta' && JSON.parse(event.data).index === 0).map(() => 'content_block_delta'),
+      ...events.filter((event) => event.event === 'content_block_delta' && (JSON.parse(event.data) as AnthropicEvent).index === 0).map(() => 'content_block_delta'),
       'content_block_stop',
       'content_block_start',
-      ...events.filter((event) => event.event === 'content_block_delta' && JSON.parse(event.data).index === 1).map(() => 'content_block_delta'),
+      ...events.filter((event) => event.event === 'content_block_delta' && (JSON.parse(event.data) as AnthropicEvent).index === 1).map(() => 'content_block_delta'),
       'content_block_stop',
       'message_delta',
       'message_stop',
     ]);
     const json = events
-      .map((event) => JSON.parse(event.data))
+      .map((event) => JSON.parse(event.data) as AnthropicEvent)
       .filter((event) => event.delta?.type === 'input_json_delta')
-      .map((event) => event.delta.partial_json)
+      .map((event) => event.delta?.partial_json ?? '')
       .join('');
     expect(JSON.parse(json)).toEqual({ file_path: '/work/view/hello.txt', content: server.script.fileContent });
     expect(JSON.parse(events.find((event) => event.event === 'message_delta')?.data ?? '{}')).toMatchObject({ delta: { stop_reason: 'tool_use' }, usage: { output_tokens: expect.any(Number) } });
@@ -177,7 +187,7 @@ describe('Anthropic Messages', () => {
   test('HEAD / and count_tokens are answered and recorded as other requests', async () => {
     const server = await start('anthropic-messages');
     expect((await fetch(`${server.origin}/`, { method: 'HEAD' })).status).toBe(200);
-    const count = JSON.parse((await post(`${server.origin}/v1/messages/count_tokens`, { messages: [] })).text);
+    const count = JSON.parse((await post(`${server.origin}/v1/messages/count_tokens`, { messages: [] })).text) as { input_tokens: number };
     expect(count.input_tokens).toBeGreaterThan(0);
     expect(server.requests.map((request) => request.kind)).toEqual(['other', 'other']);
     expect(server.modelRequests()).toEqual([]);
@@ -191,16 +201,16 @@ describe('Gemini generateContent', () => {
     const server = await start('gemini');
     const body = { contents: [{ role: 'user', parts: [{ text: 'create the file g.txt' }] }], tools };
     const { text } = await post(`${server.origin}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, body, { 'x-goog-api-key': 'AIza-test' });
-    const chunks = parseSse(text).map((event) => JSON.parse(event.data));
-    const parts = chunks.flatMap((chunk) => chunk.candidates[0].content.parts);
+    const chunks = parseSse(text).map((event) => JSON.parse(event.data) as GeminiChunk);
+    const parts = chunks.flatMap((chunk) => chunk.candidates[0]?.content.parts ?? []);
     expect(parts.filter((part) => part.text).map((part) => part.text).join('')).toBe(server.script.leadText);
     expect(parts.find((part) => part.functionCall)?.functionCall).toEqual({ name: 'write_file', args: { file_path: 'g.txt', content: server.script.fileContent } });
     expect(chunks.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { promptTokenCount: expect.any(Number), candidatesTokenCount: expect.any(Number) } });
     expect(server.requests[0]?.headers['x-goog-api-key']).toBe('AIza-test');
 
     const after = { contents: [...body.contents, { role: 'model', parts }, { role: 'user', parts: [{ functionResponse: { name: 'write_file', response: { output: 'ok' } } }] }], tools };
-    const final = parseSse((await post(`${server.origin}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, after)).text).map((event) => JSON.parse(event.data));
-    expect(final.flatMap((chunk) => chunk.candidates[0].content.parts.map((part: { text?: string }) => part.text ?? '')).join('')).toBe(server.script.finalText);
+    const final = parseSse((await post(`${server.origin}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, after)).text).map((event) => JSON.parse(event.data) as GeminiChunk);
+    expect(final.flatMap((chunk) => chunk.candidates[0]?.content.parts.map((part) => part.text ?? '') ?? []).join('')).toBe(server.script.finalText);
   });
 
   test('a JSON-schema side request gets JSON that says the user speaks next; countTokens and models answer', async () => {
@@ -210,10 +220,10 @@ describe('Gemini generateContent', () => {
       contents: [{ role: 'user', parts: [{ text: 'who speaks next?' }] }],
       generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema },
     });
-    expect(JSON.parse(JSON.parse(text).candidates[0].content.parts[0].text)).toEqual({ reasoning: 'scripted', next_speaker: 'user' });
+    expect(JSON.parse((JSON.parse(text) as GeminiChunk).candidates[0]?.content.parts[0]?.text ?? '')).toEqual({ reasoning: 'scripted', next_speaker: 'user' });
     expect(JSON.parse((await post(`${server.origin}/v1beta/models/gemini-2.5-pro:countTokens`, {})).text)).toHaveProperty('totalTokens');
-    const models = await (await fetch(`${server.origin}/v1beta/models`)).json();
-    expect(models.models[0].name).toBe('models/gemini-2.5-pro');
+    const models = (await (await fetch(`${server.origin}/v1beta/models`)).json()) as { models: Array<{ name: string }> };
+    expect(models.models[0]?.name).toBe('models/gemini-2.5-pro');
   });
 });
 
@@ -229,7 +239,7 @@ describe('scripted failures', () => {
     const server = await start(protocol, { failure: { mode: 'unauthorized', count: 1 } });
     const unauthorized = await post(`${server.origin}${path}`, body, { authorization: 'Bearer sk-secret-0123456789' });
     expect(unauthorized.response.status).toBe(401);
-    const error = JSON.parse(unauthorized.text);
+    const error = JSON.parse(unauthorized.text) as { error?: unknown };
     expect(error.error).toBeTruthy();
     expect(unauthorized.text).not.toContain('sk-secret-0123456789');
 
@@ -261,7 +271,7 @@ describe('scripted failures', () => {
     const server = await start('gemini', { failure: { mode: 'invalid_api_key' } });
     const { response, text } = await post(`${server.origin}/v1beta/models/m:generateContent`, {});
     expect(response.status).toBe(400);
-    expect(JSON.parse(text).error.details[0].reason).toBe('API_KEY_INVALID');
+    expect((JSON.parse(text) as { error: { details: Array<{ reason: string }> } }).error.details[0]?.reason).toBe('API_KEY_INVALID');
   });
 });
 

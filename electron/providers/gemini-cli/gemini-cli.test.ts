@@ -148,7 +148,8 @@ describe('gemini-cli delivery', () => {
     const delivery = deliver(geminiCliDefinition, { provider: 'google', method: 'api_key', baseUrl: 'http://127.0.0.1:7' });
     expect(delivery.secretEnv).toEqual({ GEMINI_API_KEY: key });
     expect(delivery.plainEnv).toEqual({ GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:7' });
-    expect(JSON.parse(file(delivery, '.gemini/settings.json')).security.auth.selectedType).toBe('gemini-api-key');
+    const settings = JSON.parse(file(delivery, '.gemini/settings.json')) as { security: { auth: { selectedType: string } } };
+    expect(settings.security.auth.selectedType).toBe('gemini-api-key');
   });
 
   it('Gemini CLI: the key, the origin, and .gemini/settings.json selecting API-key auth with one attempt', () => {

@@ -154,7 +154,7 @@ describe('pi delivery', () => {
     const connection = { provider: 'custom' as const, method: 'api_key' as const, baseUrl: 'http://127.0.0.1:8080/v1' };
     const custom = deliver(piDefinition, connection, 'openai/gpt-5.5');
     expect(custom.secretEnv).toEqual({ OPERATOR_CONSOLE_API_KEY: key });
-    const models = JSON.parse(file(custom, 'models.json'));
+    const models = JSON.parse(file(custom, 'models.json')) as { providers: Record<string, unknown> };
     // The model id is the one the operator chose, whole: the gateway names it `openai/gpt-5.5`.
     expect(models.providers['operator-console']).toMatchObject({
       baseUrl: 'http://127.0.0.1:8080/v1',

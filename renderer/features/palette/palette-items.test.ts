@@ -13,7 +13,7 @@ function task(id: string, title: string, projectId = 'prj_1', archived = false):
 }
 
 function project(id: string, name: string): Project {
-  return { id, name, path: `/src/${name}`, isGitRepo: true, createdAt: at } as Project;
+  return { id, name, path: `/src/${name}`, isGitRepo: true, createdAt: at };
 }
 
 const agent = { id: 'agt_1', name: 'Codex fast', model: 'gpt-5', providerId: 'codex' } as Agent;

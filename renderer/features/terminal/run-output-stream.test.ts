@@ -3,7 +3,7 @@ import type { EventHandler, EventName } from '../../../shared/contract';
 import type { Attempt, AttemptStart } from '../../../shared/entities';
 import { AckBatcher } from './ack-batcher';
 import { attemptSeparator, chunkInput, earlierOutputMarker, skippedMarker } from './output-markers';
-import { RunOutputStream, type OutputApi, type OutputSink } from './run-output-stream';
+import { RunOutputStream, type OutputSink } from './run-output-stream';
 
 function fakeApi() {
   const handlers = new Map<EventName, Set<(payload: unknown) => void>>();
@@ -102,7 +102,7 @@ describe('RunOutputStream', () => {
   it('keeps output that arrives before openRunOutput answers, and only its own subscription’s', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink);
     const opening = stream.open('tail');
     api.output('sub_1', 'line 1\r\n');
     api.output('sub_other', 'not mine\r\n');
@@ -118,7 +118,7 @@ describe('RunOutputStream', () => {
   it('acknowledges only what the terminal has parsed, summed into one ack per interval', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink, { ackIntervalMs: 16 });
+    const stream = new RunOutputStream(api, 'run_1', sink, { ackIntervalMs: 16 });
     const opening = stream.open('tail');
     api.answerOpen('sub_1');
     await opening;
@@ -136,7 +136,7 @@ describe('RunOutputStream', () => {
     const api = fakeApi();
     const sink = fakeSink();
     const onSkipped = vi.fn();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink, { onSkipped });
+    const stream = new RunOutputStream(api, 'run_1', sink, { onSkipped });
     const opening = stream.open('tail');
     api.answerOpen('sub_1', 4096);
     await opening;
@@ -148,7 +148,7 @@ describe('RunOutputStream', () => {
   it('reopening from the start closes the old subscription, clears the terminal and ignores the old stream', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink);
     const first = stream.open('tail');
     api.answerOpen('sub_1');
     await first;
@@ -171,7 +171,7 @@ describe('RunOutputStream', () => {
   it('after a reconnect, continues from the next byte without clearing the screen', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink);
     const first = stream.open('tail');
     api.answerOpen('sub_1');
     await first;
@@ -189,7 +189,7 @@ describe('RunOutputStream', () => {
   it('draws a separator where the core says an attempt begins, between the bytes, and none before the first', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink);
     const opening = stream.open('start');
     // Replay starts before the answer: the held events keep their order.
     api.attemptStart('sub_1', 1, 0);
@@ -212,7 +212,7 @@ describe('RunOutputStream', () => {
   it('a tail replay says earlier bytes are not shown, then draws only the separators the core sends after it', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink);
     const opening = stream.open('tail');
     // The tail starts inside attempt 2: the core sends no start for 1 or 2, only for 3.
     api.output('sub_1', 'end of two\r\n', 'run_1', 5000);
@@ -226,7 +226,7 @@ describe('RunOutputStream', () => {
   it('never draws a separator twice on one screen, and draws them again after Load full output clears it', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink);
     const first = stream.open('tail');
     api.answerOpen('sub_1');
     await first;
@@ -257,7 +257,7 @@ describe('RunOutputStream', () => {
 
   it('closes the subscription and stops listening when disposed, even mid-open', async () => {
     const api = fakeApi();
-    const stream = new RunOutputStream(api as unknown as OutputApi, 'run_1', fakeSink());
+    const stream = new RunOutputStream(api, 'run_1', fakeSink());
     const opening = stream.open('tail');
     stream.dispose();
     api.answerOpen('sub_1');
