@@ -22,7 +22,7 @@ import { attemptStarts } from './runs/attempt-output';
 import { AgentVerifier, agentTestResult } from './runs/agent-verification';
 import { RunService } from './runs/run-service';
 import type { SandboxState } from './runs/admission';
-import { EventHub } from './transport/event-hub';
+import { EventHub } from './events/event-hub';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
 export interface CoreOptions {

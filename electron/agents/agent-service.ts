@@ -5,7 +5,7 @@ import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { AgentWrite, StoredAgent } from '../ledger/agents-repository';
 import { defaultModel, type ProviderCatalog } from '../providers/catalog';
-import type { EventHub } from '../transport/event-hub';
+import type { EventHub } from '../events/event-hub';
 import { withProfileRevision } from './agent-profile';
 
 export interface AgentFields {

@@ -10,7 +10,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../log';
 import type { ProviderCatalog } from '../providers/catalog';
 import { connectionProblem, type ConnectionState } from '../runs/admission';
-import type { EventHub } from '../transport/event-hub';
+import type { EventHub } from '../events/event-hub';
 import { probeConnection, secretHint } from './probe';
 import type { SecretKeeper } from './secret-vault';
 

@@ -4,7 +4,7 @@ import { actionRoute } from '../../shared/routes';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { NewNotice } from '../ledger/notices-repository';
-import type { EventHub } from '../transport/event-hub';
+import type { EventHub } from '../events/event-hub';
 
 /**
  * Notices: what the operator must act on, each naming the fix and linking to where to make it. A

@@ -4,7 +4,7 @@ import type { Project } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
-import type { EventHub } from '../transport/event-hub';
+import type { EventHub } from '../events/event-hub';
 import { isGitRepo } from './directory-browser';
 
 /** Projects: local directories where tasks are done. */

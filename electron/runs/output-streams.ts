@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { OperatorError } from '../../shared/errors';
 import type { OutputFanout, OutputSubscription } from '../pty/output-fanout';
-import type { ClientChannel } from '../transport/request-dispatcher';
+import type { ClientChannel } from '../events/client-channel';
 
 /** Viewers may not open output streams without end: one page opens a handful at most. */
 const maxStreamsPerClient = 32;

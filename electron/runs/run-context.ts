@@ -13,7 +13,7 @@ import { canonicalJson, type LaunchProfile, type ProviderCatalog, type ProviderE
 import type { TimelineEvent } from '../providers/events/timeline-event';
 import type { OutputFanout } from '../pty/output-fanout';
 import type { PtySession } from '../pty/pty-session';
-import type { EventHub } from '../transport/event-hub';
+import type { EventHub } from '../events/event-hub';
 import { configFingerprint, type Admission, type SandboxState } from './admission';
 import type { ConfinedLaunch } from './attempt-confinement';
 import type { LongTimer } from './long-timer';

@@ -3,7 +3,7 @@ import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
-import type { EventHub } from '../transport/event-hub';
+import type { EventHub } from '../events/event-hub';
 import { findArtifactPairs } from './artifact-import';
 
 export interface TaskDraft {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventName, EventPayload } from '../../shared/contract';
-import type { ClientChannel } from './request-dispatcher';
+import type { ClientChannel } from '../events/client-channel';
 
 /**
  * A ClientChannel for a transport: `send` delivers one event to this client; `close()` is called by

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import {
   channels,
-  type EventName,
-  type EventPayload,
   isChannelName,
   maxRequestBytes,
   type ChannelName,
@@ -10,19 +8,9 @@ import {
   type ChannelParsedInput,
   type ResponseEnvelope,
 } from '../../shared/contract';
+import type { ClientChannel } from '../events/client-channel';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { describeError, detailsInLog, type Logger } from '../log';
-
-/**
- * One connected renderer (a WebSocket, an Electron window). Most events go to every client; a live
- * output stream goes only to the client that opened it, and ends when that client goes away.
- */
-export interface ClientChannel {
-  readonly id: string;
-  push<E extends EventName>(event: E, payload: EventPayload<E>): void;
-  /** Called once when the client is gone (socket closed, window destroyed). */
-  onClose(listener: () => void): void;
-}
 
 export interface HandlerContext {
   client: ClientChannel | undefined;
