@@ -241,13 +241,13 @@ export function describeManagedRuns(providerId: AgentProviderId, expected: Conso
       const streamSessions = events.filter((event) => event.kind === 'session' && event.attempt === secondAttempt).map((event) => event.data.sessionId);
       const firstStreamSessions = first.events.filter((event) => event.kind === 'session').map((event) => event.data.sessionId);
       expect(streamSessions.length, context).toBeGreaterThan(0);
-      expect(streamSessions.every((id) => firstStreamSessions.includes(id)), `${streamSessions} vs ${firstStreamSessions}`).toBe(true);
+      expect(streamSessions.every((id) => firstStreamSessions.includes(id)), `${streamSessions.join(', ')} vs ${firstStreamSessions.join(', ')}`).toBe(true);
       // The earlier state files are all still there and the conversation grew in them. A CLI may add a file on
       // resume (Gemini CLI names a file for the minute it starts, then switches to the resumed one), but any
       // new file must belong to the same session, never a fresh one.
       const stateAfter = sessionFiles();
       expect(stateAfter.filter((file) => stateBefore.has(file)).sort(), context).toEqual([...stateBefore.keys()].sort());
-      expect([...stateBefore].some(([file, size]) => sizeOf(file) > size), `${[...stateBefore.keys()]}`).toBe(true);
+      expect([...stateBefore].some(([file, size]) => sizeOf(file) > size), [...stateBefore.keys()].join(', ')).toBe(true);
       const sessionTag = sessionId.slice(0, 8);
       expect(stateAfter.filter((file) => !stateBefore.has(file) && !file.includes(sessionTag)), sessionTag).toEqual([]);
       // ... and sent the earlier conversation with the new prompt.
@@ -286,7 +286,7 @@ export function describeManagedRuns(providerId: AgentProviderId, expected: Conso
       const task = await bed.createTask('limited.txt');
       const run = await bed.startRun(task.id);
       const waiting = await bed.waitForRun(run.id, (detail) => ended(detail) || detail.attempts.length >= 2 || detail.attempts[0]?.retryAt != null, runTimeoutMs);
-      let events = await bed.events(run.id);
+      const events = await bed.events(run.id);
       let context = await bed.describe(run.id);
       const [quota] = ofKind(events, 'quota_observed');
       expect(quota, context).toBeDefined();
@@ -304,7 +304,6 @@ export function describeManagedRuns(providerId: AgentProviderId, expected: Conso
         expect(resetAt, context).toBeLessThan(Date.now() + (retryAfterSeconds + 2) * 1000);
         expect(retryAt, context).toBeGreaterThanOrEqual(resetAt);
         const detail = await bed.waitForRun(run.id, ended, runTimeoutMs);
-        events = await bed.events(run.id);
         context = await bed.describe(run.id);
         expect(detail.status, context).toBe('succeeded');
         expect(detail.attempts.map((attempt) => attempt.failureCode), context).toEqual(['rate_limited', null]);

@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
+import type { ChannelInput, ChannelName, ChannelOutput } from '../../shared/contract';
+import type { ServerMessage } from '../../shared/wire';
 import { startBrowserHost } from '../launchers/browser-host';
 
 const fixtureAgent = path.resolve(import.meta.dirname, '..', 'fixtures', 'fixture-agent.mjs');
@@ -41,15 +43,17 @@ test('a run the console was killed during comes back stranded, with a notice', a
       const socket = new WebSocket(`ws://${location.host}/ws`);
       await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
       let id = 0;
-      const call = (channel: string, input: unknown) =>
-        new Promise<any>((resolve, reject) => {
+      // Only types cross into the page: Playwright sends this function as its source text.
+      const call = <C extends ChannelName>(channel: C, input: ChannelInput<C>) =>
+        new Promise<ChannelOutput<C>>((resolve, reject) => {
           const requestId = ++id;
-          const onMessage = (event: MessageEvent) => {
+          const onMessage = (event: MessageEvent<unknown>) => {
             if (typeof event.data !== 'string') return;
-            const message = JSON.parse(event.data);
+            const message = JSON.parse(event.data) as ServerMessage;
             if (message.type !== 'response' || message.id !== requestId) return;
             socket.removeEventListener('message', onMessage);
-            if (message.ok) resolve(message.value);
+            // The host checked the answer against the channel's output schema.
+            if (message.ok) resolve(message.value as ChannelOutput<C>);
             else reject(new Error(message.error.message));
           };
           socket.addEventListener('message', onMessage);
@@ -67,7 +71,7 @@ test('a run the console was killed during comes back stranded, with a notice', a
       const task = await call('createTask', { projectId: projectRow.id, title: 'Long job', prompt: 'Run for a while' });
       const run = await call('startRun', { taskId: task.id, agentId: agent.id });
       socket.close();
-      return run.id as string;
+      return run.id;
     },
     { project, fixtureAgent },
   );

@@ -4,6 +4,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { runDiffSchema } from '../../shared/entities';
+import type { ServerMessage } from '../../shared/wire';
 import { startHostServer } from '../host/host-server';
 import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
 import { fixtureParent, makeOperatorFixture, pidsWithMarker, type OperatorFixture } from './test-fixtures';
@@ -49,7 +51,7 @@ async function openConsole(options: { dataDir?: string } = {}) {
       sandboxed(bed.call('createAgent', { name: 'attacker', providerId: 'fixture-codex', model: 'model-a', profileId: 'attacker', environmentId: 'env_sandboxed', homeMode: 'isolated' })),
     run: async (agentId: string) => {
       const task = await bed.createTask();
-      return (await bed.call('startRun', { taskId: task.id, agentId })).id as string;
+      return (await bed.call('startRun', { taskId: task.id, agentId })).id;
     },
     output: (runId: string) => new TextDecoder().decode(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes),
   };
@@ -248,10 +250,11 @@ describe('attacks from inside a sandboxed run', () => {
       const origin = host.origin;
       const socket = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, { origin });
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-      const answered = new Promise<{ ok: boolean; value?: { files: unknown[] } }>((resolve) => {
+      const answered = new Promise<Extract<ServerMessage, { type: 'response' }>>((resolve) => {
         socket.on('message', (data, binary) => {
           if (binary) return;
-          const message = JSON.parse(String(data));
+          // A text frame is one JSON server message (shared/wire.ts).
+          const message = JSON.parse(new TextDecoder().decode(Array.isArray(data) ? Buffer.concat(data) : data)) as ServerMessage;
           if (message.type === 'response' && message.id === 1) resolve(message);
         });
       });
@@ -269,7 +272,7 @@ describe('attacks from inside a sandboxed run', () => {
       expect(Math.max(...latencies)).toBeLessThan(1_000);
       const diff = await answered;
       expect(diff.ok).toBe(true);
-      expect(diff.value?.files).toContainEqual({ path: 'README.md', status: 'modified' });
+      expect(diff.ok ? runDiffSchema.parse(diff.value).files : []).toContainEqual({ path: 'README.md', status: 'modified' });
       socket.close();
     } finally {
       await host.close();

@@ -80,8 +80,8 @@ export async function prepareTaskRoot(input: PrepareTaskRootInput): Promise<Task
   try {
     prepared =
       kind === 'worktree'
-        ? await prepareRunRepository(paths, projectPath, input, record as TaskRootRecordV2 | null)
-        : await prepareProjectCopy(paths, projectPath, dataDir, input, record as TaskRootRecordV2 | null);
+        ? await prepareRunRepository(paths, projectPath, input, record)
+        : await prepareProjectCopy(paths, projectPath, dataDir, input, record);
   } catch (error) {
     // git's refusals reach the run as a code and a remedy (no commit yet, a stale lock, ...), not as "internal".
     throw asGitFailure(error, { repository: projectPath, doing: kind === 'worktree' ? 'prepare the run’s worktree' : 'snapshot the run’s copy of the project' });

@@ -18,6 +18,7 @@ import {
   temps,
 } from '../testing/connection-test-kit';
 import { startTestModelServer } from '../testing/model-server';
+import { present } from '../testing/run-test-kit';
 import { makeTempDir } from '../testing/temp-dir';
 
 /**
@@ -46,7 +47,7 @@ describe('admission: AI connection required', () => {
     await expectNothingStarted(b, run.id, 0);
 
     // The notice: named for what to do, naming the agent and the task, opening the agent's picker.
-    const [notice] = await b.call('listNotices', {});
+    const notice = present((await b.call('listNotices', {}))[0], 'notice');
     expect(notice).toMatchObject({
       title: 'AI connection required',
       kind: 'ai_connection_required',
@@ -76,7 +77,7 @@ describe('admission: AI connection required', () => {
     const local = await b.createAgent(['--lines', '1'], { homeMode: 'isolated' });
     const localRun = await b.call('startRun', { taskId: task.id, agentId: local.id });
     expect(localRun.status).toBe('refused');
-    expect((await b.call('getRun', { runId: localRun.id })).failure.message).toMatch(/isolated home/);
+    expect((await b.call('getRun', { runId: localRun.id })).failure?.message).toMatch(/isolated home/);
     await expectNothingStarted(b, localRun.id, 0);
   });
 
@@ -95,7 +96,7 @@ describe('admission: AI connection required', () => {
       reason: 'ai_connection_required',
       actionUrl: `#/agents/${agent.id}/home-mode`,
     });
-    expect(detail.failure.message).toMatch(/needs an isolated home with a managed AI connection/);
+    expect(detail.failure?.message).toMatch(/needs an isolated home with a managed AI connection/);
     await expectNothingStarted(b, run.id, 0);
     expect(detail.notice).toMatchObject({ title: 'AI connection required', actionUrl: `#/agents/${agent.id}/home-mode` });
   });
@@ -148,7 +149,7 @@ describe('delivery and cleanup of a bound connection', () => {
     const startWith = async (profileId: string) => {
       const agent = await codexAgent(b, `codex ${profileId}`, profileId, sandboxed);
       await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-      return (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id as string;
+      return (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id;
     };
     const whileRunning = async (runId: string) => {
       await b.waitForRun(runId, (run) => run.status === 'running' && outputText(b, runId).includes('file $CODEX_HOME/config.toml'));
@@ -201,7 +202,7 @@ describe('delivery and cleanup of a bound connection', () => {
     const agent = await codexAgent(first, 'long codex', 'waits', { homeMode: 'isolated' });
     await first.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
     const task = await first.createTask();
-    const runId = (await first.call('startRun', { taskId: task.id, agentId: agent.id })).id as string;
+    const runId = (await first.call('startRun', { taskId: task.id, agentId: agent.id })).id;
     await first.waitForRun(runId, (run) => run.status === 'running' && outputText(first, runId).includes('CODEX_API_KEY='));
     const files = codexHome(first, runId);
     expect(existsSync(files.auth)).toBe(true);
@@ -229,7 +230,7 @@ describe('delivery and cleanup of a bound connection', () => {
     const agent = await codexAgent(b, 'gateway codex', 'shows-key', sandboxed);
     await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
     const task = await b.createTask();
-    const runId = (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id as string;
+    const runId = (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id;
     await b.waitForRun(runId, (run) => run.status === 'running' && outputText(b, runId).includes('file $CODEX_HOME/config.toml'));
     const config = readFileSync(codexHome(b, runId).delivered.config, 'utf8');
     expect(config).toContain(`base_url = "${server.origin}/v1"`);
@@ -336,7 +337,7 @@ describe('redaction of the delivered key', () => {
     expect(viewer).not.toContain(key);
 
     const { events } = await b.call('listRunEvents', { runId: run.id });
-    const error = events.find((event: { kind: string }) => event.kind === 'error');
+    const error = present(events.find((event) => event.kind === 'error'), 'error event');
     expect(error.data.message).toBe('401 for key [redacted]');
 
     const responses = JSON.stringify([

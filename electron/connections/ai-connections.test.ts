@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bed, closeConnectionBeds, codexAgent, createConnection, ended, key, sandboxed, servers } from '../testing/connection-test-kit';
 import { startTestModelServer } from '../testing/model-server';
+import { present } from '../testing/run-test-kit';
 import { keyFileName } from './secret-vault';
 
 /**
@@ -55,7 +56,7 @@ describe('AI connections', () => {
     const revoked = await createConnection(b, { name: 'Revoked' });
     await b.call('updateConnection', { connectionId: revoked.id, revoked: true });
 
-    const offered = (await b.call('listConnectionsForAgent', { agentId: agent.id })).map((connection: { name: string }) => connection.name);
+    const offered = (await b.call('listConnectionsForAgent', { agentId: agent.id })).map((connection) => connection.name);
     expect(offered).toEqual(['Mine']);
     await expect(b.call('setAgentConnection', { agentId: agent.id, connectionId: theirs.id })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(b.call('setAgentConnection', { agentId: agent.id, connectionId: anthropic.id })).rejects.toMatchObject({ code: 'invalid_request' });
@@ -64,11 +65,11 @@ describe('AI connections', () => {
 
     // Revoking the bound one refuses the agent's next run (and the picker still shows the current choice).
     await b.call('updateConnection', { connectionId: mine.id, revoked: true });
-    expect((await b.call('listConnectionsForAgent', { agentId: agent.id })).map((connection: { name: string }) => connection.name)).toEqual(['Mine']);
+    expect((await b.call('listConnectionsForAgent', { agentId: agent.id })).map((connection) => connection.name)).toEqual(['Mine']);
     const task = await b.createTask();
     const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     expect(run.status).toBe('refused');
-    expect((await b.call('getRun', { runId: run.id })).failure.message).toMatch(/“Mine” was revoked/);
+    expect((await b.call('getRun', { runId: run.id })).failure?.message).toMatch(/“Mine” was revoked/);
 
     // Deleting a connection unbinds the agents that used it.
     await b.call('deleteConnection', { connectionId: mine.id });
@@ -123,7 +124,7 @@ describe('New agent, bound from the start', () => {
       code: 'invalid_request',
       reason: 'ai_connection_not_usable',
     });
-    expect((await b.call('listAgents')).map((each: { name: string }) => each.name)).toEqual(['bound at birth']);
+    expect((await b.call('listAgents')).map((each) => each.name)).toEqual(['bound at birth']);
   });
 });
 
@@ -153,7 +154,7 @@ describe('the agent’s Test probe and verification', () => {
     const connection = await createConnection(b);
     const bound = await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
     expect(bound.verification).toMatchObject({ state: 'ok' });
-    expect(bound.verification.configRevision).not.toBe(refused.configRevision);
+    expect(present(bound.verification, 'verification').configRevision).not.toBe(present(refused, 'refused verification').configRevision);
     expect(await b.call('testAgent', { agentId: agent.id })).toMatchObject({ ok: true, message: expect.stringContaining('Fixture OpenAI') });
     expect(b.decrypts()).toBe(0);
   });

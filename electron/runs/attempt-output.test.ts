@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { events, type EventName } from '../../shared/contract';
+import { events, type EventPayload } from '../../shared/contract';
 import { createClientChannel } from '../transport/client-channel';
-import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
+import { openRunTestBed, present, timeOf, type RunTestBed } from '../testing/run-test-kit';
 
 const beds: RunTestBed[] = [];
 afterEach(async () => {
@@ -12,12 +12,17 @@ afterEach(async () => {
 
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
 
+type StreamEvent = 'runOutput' | 'runOutputAttempt' | 'runOutputSkipped';
+type Received = { [E in StreamEvent]: { event: E; payload: EventPayload<E> } }[StreamEvent];
+
 /** One output stream as a window would hold it: every event in order, checked against the contract, acked at once. */
 async function openStream(b: RunTestBed, runId: string, from: 'start' | 'tail' | number) {
-  const received: Array<{ event: EventName; payload: any }> = [];
+  const received: Received[] = [];
   const client = createClientChannel((event, payload) => {
-    if (event !== 'runOutput' && event !== 'runOutputAttempt' && event !== 'runOutputSkipped') return;
-    received.push({ event, payload: events[event].parse(payload) });
+    if (event === 'runOutput') received.push({ event, payload: events.runOutput.parse(payload) });
+    else if (event === 'runOutputAttempt') received.push({ event, payload: events.runOutputAttempt.parse(payload) });
+    else if (event === 'runOutputSkipped') received.push({ event, payload: events.runOutputSkipped.parse(payload) });
+    else return;
     if (event === 'runOutput') {
       void b.core.dispatch('ackRunOutput', { subscriptionId: (payload as { subscriptionId: string }).subscriptionId, bytes: (payload as { bytes: Uint8Array }).bytes.length }, { transport: 'browser', client });
     }
@@ -30,9 +35,9 @@ async function openStream(b: RunTestBed, runId: string, from: 'start' | 'tail' |
     attempts() {
       const starts: Array<{ number: number; offset: number; drawnAt: number | null }> = [];
       let next: number | null = null;
-      for (const { event, payload } of received) {
-        if (event === 'runOutput') next = payload.offset + payload.bytes.length;
-        if (event === 'runOutputAttempt') starts.push({ number: payload.attempt.number, offset: payload.offset, drawnAt: next });
+      for (const entry of received) {
+        if (entry.event === 'runOutput') next = entry.payload.offset + entry.payload.bytes.length;
+        if (entry.event === 'runOutputAttempt') starts.push({ number: entry.payload.attempt.number, offset: entry.payload.offset, drawnAt: next });
       }
       return starts;
     },
@@ -59,15 +64,16 @@ describe('where each attempt’s output begins', () => {
     const firstByAttempt = b.core.ledger.db
       .prepare('SELECT attempt_id, min(byte_offset) AS first FROM output_chunks WHERE run_id = ? GROUP BY attempt_id')
       .all(run.id) as Array<{ attempt_id: string; first: number }>;
-    const offsets = run.attempts.map((attempt: { outputOffset: number | null }) => attempt.outputOffset);
+    const offsets = run.attempts.map((attempt) => attempt.outputOffset);
     expect(offsets).toEqual(ids.map((id) => firstByAttempt.find((row) => row.attempt_id === id)?.first ?? null));
     expect(offsets[0]).toBe(0);
     expect(offsets[1]).toBeGreaterThan(0);
-    expect(offsets[2]).toBeGreaterThan(offsets[1]);
+    const [first, second, third] = [0, 1, 2].map((index) => present(offsets[index], 'an attempt’s first byte')) as [number, number, number];
+    expect(third).toBeGreaterThan(second);
     const total = b.core.ledger.output.totalBytes(run.id);
-    const bounds = [...offsets, total];
+    const bounds = [first, second, third, total];
     for (let index = 0; index < 3; index += 1) {
-      const text = new TextDecoder().decode(b.core.ledger.output.read(run.id, bounds[index], bounds[index + 1] - bounds[index]).bytes);
+      const text = new TextDecoder().decode(b.core.ledger.output.read(run.id, bounds[index]!, bounds[index + 1]! - bounds[index]!).bytes);
       // Exactly one attempt's output between two offsets: its two lines, nothing of the console's.
       expect(text.match(/line 1 of 2/g)).toHaveLength(1);
       expect(text).toContain('line 2 of 2');
@@ -87,14 +93,16 @@ describe('where each attempt’s output begins', () => {
     expect(replay.attempts()).toEqual(expected);
 
     // What the separator says: the attempt, how the one before it ended and when, and the profile's limit.
-    const third = replay.received.find((entry) => entry.event === 'runOutputAttempt' && entry.payload.attempt.number === 3)!.payload;
-    expect(third).toMatchObject({ maxAttempts: 3, previous: { number: 2, failureCode: 'process_exit', exitCode: 3 }, attempt: { number: 3 } });
-    expect(Date.parse(third.attempt.startedAt)).toBeGreaterThanOrEqual(Date.parse(third.previous.endedAt));
+    const separator = replay.received.find((entry) => entry.event === 'runOutputAttempt' && entry.payload.attempt.number === 3);
+    expect(separator?.event).toBe('runOutputAttempt');
+    const thirdStart = separator?.event === 'runOutputAttempt' ? separator.payload : null;
+    expect(thirdStart).toMatchObject({ maxAttempts: 3, previous: { number: 2, failureCode: 'process_exit', exitCode: 3 }, attempt: { number: 3 } });
+    expect(timeOf(thirdStart?.attempt.startedAt)).toBeGreaterThanOrEqual(timeOf(thirdStart?.previous?.endedAt));
 
     // From an offset inside the second attempt: only the third's start.
-    const fromMiddle = await openStream(b, run.id, offsets[1] + 1);
+    const fromMiddle = await openStream(b, run.id, second + 1);
     await expect.poll(() => fromMiddle.received.some((entry) => entry.event === 'runOutputAttempt')).toBe(true);
-    expect(fromMiddle.attempts()).toEqual([{ number: 3, offset: offsets[2], drawnAt: offsets[2] }]);
+    expect(fromMiddle.attempts()).toEqual([{ number: 3, offset: third, drawnAt: third }]);
     for (const stream of [live, replay, fromMiddle]) stream.close();
   });
 

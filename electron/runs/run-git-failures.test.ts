@@ -67,7 +67,7 @@ describe('a run in a project git refuses', () => {
     });
     expect(run.status).toBe('failed');
     expect(run.failure).toMatchObject({ code: 'git_failed', reason: 'not_a_repository' });
-    expect(run.failure.message).toContain(`${dir} is not a git repository any more`);
+    expect(run.failure?.message).toContain(`${dir} is not a git repository any more`);
   });
 
   it.runIf(process.getuid?.() === 0)('owned by another user: fails with dubious_ownership and names safe.directory', async () => {
@@ -76,7 +76,7 @@ describe('a run in a project git refuses', () => {
     const { run } = await runIn(dir, (folder) => execFileSync('chown', ['-R', '65534:65534', folder]));
     expect(run.status).toBe('failed');
     expect(run.failure).toMatchObject({ code: 'git_failed', reason: 'dubious_ownership' });
-    expect(run.failure.message).toContain(`git config --global --add safe.directory ${dir}`);
+    expect(run.failure?.message).toContain(`git config --global --add safe.directory ${dir}`);
   });
 
   it('with a damaged object: fails with repository_corrupt, not "no commit yet"', async () => {
@@ -90,6 +90,6 @@ describe('a run in a project git refuses', () => {
     });
     expect(run.status).toBe('failed');
     expect(run.failure).toMatchObject({ code: 'git_failed', reason: 'repository_corrupt' });
-    expect(run.failure.message).toContain('git fsck --full');
+    expect(run.failure?.message).toContain('git fsck --full');
   });
 });

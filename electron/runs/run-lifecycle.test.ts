@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
+import { openRunTestBed, present, timeOf, type RunTestBed } from '../testing/run-test-kit';
 
 /**
  * The lifecycle's named bugs (issue 11), end to end with real PTYs, git and SQLite: a Stop or a
@@ -48,7 +48,7 @@ async function runWaitingForBusyConnection(b: RunTestBed) {
   const still = await b.call('getRun', { runId: started.id });
   expect(still.status).toBe('preparing');
   expect(still.locators, 'no process yet').toEqual([]);
-  return { runId: started.id as string, release, taskRoot: waiting.taskRoot as string };
+  return { runId: started.id, release, taskRoot: present(waiting.taskRoot, 'task root') };
 }
 
 describe('a Stop during preparation', () => {
@@ -92,22 +92,22 @@ describe('a wait between attempts', () => {
     const task = await b.createTask();
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const waiting = await b.waitForRun(started.id, (run) => run.attempts[0]?.status === 'failed');
-    const firstRetryAt = Date.parse(waiting.attempts[0].retryAt);
+    const firstRetryAt = timeOf(waiting.attempts[0]?.retryAt);
     expect(firstRetryAt).toBeGreaterThan(Date.now());
     expect(waiting.attempts).toHaveLength(1);
 
     const retried = await b.waitForRun(started.id, (run) => run.attempts[1]?.status === 'failed', 15_000);
     // The second attempt began at the reset, not before it, and the first attempt's Retry at is kept.
-    expect(Date.parse(retried.attempts[1].startedAt)).toBeGreaterThanOrEqual(firstRetryAt - 5);
-    expect(Date.parse(retried.attempts[0].retryAt)).toBe(firstRetryAt);
-    expect(retried.attempts[1].retryAt).not.toBeNull();
+    expect(timeOf(retried.attempts[1]?.startedAt)).toBeGreaterThanOrEqual(firstRetryAt - 5);
+    expect(timeOf(retried.attempts[0]?.retryAt)).toBe(firstRetryAt);
+    expect(retried.attempts[1]?.retryAt).not.toBeNull();
 
     // Stopped while waiting for the third: it ends at once, the plan it will not carry out is cleared.
     await b.call('stopRun', { runId: started.id });
     const stopped = await b.call('getRun', { runId: started.id });
     expect(stopped.status).toBe('cancelled');
-    expect(stopped.failure.message).toBe('Stopped by the operator while waiting to retry.');
-    expect(stopped.attempts.map((attempt: { retryAt: string | null }) => attempt.retryAt !== null)).toEqual([true, false]);
+    expect(stopped.failure?.message).toBe('Stopped by the operator while waiting to retry.');
+    expect(stopped.attempts.map((attempt) => attempt.retryAt !== null)).toEqual([true, false]);
   });
 
   it('holds a reset a month away instead of retrying at once', async () => {
@@ -116,7 +116,7 @@ describe('a wait between attempts', () => {
     const task = await b.createTask();
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const waiting = await b.waitForRun(started.id, (run) => run.attempts[0]?.status === 'failed');
-    expect(Date.parse(waiting.attempts[0].retryAt) - Date.now()).toBeGreaterThan(29 * day);
+    expect(timeOf(waiting.attempts[0]?.retryAt) - Date.now()).toBeGreaterThan(29 * day);
     await sleep(1500);
     const later = await b.call('getRun', { runId: started.id });
     expect(later.status).toBe('running');
@@ -129,21 +129,21 @@ describe('a wait between attempts', () => {
     const task = await b.createTask();
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const waiting = await b.waitForRun(started.id, (run) => run.attempts[0]?.status === 'failed');
-    const retryAt = Date.parse(waiting.attempts[0].retryAt);
+    const retryAt = timeOf(waiting.attempts[0]?.retryAt);
 
     await b.restart();
     const after = await b.call('getRun', { runId: started.id });
     expect(after.status).toBe('running');
-    expect(Date.parse(after.attempts[0].retryAt)).toBe(retryAt);
+    expect(timeOf(after.attempts[0]?.retryAt)).toBe(retryAt);
     expect(await b.call('listNotices', {}), 'not stranded').toEqual([]);
     const { events } = await b.call('listRunEvents', { runId: started.id });
-    expect(events.filter((event: { kind: string }) => event.kind === 'retry_scheduled').at(-1).data).toMatchObject({
+    expect(present(events.filter((event) => event.kind === 'retry_scheduled').at(-1)).data).toMatchObject({
       nextAttempt: 2,
       message: expect.stringContaining('restarted'),
     });
 
     const retried = await b.waitForRun(started.id, (run) => run.attempts.length === 2, 15_000);
-    expect(Date.parse(retried.attempts[1].startedAt)).toBeGreaterThanOrEqual(retryAt - 5);
+    expect(timeOf(retried.attempts[1]?.startedAt)).toBeGreaterThanOrEqual(retryAt - 5);
     await b.call('stopRun', { runId: started.id });
   });
 });

@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../pty/process-group';
-import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
+import { openRunTestBed, present, timeOf, type RunTestBed } from '../testing/run-test-kit';
 
 const beds: RunTestBed[] = [];
 async function bed() {
@@ -40,14 +40,14 @@ describe('a run', () => {
     // Its own task root: a worktree of the project at a pinned base revision, not the project itself.
     expect(run.cwd).toBe(path.join(b.dataDir, 'tasks', run.id, 'view'));
     expect(run.baseRevision).toMatch(/^[0-9a-f]{40}$/);
-    expect(existsSync(path.join(run.cwd, 'notes', 'plan.md'))).toBe(true);
+    expect(existsSync(path.join(present(run.cwd, 'cwd'), 'notes', 'plan.md'))).toBe(true);
     expect(existsSync(path.join(b.projectDir, 'notes', 'plan.md'))).toBe(false);
     // Locators were written: the process, and the CLI's native session (from its JSON stream).
     const kinds = run.locators.map((locator: { kind: string }) => locator.kind);
     expect(kinds).toEqual(['process', 'session']);
-    expect(run.locators[0].data).toMatchObject({ pid: expect.any(Number), pgid: expect.any(Number) });
-    expect(run.locators[1].data).toMatchObject({ id: 'fixture-thread' });
-    expect(run.locators[1].revision).toMatch(/^[0-9a-f]{64}$/);
+    expect(run.locators[0]?.data).toMatchObject({ pid: expect.any(Number), pgid: expect.any(Number) });
+    expect(run.locators[1]?.data).toMatchObject({ id: 'fixture-thread' });
+    expect(run.locators[1]?.revision).toMatch(/^[0-9a-f]{64}$/);
     // The output, byte for byte, and the parsed timeline beside it.
     expect(outputText(b, run.id)).toContain('line 3 of 3');
     expect(run.outputBytes).toBe(b.core.ledger.output.totalBytes(run.id));
@@ -55,12 +55,12 @@ describe('a run', () => {
     expect(events.map((event: { kind: string }) => event.kind)).toEqual(
       expect.arrayContaining(['session', 'message', 'tool_call', 'tool_result', 'file_change', 'usage']),
     );
-    expect(events.find((event: { kind: string }) => event.kind === 'usage').data).toMatchObject({ inputTokens: 1234, outputTokens: 567 });
+    expect(events.find((event) => event.kind === 'usage')?.data).toMatchObject({ inputTokens: 1234, outputTokens: 567 });
     // The submission: ready for review, with an identity every run of this task shares.
     expect(run.submission).toMatchObject({ readyForReview: true, artifactIdentity: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const again = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const second = await b.waitForRun(again.id, ended);
-    expect(second.submission.artifactIdentity).toBe(run.submission.artifactIdentity);
+    expect(second.submission?.artifactIdentity).toBe(present(run.submission, 'submission').artifactIdentity);
   });
 
   it('waits in the queue while its agent is at capacity', async () => {
@@ -74,7 +74,7 @@ describe('a run', () => {
     await b.waitForRun(first.id, ended);
     const done = await b.waitForRun(second.id, ended);
     expect(done.status).toBe('succeeded');
-    expect(Date.parse(done.startedAt)).toBeGreaterThanOrEqual(Date.parse((await b.call('getRun', { runId: first.id })).endedAt));
+    expect(timeOf(done.startedAt)).toBeGreaterThanOrEqual(timeOf((await b.call('getRun', { runId: first.id })).endedAt));
   });
 
   it('retries a process exit with backoff, each attempt its own row, then fails with process_exit', async () => {
@@ -84,14 +84,14 @@ describe('a run', () => {
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const run = await b.waitForRun(started.id, ended);
     expect(run.status).toBe('failed');
-    expect(run.attempts.map((a: { number: number; failureCode: string; exitCode: number }) => [a.number, a.failureCode, a.exitCode])).toEqual([
+    expect(run.attempts.map((a) => [a.number, a.failureCode, a.exitCode])).toEqual([
       [1, 'process_exit', 3],
       [2, 'process_exit', 3],
       [3, 'process_exit', 3],
     ]);
     expect(run.failure).toMatchObject({ code: 'process_exit' });
     // The last attempt's failure is the run's: it does not promise another try.
-    expect(run.failure.message).not.toMatch(/try again/i);
+    expect(run.failure?.message).not.toMatch(/try again/i);
     const { events } = await b.call('listRunEvents', { runId: run.id });
     expect(events.filter((event: { kind: string }) => event.kind === 'retry_scheduled')).toHaveLength(2);
     // Output of all three attempts is kept, one after another.
@@ -107,7 +107,7 @@ describe('a run', () => {
     expect(run.status).toBe('failed');
     expect(run.attempts).toHaveLength(1);
     expect(run.failure).toMatchObject({ code: 'spawn_failed', actionUrl: `#/agents/${agent.id}` });
-    expect(run.failure.message).toContain('/nowhere/agent-cli');
+    expect(run.failure?.message).toContain('/nowhere/agent-cli');
     const notices = await b.call('listNotices', {});
     expect(notices).toMatchObject([{ title: expect.stringContaining('not found'), actionUrl: `#/agents/${agent.id}`, runId: run.id }]);
   });
@@ -135,11 +135,11 @@ describe('a run', () => {
     const task = await b.createTask();
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const waiting = await b.waitForRun(started.id, (run) => run.attempts[0]?.status === 'failed');
-    expect(waiting.attempts[0].failureCode).toMatch(/rate_limited|quota_exhausted/);
-    expect(Date.parse(waiting.attempts[0].retryAt)).toBeGreaterThan(Date.now());
+    expect(waiting.attempts[0]?.failureCode).toMatch(/rate_limited|quota_exhausted/);
+    expect(timeOf(waiting.attempts[0]?.retryAt)).toBeGreaterThan(Date.now());
     const { events } = await b.call('listRunEvents', { runId: started.id });
     const quota = events.find((event: { kind: string }) => event.kind === 'quota_observed');
-    expect(quota.data).toMatchObject({ provider: 'command', target: 'fixture-model', resetAt: expect.any(String) });
+    expect(quota?.data).toMatchObject({ provider: 'command', target: 'fixture-model', resetAt: expect.any(String) });
     await b.call('stopRun', { runId: started.id });
     expect((await b.call('getRun', { runId: started.id })).status).toBe('cancelled');
   });
@@ -150,7 +150,7 @@ describe('a run', () => {
     const task = await b.createTask();
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const running = await b.waitForRun(started.id, (run) => run.status === 'running' && run.outputBytes > 0);
-    const pgid = running.locators.find((locator: { kind: string }) => locator.kind === 'process').data.pgid;
+    const pgid = present(running.locators.find((locator) => locator.kind === 'process'), 'process locator').data.pgid as number;
     await b.call('stopRun', { runId: started.id });
     const run = await b.waitForRun(started.id, ended);
     expect(run.status).toBe('cancelled');
@@ -194,7 +194,7 @@ describe('resume', () => {
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const first = await b.waitForRun(started.id, ended);
     expect(first.status).toBe('succeeded');
-    const thread = first.locators.find((locator: { kind: string }) => locator.kind === 'session').data.id;
+    const thread = String(present(first.locators.find((locator) => locator.kind === 'session'), 'session locator').data.id);
     expect(thread).toMatch(/^thread-/);
     expect(first.canResume).toBe(true);
 
@@ -214,12 +214,12 @@ describe('resume', () => {
     const third = await b.waitForRun(first.id, (run) => run.attempts.length === 3 && ended(run));
     expect(third.status).toBe('succeeded');
     expect(third.configFingerprint).not.toBe(first.configFingerprint);
-    const newThread = third.locators.find((locator: { kind: string }) => locator.kind === 'session').data.id;
+    const newThread = present(third.locators.find((locator) => locator.kind === 'session'), 'session locator').data.id;
     expect(newThread).not.toBe(thread);
     expect(outputText(b, first.id).match(/resumed: /g)).toHaveLength(1);
     const { events } = await b.call('listRunEvents', { runId: first.id });
     const fresh = events.find((event: { kind: string }) => event.kind === 'fresh_session');
-    expect(fresh.data.reason).toContain('model changed from model-a to model-b');
+    expect(present(fresh, 'fresh_session event').data.reason).toContain('model changed from model-a to model-b');
   });
 
   it('resumes the session the console named on the command line, whatever id the CLI’s stream reports (Pi)', async () => {
@@ -232,12 +232,12 @@ describe('resume', () => {
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const first = await b.waitForRun(started.id, ended);
     expect(first.status).toBe('succeeded');
-    const locator = first.locators.find((entry: { kind: string }) => entry.kind === 'session').data;
+    const locator = present(first.locators.find((entry) => entry.kind === 'session'), 'session locator').data as { dir: string; id: string };
     expect(locator.id).toMatch(/^[0-9a-f-]{36}$/);
     const sessionFile = path.join(locator.dir, `${locator.id}.jsonl`);
     expect(outputText(b, first.id)).toContain(`--session ${sessionFile}`);
     const { events } = await b.call('listRunEvents', { runId: first.id });
-    expect(events.filter((event: { kind: string }) => event.kind === 'session').map((event: { data: { sessionId: string } }) => event.data.sessionId)).toEqual(['pi-internal-id']);
+    expect(events.filter((event: { kind: string }) => event.kind === 'session').map((event) => event.data.sessionId)).toEqual(['pi-internal-id']);
 
     await b.call('resumeRun', { runId: first.id, prompt: 'Go on' });
     const second = await b.waitForRun(first.id, (run) => run.attempts.length === 2 && ended(run));
@@ -292,12 +292,12 @@ describe('the run’s workspace', () => {
     const projectRefs = () => execFileSync('git', ['for-each-ref', '--format=%(refname)'], { cwd: b.projectDir, encoding: 'utf8' });
     expect(projectRefs()).toContain(`refs/operator-console/runs/${run.id}`);
     expect(projectRefs()).not.toContain('refs/heads/operator-console/');
-    expect(execFileSync('git', ['branch', '--show-current'], { cwd: run.cwd, encoding: 'utf8' }).trim()).toBe(`operator-console/${run.id}`);
+    expect(execFileSync('git', ['branch', '--show-current'], { cwd: present(run.cwd, 'cwd'), encoding: 'utf8' }).trim()).toBe(`operator-console/${run.id}`);
 
     const archived = await b.call('archiveRun', { runId: run.id });
     expect(archived.status).toBe('succeeded');
-    expect(existsSync(run.cwd)).toBe(false);
-    expect(existsSync(run.taskRoot)).toBe(false);
+    expect(existsSync(present(run.cwd, 'cwd'))).toBe(false);
+    expect(existsSync(present(run.taskRoot, 'task root'))).toBe(false);
     expect(projectRefs()).not.toContain(run.id);
     expect((await b.call('getRun', { runId: run.id })).archived).toBe(true);
     await expect(b.call('getRunDiff', { runId: run.id })).rejects.toMatchObject({ code: 'not_found' });
@@ -353,7 +353,7 @@ describe('the run’s workspace', () => {
     expect(output).toContain(`HOME=${path.join(b.dataDir, 'tasks', run.id, 'home')}`);
     expect(output).toContain('pid-one=bwrap');
     expect(output).toContain(`file ${path.join(b.dataDir, 'ledger.sqlite')}: ENOENT`);
-    expect(existsSync(path.join(run.cwd, 'inside.txt'))).toBe(true);
+    expect(existsSync(path.join(present(run.cwd, 'cwd'), 'inside.txt'))).toBe(true);
 
     // The same probes from a local run see the host: the assertions above can only pass inside.
     const local = await b.createAgent(probes);

@@ -321,7 +321,8 @@ export class RunService {
     this.scheduler.close();
     const actives = [...context.active.values()];
     for (const active of actives) active.stopping.abort('shutdown');
-    await Promise.allSettled(actives.map((active) => active.attemptDone));
+    // A run waiting between attempts has no attempt going (attemptDone is the last one's, or null).
+    await Promise.allSettled(actives.flatMap((active) => active.attemptDone ?? []));
     context.close();
   }
 }

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
+import type { ChannelInput } from '../../shared/contract';
 import { KeyFileVault, type SecretVault } from '../connections/secret-vault';
 import type { TestModelServer } from './model-server';
 import { openRunTestBed, type RunTestBed } from './run-test-kit';
@@ -58,18 +59,18 @@ export async function closeConnectionBeds(): Promise<void> {
 }
 
 export const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
-export const sandboxed = { environmentId: 'env_sandboxed', homeMode: 'isolated' };
+export const sandboxed = { environmentId: 'env_sandboxed', homeMode: 'isolated' } as const;
 
 export function outputText(b: RunTestBed, runId: string): string {
   const total = b.core.ledger.output.totalBytes(runId);
   return new TextDecoder().decode(b.core.ledger.output.read(runId, 0, total).bytes);
 }
 
-export function codexAgent(b: RunTestBed, name: string, profileId: string, extra: Record<string, unknown> = {}) {
+export function codexAgent(b: RunTestBed, name: string, profileId: string, extra: Partial<ChannelInput<'createAgent'>> = {}) {
   return b.call('createAgent', { name, providerId: 'fixture-codex', model: 'model-a', profileId, ...extra });
 }
 
-export function createConnection(b: RunTestBed, extra: Record<string, unknown> = {}) {
+export function createConnection(b: RunTestBed, extra: Partial<ChannelInput<'createConnection'>> = {}) {
   return b.call('createConnection', {
     name: 'Fixture OpenAI',
     provider: 'openai',

@@ -29,9 +29,8 @@ export function viewer(fanout: OutputFanout, options: Omit<SubscribeOutputOption
   let sent = 0;
   let unacked = 0;
   let maxUnacked = 0;
-  let subscription: OutputSubscription | undefined;
   const errors: string[] = [];
-  subscription = fanout.subscribe({
+  const subscription = fanout.subscribe({
     ...options,
     send: (message) => {
       messages.push(message);
@@ -54,12 +53,12 @@ export function viewer(fanout: OutputFanout, options: Omit<SubscribeOutputOption
       const n = message.bytes.length;
       if (ack === 'inline') {
         unacked -= n;
-        subscription!.ack(n);
+        subscription.ack(n);
       }
       if (ack === 'later') {
         setImmediate(() => {
           unacked -= n;
-          subscription!.ack(n);
+          subscription.ack(n);
         });
       }
     },
@@ -78,9 +77,9 @@ export function viewer(fanout: OutputFanout, options: Omit<SubscribeOutputOption
     ackAll: () => {
       const n = unacked;
       unacked = 0;
-      subscription!.ack(n);
+      subscription.ack(n);
     },
-    subscription: () => subscription!,
+    subscription: () => subscription,
   };
 }
 

@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ChannelInput, ChannelName, ChannelOutput } from '../../shared/contract';
+import type { Agent, RunDetail, Task } from '../../shared/entities';
 import type { SecretVault } from '../connections/secret-vault';
 import { createCore, type Core } from '../core';
 import { createMemoryLogger } from '../log';
+import { callCore } from './core-call';
 import { fixtureAgentPath } from './output-test-kit';
 import { makeTempDir } from './temp-dir';
 
@@ -83,10 +86,11 @@ export interface RunTestBed {
   projectDir: string;
   projectId: string;
   log: ReturnType<typeof createMemoryLogger>;
-  call<T = any>(channel: string, input?: unknown): Promise<T>;
-  createAgent(args: string[], extra?: Record<string, unknown>): Promise<{ id: string; name: string }>;
-  createTask(title?: string): Promise<{ id: string; title: string }>;
-  waitForRun(runId: string, done: (run: any) => boolean, timeoutMs?: number): Promise<any>;
+  /** A request as a transport makes it, typed by the contract (the answer is the channel's output). */
+  call<C extends ChannelName>(channel: C, input?: ChannelInput<C>): Promise<ChannelOutput<C>>;
+  createAgent(args: string[], extra?: Record<string, unknown>): Promise<Agent>;
+  createTask(title?: string): Promise<Task>;
+  waitForRun(runId: string, done: (run: RunDetail) => boolean, timeoutMs?: number): Promise<RunDetail>;
   /** The console restarts: this core closes (its runs stopped where they are) and a new one opens the same data dir. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -126,12 +130,8 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
       ...(options.operatorHome ? { operatorHome: options.operatorHome } : {}),
     });
   let core = openCore();
-  const call = async (channel: string, input?: unknown) => {
-    const answer = await core.dispatch(channel, input, { transport: 'browser' });
-    if (!answer.ok) throw Object.assign(new Error(`${channel}: ${answer.error.code}: ${answer.error.message}`), answer.error);
-    return answer.value as any;
-  };
-  const projectId = (await call('addProject', { path: project.path })).id as string;
+  const call = <C extends ChannelName>(channel: C, input?: ChannelInput<C>) => callCore(core, channel, input);
+  const projectId = (await call('addProject', { path: project.path })).id;
   let agents = 0;
   const bed: RunTestBed = {
     core,
@@ -172,4 +172,15 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
     },
   };
   return bed;
+}
+
+/** The item a test expects to be there (an attempt, an event): fails the test, with `what`, when it is not. */
+export function present<T>(value: T | null | undefined, what = 'value'): T {
+  if (value === null || value === undefined) throw new Error(`expected ${what} to be there`);
+  return value;
+}
+
+/** A timestamp the test expects to be set, in epoch milliseconds. */
+export function timeOf(iso: string | null | undefined, what = 'time'): number {
+  return Date.parse(present(iso, what));
 }

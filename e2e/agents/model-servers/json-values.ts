@@ -17,5 +17,6 @@ export function textOf(value: unknown): string {
     if ('content' in value) return textOf(value.content);
     return JSON.stringify(value);
   }
-  return value === undefined || value === null ? '' : String(value);
+  // What is left of a parsed JSON value: a number, a boolean or null.
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
 }

@@ -116,7 +116,7 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
   const listeners = new Set<(request: RecordedRequest) => void>();
 
   const state = {
-    script: { ...defaultScript, ...options.script } as ScriptOptions,
+    script: { ...defaultScript, ...options.script },
   };
 
   const takeFailure: ProtocolContext['takeFailure'] = () => {

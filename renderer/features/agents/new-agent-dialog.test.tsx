@@ -52,7 +52,7 @@ describe('New agent’s AI connection', () => {
     const { user, dialog, picker } = await openNewAgent();
     await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Environment' }), 'Sandboxed · Provider API only');
     // A sandboxed run must not see the operator's login: the home becomes isolated, the connection required.
-    expect((within(dialog).getByRole('combobox', { name: 'Home mode' }) as HTMLSelectElement).value).toBe('isolated');
+    expect(within(dialog).getByRole<HTMLSelectElement>('combobox', { name: 'Home mode' }).value).toBe('isolated');
     expect(within(dialog).getByText('Required here: the agent’s runs get this connection’s key instead of your own login.')).toBeTruthy();
     const preview = await within(dialog).findByRole('status', { name: 'First run' });
     await vi.waitFor(() => expect(preview.textContent).toBe('Its runs would be refused as it stands. A sandboxed run needs an AI connection: choose one.'));

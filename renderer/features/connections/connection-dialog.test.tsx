@@ -47,7 +47,7 @@ describe('the AI-connection dialog', () => {
   it('creates the connection with the key read from its field, then wipes the field', async () => {
     const { user, dialog, client, onSaved } = openDialog();
     await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), '  Team key ');
-    const key = within(dialog).getByLabelText('API key') as HTMLInputElement;
+    const key = within(dialog).getByLabelText<HTMLInputElement>('API key');
     await user.type(key, 'sk-test-1234');
     await user.click(within(dialog).getByRole('radio', { name: 'Shared' }));
     await user.click(within(dialog).getByRole('button', { name: 'Create connection' }));
@@ -63,11 +63,11 @@ describe('the AI-connection dialog', () => {
   it('a custom provider needs its server’s base URL; a subscription token is Anthropic’s alone', async () => {
     const { user, dialog } = openDialog();
     const method = within(dialog).getByRole('combobox', { name: 'Method' });
-    const token = within(method).getByRole('option', { name: 'Subscription token (Anthropic only)' }) as HTMLOptionElement;
+    const token = within(method).getByRole<HTMLOptionElement>('option', { name: 'Subscription token (Anthropic only)' });
     expect(token.disabled).toBe(true);
 
     await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Provider' }), 'Anthropic');
-    expect((within(method).getByRole('option', { name: 'Subscription token' }) as HTMLOptionElement).disabled).toBe(false);
+    expect(within(method).getByRole<HTMLOptionElement>('option', { name: 'Subscription token' }).disabled).toBe(false);
     await user.selectOptions(method, 'Subscription token');
     // The secret is a token now, and is called one.
     expect(within(dialog).getByLabelText('Token')).toBeTruthy();
@@ -90,10 +90,10 @@ describe('the AI-connection dialog', () => {
     expect(within(dialog).getByText(/^For Codex writer: once created, Codex writer uses it\./)).toBeTruthy();
     const providers = within(within(dialog).getByRole('combobox', { name: 'Provider' })).getAllByRole('option');
     expect(providers.map((option) => option.textContent)).toEqual(['OpenAI', 'OpenRouter']);
-    expect((within(dialog).getByRole('radio', { name: 'Chosen agents' }) as HTMLInputElement).checked).toBe(true);
+    expect(within(dialog).getByRole<HTMLInputElement>('radio', { name: 'Chosen agents' }).checked).toBe(true);
 
     const agents = await within(dialog).findByRole('list', { name: 'Agents that may use it' });
-    const own = within(agents).getByRole('checkbox', { name: 'Codex writer', description: 'Made for it: it uses this connection once it is created.' }) as HTMLInputElement;
+    const own = within(agents).getByRole<HTMLInputElement>('checkbox', { name: 'Codex writer', description: 'Made for it: it uses this connection once it is created.' });
     expect(own.checked && own.disabled).toBe(true);
     // Another agent says whether its CLI can use this provider at all.
     expect(within(agents).getByRole('checkbox', { name: 'Claude reviewer', description: 'Claude Code — its CLI cannot use a OpenAI connection' })).toBeTruthy();
@@ -108,7 +108,7 @@ describe('the AI-connection dialog', () => {
   it('made for a new agent, lists it as chosen though it has no id yet, and asks for no other agent', async () => {
     const { user, dialog, client } = openDialog({ forAgent: { id: null, name: 'Night shift', connectionProviders: ['openai'] } });
     const agents = await within(dialog).findByRole('list', { name: 'Agents that may use it' });
-    const newAgent = within(agents).getByRole('checkbox', { name: 'Night shift (the new agent)' }) as HTMLInputElement;
+    const newAgent = within(agents).getByRole<HTMLInputElement>('checkbox', { name: 'Night shift (the new agent)' });
     expect(newAgent.checked && newAgent.disabled).toBe(true);
 
     await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), 'Night key');

@@ -36,7 +36,7 @@ export function RunChanges({ run }: { run: RunDetail }) {
     body = (
       <>
         {diff.isRefetchError ? <ErrorAlert error={diff.error} prefix="Could not read the latest changes." /> : null}
-        <DiffView diff={diff.data!} running={running} />
+        <DiffView diff={diff.data} running={running} />
       </>
     );
   }

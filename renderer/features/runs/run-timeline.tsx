@@ -3,6 +3,7 @@ import type { RunEvent } from '../../../shared/entities';
 import { EmptyState } from '../../ui/empty-state';
 import { formatFullTimestamp, formatTimestamp, pluralize } from '../../ui/format';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useNow } from '../../ui/use-now';
 import { RunPanel } from './run-panel';
 import { describeRunEvent } from './timeline-entry';
 import { maxTimelineEntries, useRunTimeline } from './use-runs';
@@ -45,6 +46,8 @@ export function RunTimeline({ runId, multipleAttempts }: { runId: string; multip
   const listRef = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
   const count = timeline.data?.events.length ?? 0;
+  // For saying whether an entry was today: the time the timeline was shown, not a ticking clock.
+  const now = useNow(false);
 
   useEffect(() => {
     const list = listRef.current;
@@ -62,7 +65,6 @@ export function RunTimeline({ runId, multipleAttempts }: { runId: string; multip
       </EmptyState>
     );
   } else {
-    const now = Date.now();
     body = (headingId: string) => (
       <ol
         ref={listRef}

@@ -17,6 +17,7 @@ import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useNow } from '../../ui/use-now';
 import { ConnectionDialog } from '../connections/connection-dialog';
 
 type OpenDialog = { kind: 'create' } | { kind: 'edit'; connectionId: string } | { kind: 'delete'; connectionId: string } | null;
@@ -150,7 +151,8 @@ function ConnectionStatusBadge({ status }: { status: AiConnection['status'] }) {
 function ConnectionRow({ connection, onEdit, onDelete }: { connection: AiConnection; onEdit: () => void; onDelete: () => void }) {
   const agents = useAgents();
   const test = useTestConnection();
-  const now = Date.now();
+  // For saying whether a test was today: the time this was shown, not a ticking clock.
+  const now = useNow(false);
   const lastTest = connection.lastTest;
   const outcome = lastTest ? connectionTestOutcome(lastTest) : null;
 
