@@ -1,20 +1,15 @@
+import { allowedHostMatches, normalizeHost, parseAllowedHost, type AllowedHost } from '../../shared/allowed-hosts';
+
 /**
  * The egress proxy's allow-list (egress-proxy.ts): `host:port` pairs, a leading `*.` allowing every
- * subdomain, compared after normalising the host.
+ * subdomain, compared after normalising the host. The rules for an entry are shared/allowed-hosts.ts,
+ * the same the operator's form and the contract check.
  */
 
-export interface EgressEndpoint {
-  /** A host name or IP address; `*.example.com` allows every subdomain of example.com. */
-  host: string;
-  port: number;
-}
+export { normalizeHost };
 
-export function normalizeHost(host: string): string {
-  let normalized = host.trim().toLowerCase();
-  if (normalized.startsWith('[') && normalized.endsWith(']')) normalized = normalized.slice(1, -1);
-  if (normalized.endsWith('.')) normalized = normalized.slice(0, -1);
-  return normalized;
-}
+/** A host name or IP address; `*.example.com` allows every subdomain of example.com. */
+export type EgressEndpoint = AllowedHost;
 
 /** The endpoint of a provider API or AI-connection base URL, e.g. `https://api.openai.com/v1`. */
 export function endpointFromUrl(url: string): EgressEndpoint {
@@ -25,14 +20,16 @@ export function endpointFromUrl(url: string): EgressEndpoint {
   return { host: normalizeHost(parsed.hostname), port };
 }
 
-export function isEgressAllowed(allow: EgressEndpoint[], host: string, port: number): boolean {
-  const wanted = normalizeHost(host);
-  return allow.some((entry) => {
-    if (entry.port !== port) return false;
-    const allowedHost = normalizeHost(entry.host);
-    if (allowedHost.startsWith('*.')) return wanted.endsWith(allowedHost.slice(1));
-    return allowedHost === wanted;
+/** An environment's allowed-host entries (`registry.npmjs.org`, `127.0.0.1:4873`) as endpoints; unparsable ones are skipped. */
+export function endpointsFromAllowedHosts(entries: readonly string[]): EgressEndpoint[] {
+  return entries.flatMap((entry) => {
+    const parsed = parseAllowedHost(entry);
+    return parsed.ok ? [parsed.entry] : [];
   });
+}
+
+export function isEgressAllowed(allow: EgressEndpoint[], host: string, port: number): boolean {
+  return allow.some((entry) => allowedHostMatches({ host: normalizeHost(entry.host), port: entry.port }, host, port));
 }
 
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);

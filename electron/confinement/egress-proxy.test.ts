@@ -116,6 +116,35 @@ describe('startEgressProxy', () => {
     expect(decisions.map((decision) => decision.allowed)).toEqual([true, false, false, false, false]);
   });
 
+  it('refuses a host that is no host name, whatever the list allows, and reports it escaped and cut short', async () => {
+    const decisions: EgressDecision[] = [];
+    const proxy = await proxyWith([{ host: '*.example.com', port: 443 }], decisions);
+    // The agent writes the request line itself: raw bytes, a C1 control (CSI) and a long name in it.
+    const raw = (requestLine: string) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(proxy.socketPath!);
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', () => resolve(answer));
+        socket.write(Buffer.from(`${requestLine}\r\nHost: x\r\n\r\n`, 'latin1'));
+      });
+    // Node's own parser drops a request line with a raw C1 control (CSI) in it: nothing is decided or recorded.
+    expect(await raw('CONNECT a\x9b2Jb.example.com:443 HTTP/1.1')).not.toMatch(/^HTTP\/1\.1 200/);
+    expect(decisions).toEqual([]);
+    // Printable characters pass the parser: the proxy refuses the name itself.
+    const answer = await raw("CONNECT a'b!$%1b.example.com:443 HTTP/1.1");
+    expect(answer).toMatch(/^HTTP\/1\.1 403/);
+    expect(answer).toContain('a\\u{27}b\\u{21}\\u{24}\\u{25}1b.example.com:443 is not allowed');
+    await raw(`CONNECT ${'x'.repeat(5000)}.example.com:443 HTTP/1.1`);
+
+    const [odd, long] = decisions;
+    expect(odd).toMatchObject({ host: 'a\\u{27}b\\u{21}\\u{24}\\u{25}1b.example.com', port: 443, allowed: false, invalidHost: true });
+    // A name longer than DNS allows is refused, and what is recorded of it is cut short.
+    expect(long).toMatchObject({ allowed: false, invalidHost: true });
+    expect(long!.host.length).toBe(255);
+  });
+
   it('answers 400 to requests that are not proxy requests, and 502 when an allowed server is down', async () => {
     const closedPort = await new Promise<number>((resolve) => {
       const probe = net.createServer().listen(0, '127.0.0.1', () => {

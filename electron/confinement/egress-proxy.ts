@@ -3,6 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { displayHost, isRequestHost } from '../../shared/allowed-hosts';
 import { isEgressAllowed, normalizeHost, type EgressEndpoint } from './egress-allow-list';
 import type { TaskRoot } from './task-root-layout';
 
@@ -19,7 +20,11 @@ import type { TaskRoot } from './task-root-layout';
  *
  * The proxy answers plain HTTP requests (absolute-form URLs), CONNECT tunnels and HTTP upgrades, only
  * to allowed `host:port` pairs (the provider API or AI-connection base URL, and the operator's
- * allow-list), and 403 to everything else. Each decision goes to `onDecision` (a run event).
+ * allow-list), and 403 to everything else. Each decision goes to `onDecision` (a run event). The
+ * host in a request is the agent's own text: one that is not a host name or an address is refused
+ * whatever the list says, and every host reported is in its display form (shared/allowed-hosts.ts:
+ * no control or invisible characters, length-capped), so what the console records and shows of it
+ * can carry nothing but a name.
  *
  * NO_PROXY: the sandbox's 127.0.0.1 is its own, not the host's. An AI connection whose base URL is on
  * the host's loopback (a local model server) is therefore reached through the relay's forward
@@ -34,11 +39,14 @@ import type { TaskRoot } from './task-root-layout';
  */
 
 export interface EgressDecision {
+  /** In display form (displayHost): safe to record and show. */
   host: string;
   port: number;
   /** CONNECT for tunnels, the request's method for plain HTTP. */
   method: string;
   allowed: boolean;
+  /** Set when the host was refused for not being a host name or address at all. */
+  invalidHost?: true;
   /** ISO 8601. */
   at: string;
 }
@@ -118,7 +126,7 @@ function endToEndHeaders(headers: http.IncomingHttpHeaders): http.OutgoingHttpHe
 }
 
 function refusalBody(host: string, port: number): string {
-  return `Operator Console egress proxy: ${host}:${port} is not allowed for this run.\n`;
+  return `Operator Console egress proxy: ${displayHost(host)}:${port} is not allowed for this run.\n`;
 }
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
@@ -130,9 +138,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const openSockets = new Set<net.Socket>();
 
   const decide = (host: string, port: number, method: string): boolean => {
-    const allowed = isEgressAllowed(allow, host, port);
+    const valid = isRequestHost(host);
+    const allowed = valid && isEgressAllowed(allow, host, port);
     try {
-      options.onDecision?.({ host, port, method, allowed, at: new Date().toISOString() });
+      options.onDecision?.({
+        host: displayHost(host),
+        port,
+        method: displayHost(method).slice(0, 32),
+        allowed,
+        ...(valid ? {} : { invalidHost: true as const }),
+        at: new Date().toISOString(),
+      });
     } catch {
       // A failing observer must not change what the proxy does.
     }
@@ -183,7 +199,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     upstream.on('error', () => {
       if (!response.headersSent) {
         response.writeHead(502, { 'content-type': 'text/plain', connection: 'close' });
-        response.end(`Operator Console egress proxy: ${host}:${port} did not answer.\n`);
+        response.end(`Operator Console egress proxy: ${displayHost(host)}:${port} did not answer.\n`);
       } else {
         response.destroy();
       }
