@@ -14,6 +14,7 @@ import { browseDirectory } from './projects/directory-browser';
 import { ProjectService } from './projects/project-service';
 import { TaskService } from './tasks/task-service';
 import { AgentService } from './agents/agent-service';
+import { EnvironmentService } from './environments/environment-service';
 import { CliVersionService } from './agents/cli-version';
 import { loadProviderCatalog, profileRevision } from './providers/catalog';
 import { OutputFanout } from './pty/output-fanout';
@@ -69,6 +70,7 @@ export function createCore(options: CoreOptions): Core {
   const tasks = new TaskService(ledger, events);
   const catalog = loadProviderCatalog(options.catalogPath ? { path: options.catalogPath } : {});
   const agents = new AgentService(ledger, catalog, events);
+  const environments = new EnvironmentService(ledger, events);
   // The key-file vault is made lazily: the desktop app needs it only to read secrets a browser host sealed.
   let keyFileVault: KeyFileVault | undefined = options.vault ? undefined : new KeyFileVault(dataDir, options.log);
   const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)));
@@ -123,6 +125,11 @@ export function createCore(options: CoreOptions): Core {
   connections.onChange((change) => {
     verifier.reverify(change.agentIds);
     runs.reviewNotices();
+  });
+  // An environment's kind and connection rule are part of its agents' admission: they are looked at again.
+  environments.onChange((change) => {
+    if (change.agentIds.length > 0) reviewAgents(change.agentIds);
+    events.emit('agentsChanged', {});
   });
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
@@ -266,7 +273,10 @@ export function createCore(options: CoreOptions): Core {
     openRunOutput: (input, context) => streams.open(input.runId, input.from, context.client),
     ackRunOutput: (input, context) => streams.ack(input.subscriptionId, input.bytes, context.client),
     closeRunOutput: (input, context) => streams.closeFor(input.subscriptionId, context.client),
-    listEnvironments: () => ledger.agents.listEnvironments(),
+    listEnvironments: () => environments.list(),
+    createEnvironment: (input) => environments.create(input),
+    updateEnvironment: ({ environmentId, ...changes }) => environments.update(environmentId, changes),
+    deleteEnvironment: (input) => environments.delete(input.environmentId),
     listConnections: () => connections.list(),
     listConnectionsForAgent: (input) => connections.forAgent(input.agentId),
     createConnection: (input) => connections.create(input),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { attemptStartSchema } from './entities';
 import { agentChannels } from './channels/agents';
 import { connectionChannels } from './channels/connections';
+import { environmentChannels } from './channels/environments';
 import { noticeChannels } from './channels/notices';
 import { projectChannels } from './channels/projects';
 import { runChannels } from './channels/runs';
@@ -25,6 +26,7 @@ export const channels = {
   ...projectChannels,
   ...taskChannels,
   ...agentChannels,
+  ...environmentChannels,
   ...connectionChannels,
   ...runChannels,
   ...noticeChannels,
@@ -39,6 +41,8 @@ export const events = {
   tasksChanged: z.object({}),
   noticesChanged: z.object({ open: z.number().int().min(0) }),
   agentsChanged: z.object({}),
+  /** Environments were created, changed or deleted: refetch listEnvironments (and the agents, whose admission may change). */
+  environmentsChanged: z.object({}),
   /** AI connections were created, changed, tested or deleted: refetch listConnections. */
   connectionsChanged: z.object({}),
   runsChanged: z.object({ runIds: z.array(z.string()) }),

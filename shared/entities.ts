@@ -38,9 +38,19 @@ export const networkModes = ['open', 'none', 'provider-only'] as const;
 export const environmentSchema = z.object({
   id,
   name: z.string(),
+  /** `sandboxed`: the OS sandbox (bubblewrap, Seatbelt). `local`: none; the console cannot limit its network. */
   kind: z.enum(environmentKinds),
+  /**
+   * What a sandboxed run may reach: `provider-only` the model's API (the AI connection's base URL or
+   * the CLI's own) and the allowed hosts, through the console's egress proxy; `none` nothing at all,
+   * not even the model; `open` anything. A local environment's is always `open`.
+   */
   networkMode: z.enum(networkModes),
   requiresConnection: z.boolean(),
+  /** `host` or `host:port` entries (shared/allowed-hosts.ts) a provider-only run may reach too. */
+  allowedHosts: z.array(z.string()),
+  /** Local and Sandboxed, which every console has: editable, never deleted. */
+  builtIn: z.boolean(),
 });
 export type Environment = z.infer<typeof environmentSchema>;
 

@@ -15,6 +15,9 @@ export type ActionTarget =
   | { kind: 'settings' }
   | { kind: 'settings-projects' }
   | { kind: 'settings-ai-connections' }
+  | { kind: 'settings-environments' }
+  /** An environment's settings; with `allowHost`, its Allowed hosts open with that host filled in, ready to save. */
+  | { kind: 'settings-environment'; environmentId: string; allowHost?: string }
   | { kind: 'notices' };
 
 /** Path patterns the renderer's router matches; kept beside the builder so the two cannot drift. */
@@ -27,6 +30,7 @@ export const routePatterns = {
   agentSetting: '/agents/:agentId/:setting',
   settings: '/settings',
   settingsSection: '/settings/:section',
+  settingsEnvironment: '/settings/environments/:environmentId',
   notices: '/notices',
 } as const;
 
@@ -55,6 +59,10 @@ export function actionPath(target: ActionTarget): string {
       return '/settings/projects';
     case 'settings-ai-connections':
       return '/settings/ai-connections';
+    case 'settings-environments':
+      return '/settings/environments';
+    case 'settings-environment':
+      return `/settings/environments/${enc(target.environmentId)}${target.allowHost ? `?allow=${enc(target.allowHost)}` : ''}`;
     case 'notices':
       return '/notices';
   }

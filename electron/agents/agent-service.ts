@@ -129,8 +129,9 @@ export class AgentService {
     if (modelProblem) {
       throw new OperatorError({ code: 'invalid_request', message: `${provider.displayName} cannot take the model “${agent.model}”: ${modelProblem}` });
     }
-    if (!this.ledger.agents.getEnvironment(agent.environmentId)) {
-      throw new OperatorError({ code: 'invalid_request', message: 'That environment does not exist. Choose Local or Sandboxed.' });
+    const environment = this.ledger.environments.get(agent.environmentId);
+    if (!environment || environment.deleted) {
+      throw new OperatorError({ code: 'invalid_request', message: 'That environment does not exist. Choose one of Settings → Environments.' });
     }
     if (provider.definition.ownProgram && !agent.executablePath && !profile.executable) {
       throw new OperatorError({

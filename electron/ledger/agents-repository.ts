@@ -1,4 +1,4 @@
-import type { Agent, Environment } from '../../shared/entities';
+import type { Agent } from '../../shared/entities';
 import type { LedgerDb } from './ledger-db';
 import { isoNow } from './ids';
 
@@ -18,14 +18,6 @@ interface AgentRow {
   executable_path: string | null;
   command_args_json: string | null;
   created_at: number;
-}
-
-interface EnvironmentRow {
-  id: string;
-  name: string;
-  kind: Environment['kind'];
-  network_mode: Environment['networkMode'];
-  requires_connection: number;
 }
 
 function toAgent(row: AgentRow): StoredAgent {
@@ -113,18 +105,9 @@ export class AgentsRepository {
     );
   }
 
-  listEnvironments(): Environment[] {
-    return (this.db.prepare('SELECT * FROM environments ORDER BY kind, name').all() as EnvironmentRow[]).map((row) => ({
-      id: row.id,
-      name: row.name,
-      kind: row.kind,
-      networkMode: row.network_mode,
-      requiresConnection: row.requires_connection === 1,
-    }));
-  }
-
-  getEnvironment(id: string): Environment | undefined {
-    return this.listEnvironments().find((env) => env.id === id);
+  /** Live agents put in an environment (deleting it is refused while there are any). */
+  inEnvironment(environmentId: string): StoredAgent[] {
+    return (this.db.prepare('SELECT * FROM agents WHERE environment_id = ? AND deleted_at IS NULL ORDER BY name COLLATE NOCASE').all(environmentId) as AgentRow[]).map(toAgent);
   }
 }
 

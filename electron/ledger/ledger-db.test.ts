@@ -46,7 +46,10 @@ describe('the ledger file', () => {
     ]) {
       expect(tables).toContain(table);
     }
-    expect(ledger.agents.listEnvironments().map((env) => env.kind)).toEqual(['local', 'sandboxed']);
+    expect(ledger.environments.list().map((env) => [env.kind, env.builtIn])).toEqual([
+      ['local', true],
+      ['sandboxed', true],
+    ]);
     ledger.close();
   });
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { AgentsRepository } from './agents-repository';
 import { ConnectionsRepository } from './connections-repository';
+import { EnvironmentsRepository } from './environments-repository';
 import { openLedgerDb, type LedgerDb, type OpenLedgerOptions } from './ledger-db';
 import { NoticesRepository } from './notices-repository';
 import { OutputRepository } from './output-repository';
@@ -17,6 +18,7 @@ export interface Ledger {
   readonly projects: ProjectsRepository;
   readonly tasks: TasksRepository;
   readonly agents: AgentsRepository;
+  readonly environments: EnvironmentsRepository;
   readonly connections: ConnectionsRepository;
   readonly runs: RunsRepository;
   readonly notices: NoticesRepository;
@@ -34,6 +36,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     projects: new ProjectsRepository(db),
     tasks: new TasksRepository(db),
     agents: new AgentsRepository(db),
+    environments: new EnvironmentsRepository(db),
     connections: new ConnectionsRepository(db),
     runs: new RunsRepository(db),
     notices: new NoticesRepository(db),

@@ -7,8 +7,8 @@ import { requiresConnection } from '../../shared/connection-rule';
 import { admissionConfigRevision, admitRun, savedAdmission, type AdmissionInput, type ConnectionState } from './admission';
 
 const catalog = new ProviderCatalog(testCatalog() as never);
-const local: Environment = { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false };
-const sandboxed: Environment = { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true };
+const local: Environment = { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false, allowedHosts: [], builtIn: true };
+const sandboxed: Environment = { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true, allowedHosts: [], builtIn: true };
 
 function agent(overrides: Partial<StoredAgent> = {}): StoredAgent & { deleted: boolean } {
   return {

@@ -95,7 +95,7 @@ export class RunNotices {
       if (!agent) continue;
       const verdict = this.options.admit(agent);
       if (verdict.admitted) {
-        this.notices.resolve(notice.id, admissionFixed(notice, agent, verdict.admission, this.ledger.agents.getEnvironment(verdict.admission.environmentId)?.name));
+        this.notices.resolve(notice.id, admissionFixed(notice, agent, verdict.admission, this.ledger.environments.get(verdict.admission.environmentId)?.name));
         this.options.log.info('notice resolved: its cause is gone', { noticeId: notice.id, kind: notice.kind, agentId: agent.id });
       } else if (!verdict.deferred && verdict.failure.reason === notice.reason && verdict.failure.code === notice.code) {
         this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, verdict.failure));

@@ -262,9 +262,11 @@ export class RunService {
     saved?: Admission,
     connection: ConnectionState | undefined = this.options.connections.state(agent.connectionId),
   ): AdmissionResult {
+    // A deleted environment admits no new run; a run resumed from its saved admission needs only that.
+    const environment = this.context.ledger.environments.get(saved?.environmentId ?? agent.environmentId);
     return admitRun({
       agent,
-      environment: this.context.ledger.agents.getEnvironment(saved?.environmentId ?? agent.environmentId),
+      environment: environment && (!environment.deleted || saved) ? environment : undefined,
       catalog: this.options.catalog,
       sandbox: this.options.sandbox?.() ?? null,
       connection,
@@ -277,7 +279,7 @@ export class RunService {
   admissionRevision(agent: StoredAgent & { deleted: boolean }): string {
     return admissionConfigRevision({
       agent,
-      environment: this.context.ledger.agents.getEnvironment(agent.environmentId),
+      environment: this.context.ledger.environments.get(agent.environmentId),
       catalog: this.options.catalog,
       connection: this.options.connections.state(agent.connectionId),
       sandbox: this.options.sandbox?.() ?? null,

@@ -44,7 +44,7 @@ export class RunWorkspace {
     row: { task_root: string | null; base_revision: string | null },
     probe: SandboxProbe | null,
   ): RunDetail['confinement'] {
-    const environment = this.ledger.agents.getEnvironment(admission?.environmentId ?? agent?.environmentId ?? 'env_local');
+    const environment = this.ledger.environments.get(admission?.environmentId ?? agent?.environmentId ?? 'env_local');
     const kind = admission?.environmentKind ?? environment?.kind ?? 'local';
     const sandboxed = kind === 'sandboxed';
     const level = probe?.available ? probe.level : process.platform === 'darwin' ? 'seatbelt' : 'bubblewrap';

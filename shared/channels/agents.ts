@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentCliVersionSchema, agentSchema, agentTestResultSchema, catalogProviderSchema, environmentSchema, homeModes } from '../entities';
+import { agentCliVersionSchema, agentSchema, agentTestResultSchema, catalogProviderSchema, homeModes } from '../entities';
 import { channel, entityId, noInput } from './channel';
 
 /** Agents and the catalog of CLIs they are built on: their settings, Test, verification and AI connection. */
@@ -36,7 +36,6 @@ export const agentChannels = {
   checkAgentDraft: channel(z.strictObject({ ...agentFields, connectionId: entityId.nullable().optional() }), agentTestResultSchema),
   updateAgent: channel(z.strictObject({ agentId: entityId, ...partialAgentFields }), agentSchema),
   deleteAgent: channel(z.strictObject({ agentId: entityId }), z.object({ agentId: z.string() })),
-  listEnvironments: channel(noInput, z.array(environmentSchema)),
   /**
    * The agent's Test: the admission rules (AI connection required, sandbox, launch profile) checked
    * without starting anything. Records the agent's verification too.

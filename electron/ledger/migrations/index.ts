@@ -4,6 +4,7 @@ import { launchDetails } from './003-launch-details';
 import { runArchive } from './004-run-archive';
 import { connectionsAndNoticeRuns } from './005-connections-and-notice-runs';
 import { noticeResolution } from './006-notice-resolution';
+import { environments } from './007-environments';
 
 export interface Migration {
   version: number;
@@ -19,4 +20,5 @@ export const migrations: readonly Migration[] = [
   { version: 4, name: 'run-archive', sql: runArchive },
   { version: 5, name: 'connections-and-notice-runs', sql: connectionsAndNoticeRuns },
   { version: 6, name: 'notice-resolution', sql: noticeResolution },
+  { version: 7, name: 'environments', sql: environments },
 ];
