@@ -34,7 +34,19 @@ export function isEgressAllowed(allow: EgressEndpoint[], host: string, port: num
 
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
 
-/** Allowed endpoints on the host's loopback: the relay forwards these ports inside the sandbox. */
+/** Ports below this need a capability the sandbox does not have (`ip_unprivileged_port_start`). */
+const firstUnprivilegedPort = 1024;
+
+/**
+ * Allowed endpoints on the host's loopback: the relay forwards these ports inside the sandbox. One
+ * listener per port (an operator may list `localhost:4873` and `127.0.0.1:4873`), and only ports the
+ * relay may listen on: a privileged one stays reachable through the proxy, as every other host is.
+ */
 export function loopbackForwards(allow: EgressEndpoint[]): EgressEndpoint[] {
-  return allow.filter((entry) => loopbackHosts.has(normalizeHost(entry.host)));
+  const ports = new Set<number>();
+  return allow.filter((entry) => {
+    if (!loopbackHosts.has(normalizeHost(entry.host)) || entry.port < firstUnprivilegedPort || ports.has(entry.port)) return false;
+    ports.add(entry.port);
+    return true;
+  });
 }

@@ -211,6 +211,9 @@ describe('egress helpers', () => {
       { host: 'api.openai.com', port: 443 },
       { host: '127.0.0.1', port: 3128 },
       { host: 'localhost', port: 3129 },
+      // The same port again, and a port the sandbox may not listen on: neither gets a listener.
+      { host: '127.0.0.1', port: 3129 },
+      { host: 'localhost', port: 443 },
     ];
     const forwards = loopbackForwards(allow);
     expect(forwards).toEqual([allow[1], allow[2]]);

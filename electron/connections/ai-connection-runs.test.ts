@@ -289,7 +289,7 @@ describe('a run resumed from a saved admission', () => {
 
     // A run admitted under the rule is held to it: without a usable connection now, its resume is refused.
     const saved = JSON.parse(b.core.ledger.runs.row(first.id)!.admission_json!);
-    expect(saved).toMatchObject({ version: 2, connectionRequired: false });
+    expect(saved).toMatchObject({ version: 3, connectionRequired: false });
     b.core.ledger.db
       .prepare('UPDATE runs SET admission_json = ? WHERE id = ?')
       .run(JSON.stringify({ ...saved, connectionRequired: true }), first.id);

@@ -91,7 +91,7 @@ describe('the AI-connection rule', () => {
     const verdict = admit({ agent: agent({ connectionId: 'con_1' }), connection: connection({ status: 'needs_attention', baseUrl: 'http://127.0.0.1:1/v1' }) });
     expect(verdict).toMatchObject({
       admitted: true,
-      admission: { version: 2, connectionRequired: true, connectionId: 'con_1', connection: { id: 'con_1', provider: 'openai', baseUrl: 'http://127.0.0.1:1/v1' } },
+      admission: { version: 3, connectionRequired: true, connectionId: 'con_1', connection: { id: 'con_1', provider: 'openai', baseUrl: 'http://127.0.0.1:1/v1' } },
     });
   });
 
@@ -126,9 +126,28 @@ describe('the AI-connection rule', () => {
       admittedAt: '2025-01-01T00:00:00.000Z',
     });
     const saved = savedAdmission(before)!;
-    expect(saved).toMatchObject({ version: 2, connectionRequired: false, connection: null });
+    expect(saved).toMatchObject({ version: 3, connectionRequired: false, connection: null, allowedHosts: [] });
     expect(admit({ saved })).toMatchObject({ admitted: true, admission: { homeMode: 'isolated', connectionRequired: false } });
     expect(admit({ saved: { ...saved, connectionRequired: true } })).toMatchObject({ admitted: false, failure: { reason: 'ai_connection_required' } });
+  });
+
+  it('records the environment’s network rules at admission, and a resumed run keeps them whatever the environment says now', () => {
+    const builds: Environment = { ...sandboxed, id: 'env_builds', name: 'Builds', allowedHosts: ['registry.npmjs.org', '127.0.0.1:4873'] };
+    const first = admit({ agent: agent({ connectionId: 'con_1', environmentId: 'env_builds' }), environment: builds, connection: connection() });
+    expect(first).toMatchObject({ admitted: true, admission: { version: 3, networkMode: 'provider-only', allowedHosts: ['registry.npmjs.org', '127.0.0.1:4873'] } });
+    const saved = savedAdmission(JSON.stringify((first as { admission: unknown }).admission))!;
+    const changed: Environment = { ...builds, networkMode: 'none', allowedHosts: [] };
+    expect(admit({ agent: agent({ connectionId: 'con_1', environmentId: 'env_builds' }), environment: changed, connection: connection(), saved })).toMatchObject({
+      admitted: true,
+      admission: { networkMode: 'provider-only', allowedHosts: ['registry.npmjs.org', '127.0.0.1:4873'] },
+    });
+    // A new run gets the environment as it is now.
+    expect(admit({ agent: agent({ connectionId: 'con_1', environmentId: 'env_builds' }), environment: changed, connection: connection() })).toMatchObject({
+      admission: { networkMode: 'none', allowedHosts: [] },
+    });
+    // Saved before allowed hosts existed: its proxy let through the model alone, and still does.
+    const { allowedHosts: _hosts, ...v2 } = saved;
+    expect(savedAdmission(JSON.stringify({ ...v2, version: 2 }))).toMatchObject({ version: 3, allowedHosts: [] });
   });
 
   it('gives a configuration revision that changes with what admission looks at', () => {

@@ -19,12 +19,15 @@ export interface AdmittedConnection {
 
 /**
  * What a run was admitted with. Saved on the run before anything starts; a run resumed later keeps
- * it (its home mode, its environment, whether it needed an AI connection) even if the agent has
- * changed since.
+ * it (its home mode, its environment and its network rules, whether it needed an AI connection) even
+ * if the agent or the environment has changed since.
  */
 export interface Admission {
-  /** 2 since the AI-connection rule; a saved version 1 was admitted before it (see `savedAdmission`). */
-  version: 2;
+  /**
+   * 3 since environments have allowed hosts; 2 since the AI-connection rule. Older saved ones are read
+   * by `savedAdmission`: a version 1 was admitted before the rule, and neither had allowed hosts.
+   */
+  version: 3;
   agentId: string;
   agentName: string;
   providerId: string;
@@ -34,6 +37,11 @@ export interface Admission {
   environmentId: string;
   environmentKind: Environment['kind'];
   networkMode: Environment['networkMode'];
+  /**
+   * The environment's allowed hosts at admission (canonical `host` / `host:port` entries): what a
+   * provider-only run may reach besides its model. Empty for a local environment, which has no proxy.
+   */
+  allowedHosts: string[];
   homeMode: StoredAgent['homeMode'];
   connectionId: string | null;
   /** Whether the run had to have a managed AI connection (false for runs admitted before the rule). */
@@ -43,17 +51,21 @@ export interface Admission {
   admittedAt: string;
 }
 
-/** A saved admission from before the AI-connection rule: no connection fields. */
-type AdmissionV1 = Omit<Admission, 'version' | 'connectionRequired' | 'connection'> & { version: 1 };
+/** A saved admission from before environments had allowed hosts. */
+type AdmissionV2 = Omit<Admission, 'version' | 'allowedHosts'> & { version: 2 };
+/** A saved admission from before the AI-connection rule: no connection fields either. */
+type AdmissionV1 = Omit<AdmissionV2, 'version' | 'connectionRequired' | 'connection'> & { version: 1 };
 
 /**
  * Reads a saved admission. One made before the AI-connection rule (version 1) keeps the contract it
- * was admitted under: the rule did not apply to it, and no connection was delivered.
+ * was admitted under: the rule did not apply to it, and no connection was delivered. One made before
+ * allowed hosts (versions 1 and 2) had none: its proxy let through the model's API alone.
  */
 export function savedAdmission(json: string | null): Admission | undefined {
   if (!json) return undefined;
-  const saved = JSON.parse(json) as Admission | AdmissionV1;
-  if (saved.version === 1) return { ...saved, version: 2, connectionRequired: false, connection: null };
+  const saved = JSON.parse(json) as Admission | AdmissionV2 | AdmissionV1;
+  if (saved.version === 1) return { ...saved, version: 3, connectionRequired: false, connection: null, allowedHosts: [] };
+  if (saved.version === 2) return { ...saved, version: 3, allowedHosts: [] };
   return saved;
 }
 
@@ -75,8 +87,9 @@ export interface AdmissionInput {
   /** The agent's bound connection (undefined when it has none, or it was deleted). */
   connection: ConnectionState | undefined;
   /**
-   * A run being resumed: its saved admission. Its environment, home mode and whether it needed a
-   * connection are kept; a run admitted before the AI-connection rule is not held to it.
+   * A run being resumed: its saved admission. Its environment, network rules (mode and allowed
+   * hosts), home mode and whether it needed a connection are kept; a run admitted before the
+   * AI-connection rule is not held to it.
    */
   saved?: Admission | undefined;
   now: number;
@@ -157,10 +170,14 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       actionUrl: agentRoute,
     });
   }
+  // The network rules are read now and recorded: a resumed run keeps them, whatever the environment
+  // says by then. A local environment has no proxy, so nothing it lists could be enforced.
+  const networkMode = saved ? saved.networkMode : environment.networkMode;
+  const allowedHosts = saved ? saved.allowedHosts : environment.kind === 'sandboxed' ? [...environment.allowedHosts] : [];
   return {
     admitted: true,
     admission: {
-      version: 2,
+      version: 3,
       agentId: agent.id,
       agentName: agent.name,
       providerId: launch.provider.id,
@@ -169,7 +186,8 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       profileRevision: launch.revision,
       environmentId: environment.id,
       environmentKind: environment.kind,
-      networkMode: environment.networkMode,
+      networkMode,
+      allowedHosts,
       homeMode,
       connectionId: connection?.id ?? null,
       connectionRequired,

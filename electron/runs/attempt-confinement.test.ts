@@ -8,7 +8,7 @@ import type { TaskRoot } from '../confinement/task-root-layout';
 import { makeOperatorFixture, type OperatorFixture } from '../confinement/test-fixtures';
 import { loadProviderCatalog } from '../providers/catalog';
 import type { Admission } from './admission';
-import { confineLaunch, type ConfineLaunchInput } from './attempt-confinement';
+import { confineLaunch, egressAllowList, type ConfineLaunchInput } from './attempt-confinement';
 
 /**
  * What a launch turns into for each sandbox the probe can report. Seatbelt cannot run here (it is
@@ -35,7 +35,7 @@ const codex = catalog.findProvider('codex')!;
 
 function admission(overrides: Partial<Admission> = {}): Admission {
   return {
-    version: 2,
+    version: 3,
     agentId: 'agt_1',
     agentName: 'Codex',
     providerId: 'codex',
@@ -45,6 +45,7 @@ function admission(overrides: Partial<Admission> = {}): Admission {
     environmentId: 'env_sandboxed',
     environmentKind: 'sandboxed',
     networkMode: 'provider-only',
+    allowedHosts: [],
     homeMode: 'isolated',
     connectionId: 'con_1',
     connectionRequired: true,
@@ -77,6 +78,19 @@ async function launch(sandbox: SandboxProbe | null, overrides: Partial<ConfineLa
 }
 
 const seatbelt: SandboxProbe = { available: true, level: 'seatbelt', setup: null };
+
+describe('egressAllowList', () => {
+  it('is the model’s API (the connection’s base URL instead, when it has one) and the allowed hosts the admission recorded', () => {
+    const recorded = admission({ allowedHosts: ['registry.npmjs.org', '127.0.0.1:4873', '*.internal.example'] });
+    expect(egressAllowList({ provider: codex, admission: recorded, connectionBaseUrl: null })).toEqual([
+      { host: 'api.openai.com', port: 443 },
+      { host: 'registry.npmjs.org', port: 443 },
+      { host: '127.0.0.1', port: 4873 },
+      { host: '*.internal.example', port: 443 },
+    ]);
+    expect(egressAllowList({ provider: codex, admission: admission(), connectionBaseUrl: 'http://127.0.0.1:11434/v1' })).toEqual([{ host: '127.0.0.1', port: 11434 }]);
+  });
+});
 
 describe('confineLaunch', () => {
   it('on macOS runs the CLI through sandbox-exec with the generated profile, the proxy on a port of localhost', async () => {

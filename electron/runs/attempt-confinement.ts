@@ -3,8 +3,8 @@ import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor, type SandboxOverlay } from '../confinement/bwrap';
-import { endpointFromUrl, loopbackForwards, type EgressEndpoint } from '../confinement/egress-allow-list';
-import { egressSocketPath, startEgressProxy, type EgressProxy } from '../confinement/egress-proxy';
+import { endpointFromUrl, endpointsFromAllowedHosts, loopbackForwards, type EgressEndpoint } from '../confinement/egress-allow-list';
+import { egressSocketPath, startEgressProxy, type EgressDecision, type EgressProxy } from '../confinement/egress-proxy';
 import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, findEgressRelayScript } from '../confinement/egress-relay';
 import { buildConfinedEnvironment } from '../confinement/environment';
 import { deliverCredentialFiles, prepareProviderHome, type DeliveredCredentials } from '../confinement/provider-home';
@@ -18,11 +18,24 @@ import type { LaunchSpec } from '../providers/launch';
 import { resolveExecutable } from '../pty/pty-session';
 import type { Admission } from './admission';
 
+/** One decision of the egress proxy, as the run's timeline records it (the host in display form). */
 export interface EgressDecisionNote {
   host: string;
   port: number;
   method: string;
   allowed: boolean;
+  /** The host was no host name or address at all (refused whatever the list says). */
+  invalidHost?: true;
+}
+
+function decisionNote(decision: EgressDecision): EgressDecisionNote {
+  return {
+    host: decision.host,
+    port: decision.port,
+    method: decision.method,
+    allowed: decision.allowed,
+    ...(decision.invalidHost ? { invalidHost: true as const } : {}),
+  };
 }
 
 export interface ConfineLaunchInput {
@@ -46,14 +59,15 @@ export interface ConfineLaunchInput {
    * through `deliveredSecrets` (the only way a credential-like name does).
    */
   credential?: Pick<CredentialDelivery, 'secretEnv' | 'plainEnv' | 'files'> | null;
-  /** The operator's own allow-list of hosts a provider-only run may reach, e.g. `registry.npmjs.org:443`. */
-  egressAllowList?: EgressEndpoint[];
 }
 
-/** The connection's base URL, or else the APIs the CLI's definition names, then the operator's allow-list. */
-function egressAllowList(input: ConfineLaunchInput): EgressEndpoint[] {
+/**
+ * The connection's base URL, or else the APIs the CLI's definition names, then the environment's
+ * allowed hosts as the run's admission recorded them (a resumed run keeps its own).
+ */
+export function egressAllowList(input: Pick<ConfineLaunchInput, 'connectionBaseUrl' | 'provider' | 'admission'>): EgressEndpoint[] {
   const urls = input.connectionBaseUrl ? [input.connectionBaseUrl] : input.provider.definition.apiUrls;
-  return [...urls.map(endpointFromUrl), ...(input.egressAllowList ?? [])];
+  return [...urls.map(endpointFromUrl), ...endpointsFromAllowedHosts(input.admission.allowedHosts)];
 }
 
 /** What the PTY starts, and what to undo when the attempt ends (whatever its outcome). */
@@ -150,7 +164,7 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
       // the profile lets the run connect to, and every destination goes through it.
       let proxyPort: number | undefined;
       if (admission.networkMode === 'provider-only') {
-        proxy = await startEgressProxy({ tcpPort: 0, allow: egressAllowList(input), onDecision: (decision) => input.onEgressDecision?.(decision) });
+        proxy = await startEgressProxy({ tcpPort: 0, allow: egressAllowList(input), onDecision: (decision) => input.onEgressDecision?.(decisionNote(decision)) });
         proxyPort = proxy.tcpPort!;
         Object.assign(env, egressProxyEnvironment(proxyPort, { privateLoopback: false }));
       }
@@ -175,7 +189,7 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
         socketPath: await egressSocketPath(taskRoot),
         allow,
         owner,
-        onDecision: (decision) => input.onEgressDecision?.({ host: decision.host, port: decision.port, method: decision.method, allowed: decision.allowed }),
+        onDecision: (decision) => input.onEgressDecision?.(decisionNote(decision)),
       });
       const forwards = loopbackForwards(allow);
       const relayPort = chooseRelayPort(forwards);

@@ -1,0 +1,134 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bed, closeConnectionBeds, createConnection, ended, key, outputText, servers, type Bed } from '../testing/connection-test-kit';
+import { startTestModelServer } from '../testing/model-server';
+
+/**
+ * An environment's network rules as a sandboxed run meets them (issue 12): real bubblewrap, the
+ * real egress proxy and relay, the fixture agent asking for URLs. Every target is on 127.0.0.1: a
+ * small HTTP server stands in for a package registry, another for a host nobody allowed.
+ */
+
+const registries: Registry[] = [];
+afterEach(async () => {
+  await closeConnectionBeds();
+  await Promise.all(registries.splice(0).map((registry) => registry.close()));
+});
+
+interface Registry {
+  origin: string;
+  port: number;
+  paths: string[];
+  close(): Promise<void>;
+}
+
+/** Answers every GET with the package name it was asked for, and records each. */
+async function startRegistry(name: string): Promise<Registry> {
+  const paths: string[] = [];
+  const server = http.createServer((request, response) => {
+    paths.push(request.url ?? '');
+    response.end(`${name} has ${request.url}\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const registry = {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    paths,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  registries.push(registry);
+  return registry;
+}
+
+/**
+ * A sandboxed fixture agent in `environmentId`, bound to a connection whose base URL is a local model
+ * server; it GETs each of `urls(model)` through the proxy variables it is given.
+ */
+async function agentIn(b: Bed, environmentId: string, urls: (model: string) => string[]) {
+  const model = await startTestModelServer({ key });
+  servers.push(model);
+  const connection = await createConnection(b, { name: 'Local model', provider: 'custom', baseUrl: `${model.origin}/v1` });
+  const agent = await b.createAgent(
+    urls(model.origin).flatMap((url) => ['--http-get', url]),
+    { environmentId, homeMode: 'isolated' },
+  );
+  await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+  return { agent, model };
+}
+
+async function runOnce(b: Bed, agentId: string) {
+  const task = await b.createTask('Install the dependencies');
+  const started = await b.call('startRun', { taskId: task.id, agentId });
+  const run = await b.waitForRun(started.id, ended, 30_000);
+  expect(run.status, `${JSON.stringify(run.failure)}\n${outputText(b, run.id)}`).toBe('succeeded');
+  return run;
+}
+
+async function egressOf(b: Bed, runId: string) {
+  const { events } = await b.call('listRunEvents', { runId });
+  return events.filter((event: { kind: string }) => event.kind === 'egress').map((event: { data: Record<string, unknown> }) => event.data);
+}
+
+describe('an environment’s network', () => {
+  it('None: no connection leaves the sandbox, not even to the model, and nothing reaches a proxy', async () => {
+    const b = await bed();
+    const registry = await startRegistry('registry');
+    const offline = await b.call('createEnvironment', { name: 'Offline', networkMode: 'none' });
+    const { agent, model } = await agentIn(b, offline.id, (origin) => [`${registry.origin}/left-pad`, `${origin}/v1/models`]);
+    const run = await runOnce(b, agent.id);
+    expect(run.confinement).toMatchObject({ environmentName: 'Offline', sandbox: 'bubblewrap', network: 'none' });
+    const text = outputText(b, run.id);
+    expect(text).toMatch(new RegExp(`http-get ${registry.origin}/left-pad: failed E[A-Z]+`));
+    expect(text).toMatch(new RegExp(`http-get ${model.origin}/v1/models: failed E[A-Z]+`));
+    expect(registry.paths).toEqual([]);
+    expect(model.requests).toEqual([]);
+    expect(await egressOf(b, run.id)).toEqual([]);
+  });
+
+  it('Provider only with an allowed host: the run reaches that host (and its model), and is refused everything else', async () => {
+    const b = await bed();
+    const registry = await startRegistry('registry');
+    const elsewhere = await startRegistry('elsewhere');
+    const builds = await b.call('createEnvironment', { name: 'Node builds', allowedHosts: [`127.0.0.1:${registry.port}`] });
+    const { agent, model } = await agentIn(b, builds.id, (origin) => [
+      `${registry.origin}/left-pad`,
+      `${elsewhere.origin}/exfiltrate`,
+      `${origin}/v1/models`,
+      // The allowed host's address on another port is another host.
+      `http://127.0.0.1:${registry.port + 1 === elsewhere.port ? registry.port + 2 : registry.port + 1}/`,
+    ]);
+    const run = await runOnce(b, agent.id);
+    expect(run.confinement).toMatchObject({ environmentName: 'Node builds', network: 'provider-only' });
+    const text = outputText(b, run.id);
+    expect(text).toContain(`http-get ${registry.origin}/left-pad: 200 registry has /left-pad`);
+    expect(text).toContain(`http-get ${elsewhere.origin}/exfiltrate: 403 Operator Console egress proxy: 127.0.0.1:${elsewhere.port} is not allowed for this run.`);
+    // The model's API is allowed without being listed (the request has no key, so it is refused there, not at the proxy).
+    expect(text).toContain(`http-get ${model.origin}/v1/models: 401`);
+    expect(registry.paths).toEqual(['/left-pad']);
+    expect(elsewhere.paths).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+
+    const decisions = await egressOf(b, run.id);
+    expect(decisions).toEqual([
+      { host: '127.0.0.1', port: registry.port, method: 'GET', allowed: true},
+      { host: '127.0.0.1', port: elsewhere.port, method: 'GET', allowed: false},
+      { host: '127.0.0.1', port: model.origin.split(':').map(Number)[2], method: 'GET', allowed: true},
+      expect.objectContaining({ allowed: false }),
+    ]);
+    // What it was admitted with is recorded on the run.
+    expect(JSON.parse(b.core.ledger.runs.row(run.id)!.admission_json!)).toMatchObject({ version: 3, networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`] });
+
+    // Taking the host off the list reaches the next run, not the one admitted before.
+    await b.call('updateEnvironment', { environmentId: builds.id, allowedHosts: [] });
+    const next = await runOnce(b, agent.id);
+    expect(outputText(b, next.id)).toContain(`http-get ${registry.origin}/left-pad: 403`);
+    expect(registry.paths).toEqual(['/left-pad']);
+    expect(JSON.parse(b.core.ledger.runs.row(run.id)!.admission_json!).allowedHosts).toEqual([`127.0.0.1:${registry.port}`]);
+  });
+});
