@@ -262,6 +262,7 @@ export function createCore(options: CoreOptions): Core {
     startRun: (input) => runs.start(input.taskId, input.agentId),
     getRun: (input) => runs.detail(input.runId),
     listRunEvents: (input) => runs.events(input.runId, input.afterId ?? 0, input.limit ?? 500),
+    listRunNetwork: (input) => runs.network(input.runId),
     stopRun: (input) => runs.stop(input.runId),
     getRunDiff: (input) => runs.workspace.diff(input.runId),
     openRunFolder: (input) => runs.workspace.openFolder(input.runId),

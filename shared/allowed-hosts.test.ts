@@ -97,5 +97,7 @@ describe('hosts a run asked for', () => {
     const long = displayHost('a'.repeat(10_000));
     expect(long).toHaveLength(255);
     expect(long.endsWith('…')).toBe(true);
+    // What the proxy recorded is shown through it again: it reads the same.
+    for (const raw of ['evil\u001b[2Jhost', 'pay\u202epal.example', 'a'.repeat(10_000), `${'\u001b'.repeat(100)}x`]) expect(displayHost(displayHost(raw))).toBe(displayHost(raw));
   });
 });

@@ -196,11 +196,13 @@ export const maxShownHostLength = 255;
  * A host a run asked for, as the console may show and record it. The agent wrote it, so it is
  * hostile text: anything but the characters of a host name, an address or a port (a terminal
  * escape, a bidirectional override, an invisible character) is written as a visible `\u{…}` escape,
- * and it is cut to a length a page can hold.
+ * and it is cut to a length a page can hold. Shown twice, it reads the same.
  */
 export function displayHost(raw: string): string {
+  // The escape's own characters (and the cut's ellipsis) pass as they are, so a host shown once
+  // shows the same when it is shown again (what the proxy recorded is read back through this).
   const escaped = [...raw]
-    .map((char) => (/^[A-Za-z0-9.\-_:[\]*]$/.test(char) ? char : `\\u{${char.codePointAt(0)!.toString(16)}}`))
+    .map((char) => (/^[A-Za-z0-9.\-_:[\]*\\{}…]$/.test(char) ? char : `\\u{${char.codePointAt(0)!.toString(16)}}`))
     .join('');
   return escaped.length > maxShownHostLength ? `${escaped.slice(0, maxShownHostLength - 1)}…` : escaped;
 }

@@ -373,6 +373,32 @@ export const runEventSchema = z.object({
 });
 export type RunEvent = z.infer<typeof runEventSchema>;
 
+/**
+ * A run's Network panel: every host the run asked the egress proxy for, with its port, how often,
+ * first and last, and whether it was let through. Only a provider-only sandboxed run has a proxy;
+ * for the others `observed` is false and the panel says why there is nothing to list.
+ */
+export const runNetworkSchema = z.object({
+  environmentKind: z.enum(environmentKinds),
+  networkMode: z.enum(networkModes),
+  /** True when the console saw the run's connections (a provider-only run, through its proxy). */
+  observed: z.boolean(),
+  hosts: z.array(
+    z.object({
+      /** As the agent wrote it, made safe to show (shared/allowed-hosts.ts displayHost). */
+      host: z.string(),
+      port: z.number().int(),
+      allowed: z.boolean(),
+      count: z.number().int().min(1),
+      firstAt: timestamp,
+      lastAt: timestamp,
+    }),
+  ),
+  /** More hosts than the panel lists were asked for. */
+  truncated: z.boolean(),
+});
+export type RunNetwork = z.infer<typeof runNetworkSchema>;
+
 export const runDiffSchema = z.object({
   baseRevision: z.string().nullable(),
   files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted', 'renamed']), oldPath: z.string().optional() })),

@@ -89,6 +89,8 @@ describe('an environment’s network', () => {
     expect(registry.paths).toEqual([]);
     expect(model.requests).toEqual([]);
     expect(await egressOf(b, run.id)).toEqual([]);
+    // The Network panel says why it lists nothing: there was no proxy to see anything.
+    expect(await b.call('listRunNetwork', { runId: run.id })).toEqual({ environmentKind: 'sandboxed', networkMode: 'none', observed: false, hosts: [], truncated: false });
   });
 
   it('Provider only with an allowed host: the run reaches that host (and its model), and is refused everything else', async () => {
@@ -100,6 +102,9 @@ describe('an environment’s network', () => {
       `${registry.origin}/left-pad`,
       `${elsewhere.origin}/exfiltrate`,
       `${origin}/v1/models`,
+      // Retried: still one host on the Network panel, counted.
+      `${elsewhere.origin}/exfiltrate`,
+      `${elsewhere.origin}/exfiltrate`,
       // The allowed host's address on another port is another host.
       `http://127.0.0.1:${registry.port + 1 === elsewhere.port ? registry.port + 2 : registry.port + 1}/`,
     ]);
@@ -115,12 +120,23 @@ describe('an environment’s network', () => {
     expect(model.requests).toHaveLength(1);
 
     const decisions = await egressOf(b, run.id);
+    const modelPort = Number(new URL(model.origin).port);
     expect(decisions).toEqual([
-      { host: '127.0.0.1', port: registry.port, method: 'GET', allowed: true},
-      { host: '127.0.0.1', port: elsewhere.port, method: 'GET', allowed: false},
-      { host: '127.0.0.1', port: model.origin.split(':').map(Number)[2], method: 'GET', allowed: true},
+      { host: '127.0.0.1', port: registry.port, method: 'GET', allowed: true },
+      { host: '127.0.0.1', port: elsewhere.port, method: 'GET', allowed: false },
+      { host: '127.0.0.1', port: modelPort, method: 'GET', allowed: true },
+      { host: '127.0.0.1', port: elsewhere.port, method: 'GET', allowed: false },
+      { host: '127.0.0.1', port: elsewhere.port, method: 'GET', allowed: false },
       expect.objectContaining({ allowed: false }),
     ]);
+    const network = await b.call('listRunNetwork', { runId: run.id });
+    expect(network).toMatchObject({ environmentKind: 'sandboxed', networkMode: 'provider-only', observed: true, truncated: false });
+    const row = (port: number) => network.hosts.find((entry: { port: number }) => entry.port === port);
+    expect(network.hosts).toHaveLength(4);
+    expect(row(registry.port)).toEqual({ host: '127.0.0.1', port: registry.port, allowed: true, count: 1, firstAt: expect.any(String), lastAt: expect.any(String) });
+    expect(row(elsewhere.port)).toMatchObject({ host: '127.0.0.1', allowed: false, count: 3 });
+    expect(row(modelPort)).toMatchObject({ allowed: true, count: 1 });
+    expect(Date.parse(row(elsewhere.port).lastAt)).toBeGreaterThanOrEqual(Date.parse(row(elsewhere.port).firstAt));
     // What it was admitted with is recorded on the run.
     expect(JSON.parse(b.core.ledger.runs.row(run.id)!.admission_json!)).toMatchObject({ version: 3, networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`] });
 

@@ -316,6 +316,33 @@ export class RunsRepository {
       data: JSON.parse(row.payload_json) as Record<string, unknown>,
     }));
   }
+
+  /**
+   * The run's egress decisions (`egress` events, one per request the proxy saw), one row per host,
+   * port and verdict, most recent first: counted in SQL, so a run that retried a host ten thousand
+   * times is still one row, and the panel gets rows, not events. `limit + 1` rows are read so the
+   * caller can say there were more.
+   */
+  egressHosts(runId: string, limit: number): Array<{ host: string; port: number; allowed: boolean; count: number; firstAt: number; lastAt: number }> {
+    const rows = this.db
+      .prepare(
+        `SELECT CAST(json_extract(payload_json, '$.host') AS TEXT) AS host,
+                CAST(json_extract(payload_json, '$.port') AS INTEGER) AS port,
+                CASE WHEN json_extract(payload_json, '$.allowed') THEN 1 ELSE 0 END AS allowed,
+                count(*) AS count, min(created_at) AS first_at, max(created_at) AS last_at
+         FROM run_events WHERE run_id = ? AND kind = 'egress'
+         GROUP BY 1, 2, 3 ORDER BY last_at DESC, host, port LIMIT ?`,
+      )
+      .all(runId, limit + 1) as Array<{ host: string | null; port: number | null; allowed: number; count: number; first_at: number; last_at: number }>;
+    return rows.map((row) => ({
+      host: row.host ?? '',
+      port: row.port ?? 0,
+      allowed: row.allowed === 1,
+      count: row.count,
+      firstAt: row.first_at,
+      lastAt: row.last_at,
+    }));
+  }
 }
 
 /** What a run's record may change besides its status. */

@@ -1,4 +1,6 @@
-import type { RunDetail, RunEvent, RunSummary } from '../../shared/entities';
+import { displayHost } from '../../shared/allowed-hosts';
+import type { RunDetail, RunEvent, RunNetwork, RunSummary } from '../../shared/entities';
+import { isoNow } from '../ledger/ids';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { savedAdmission } from './admission';
@@ -6,6 +8,9 @@ import { attemptsWithOutput } from './attempt-output';
 import type { RunContext, SandboxProbeSource } from './run-context';
 import { endedStatuses } from './run-transitions';
 import type { RunWorkspace } from './run-workspace';
+
+/** How many hosts a run's Network panel lists (the most recent); a run that asked for more says so. */
+const networkHostsShown = 200;
 
 /** What the console shows of runs: read from the ledger, and from the runs it is driving now. */
 export class RunQueries {
@@ -63,6 +68,32 @@ export class RunQueries {
       canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
       notice: context.options.notices.forRun(runId),
       connection: admission?.connection ? { id: admission.connection.id, name: admission.connection.name, provider: admission.connection.provider } : null,
+    };
+  }
+
+  /**
+   * The run's Network panel. Hosts are shown in display form again here: decisions recorded before
+   * the proxy wrote them that way are the agent's raw text.
+   */
+  network(runId: string): RunNetwork {
+    const row = this.context.requireRun(runId);
+    const admission = savedAdmission(row.admission_json);
+    const agent = this.context.ledger.agents.get(row.agent_id);
+    const confinement = this.workspace.confinementOf(admission, agent, row, this.sandboxProbe.current());
+    const hosts = this.context.ledger.runs.egressHosts(runId, networkHostsShown);
+    return {
+      environmentKind: confinement.environmentKind,
+      networkMode: confinement.network,
+      observed: confinement.environmentKind === 'sandboxed' && confinement.network === 'provider-only',
+      hosts: hosts.slice(0, networkHostsShown).map((entry) => ({
+        host: displayHost(entry.host),
+        port: entry.port,
+        allowed: entry.allowed,
+        count: entry.count,
+        firstAt: isoNow(entry.firstAt),
+        lastAt: isoNow(entry.lastAt),
+      })),
+      truncated: hosts.length > networkHostsShown,
     };
   }
 

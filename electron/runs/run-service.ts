@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { Notice, RunDetail, RunEvent, RunSummary } from '../../shared/entities';
+import type { Notice, RunDetail, RunEvent, RunNetwork, RunSummary } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { StoredAgent } from '../ledger/agents-repository';
@@ -245,6 +245,10 @@ export class RunService {
 
   events(runId: string, afterId: number, limit: number): { events: RunEvent[]; lastId: number } {
     return this.queries.events(runId, afterId, limit);
+  }
+
+  network(runId: string): RunNetwork {
+    return this.queries.network(runId);
   }
 
   hasOpenRuns(agentId: string): boolean {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runDetailSchema, runDiffSchema, runEventSchema, runStatuses, runSummarySchema } from '../entities';
+import { runDetailSchema, runDiffSchema, runEventSchema, runNetworkSchema, runStatuses, runSummarySchema } from '../entities';
 import { channel, entityId } from './channel';
 
 /** Runs: start, follow, stop, resume, review and clean up, and their live output. */
@@ -24,6 +24,8 @@ export const runChannels = {
     z.strictObject({ runId: entityId, afterId: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }),
     z.object({ events: z.array(runEventSchema), lastId: z.number().int() }),
   ),
+  /** The run's Network panel: each host it reached or was refused, aggregated from its egress decisions. */
+  listRunNetwork: channel(z.strictObject({ runId: entityId }), runNetworkSchema),
   stopRun: channel(z.strictObject({ runId: entityId }), runSummarySchema),
   /** The run's changes: its view against the base revision it started from. */
   getRunDiff: channel(z.strictObject({ runId: entityId }), runDiffSchema),
