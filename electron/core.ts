@@ -127,8 +127,11 @@ export function createCore(options: CoreOptions): Core {
     runs.reviewNotices();
   });
   // An environment's kind and connection rule are part of its agents' admission: they are looked at again.
+  // A request it blocked may be allowed now: its notices are looked at again.
   environments.onChange((change) => {
     if (change.agentIds.length > 0) reviewAgents(change.agentIds);
+    const environmentId = change.after?.id ?? change.before?.id;
+    if (environmentId) runs.reviewEnvironmentNotices(environmentId);
     events.emit('agentsChanged', {});
   });
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);

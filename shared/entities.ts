@@ -252,6 +252,8 @@ export const noticeSchema = z.object({
   runId: z.string().nullable(),
   agentId: z.string().nullable(),
   taskId: z.string().nullable(),
+  /** The environment it is about (a request its rules blocked), or null. */
+  environmentId: z.string().nullable(),
   status: z.enum(noticeStatuses),
   createdAt: timestamp,
   resolvedAt: timestamp.nullable(),

@@ -62,8 +62,8 @@ async function agentIn(b: Bed, environmentId: string, urls: (model: string) => s
   return { agent, model };
 }
 
-async function runOnce(b: Bed, agentId: string) {
-  const task = await b.createTask('Install the dependencies');
+async function runOnce(b: Bed, agentId: string, existingTask?: { id: string }) {
+  const task = existingTask ?? (await b.createTask('Install the dependencies'));
   const started = await b.call('startRun', { taskId: task.id, agentId });
   const run = await b.waitForRun(started.id, ended, 30_000);
   expect(run.status, `${JSON.stringify(run.failure)}\n${outputText(b, run.id)}`).toBe('succeeded');
@@ -146,5 +146,97 @@ describe('an environment’s network', () => {
     expect(outputText(b, next.id)).toContain(`http-get ${registry.origin}/left-pad: 403`);
     expect(registry.paths).toEqual(['/left-pad']);
     expect(JSON.parse(b.core.ledger.runs.row(run.id)!.admission_json!).allowedHosts).toEqual([`127.0.0.1:${registry.port}`]);
+  });
+});
+
+describe('a blocked request', () => {
+  it('raises one "Network request blocked" notice per host, whose link opens the environment’s allowed hosts with it filled in; allowing it resolves the notice, and Run again runs once and gets through', async () => {
+    const b = await bed();
+    const registry = await startRegistry('registry');
+    const elsewhere = await startRegistry('elsewhere');
+    const builds = await b.call('createEnvironment', { name: 'Node builds' });
+    const entry = `127.0.0.1:${registry.port}`;
+    // The agent retries the registry, then tries a second host: still one notice, for the first.
+    const { agent } = await agentIn(b, builds.id, () => [`${registry.origin}/left-pad`, `${registry.origin}/left-pad`, `${registry.origin}/left-pad`, `${elsewhere.origin}/x`]);
+    const first = await runOnce(b, agent.id);
+    expect(outputText(b, first.id)).toContain(`http-get ${registry.origin}/left-pad: 403`);
+
+    let notices = await b.call('listNotices', {});
+    expect(notices).toHaveLength(1);
+    const [notice] = notices;
+    expect(notice).toMatchObject({
+      kind: 'network_blocked',
+      title: 'Network request blocked',
+      severity: 'warning',
+      actionLabel: `Allow ${entry}`,
+      actionUrl: `#/settings/environments/${builds.id}?allow=127.0.0.1%3A${registry.port}`,
+      environmentId: builds.id,
+      agentId: agent.id,
+      runId: first.id,
+      runIds: [first.id],
+      status: 'open',
+      canRunAgain: false,
+    });
+    // It names the run (its task and agent), the host and the environment.
+    expect(notice.message).toContain('“Install the dependencies”');
+    expect(notice.message).toContain(agent.name);
+    expect(notice.message).toContain(entry);
+    expect(notice.message).toContain('Node builds environment');
+    expect((await b.call('getRun', { runId: first.id })).notice).toMatchObject({ id: notice.id });
+
+    // A later run (of the same task) refused the same host joins it.
+    const second = await runOnce(b, agent.id, { id: first.taskId });
+    notices = await b.call('listNotices', {});
+    expect(notices, JSON.stringify(notices, null, 1)).toHaveLength(1);
+    expect(notices[0].runIds).toEqual([first.id, second.id]);
+    expect(notices[0].message).toContain('1 later run was refused it too');
+
+    // Another environment change that does not allow the host leaves it open.
+    await b.call('updateEnvironment', { environmentId: builds.id, allowedHosts: ['pypi.org'] });
+    expect((await b.call('listNotices', {}))[0].status).toBe('open');
+    await expect(b.call('runAgain', { noticeId: notice.id })).rejects.toMatchObject({ code: 'conflict' });
+
+    // Allowing it (what the link's form saves) resolves it, in words, with Run again.
+    await b.call('updateEnvironment', { environmentId: builds.id, allowedHosts: ['pypi.org', entry] });
+    const resolved = (await b.call('listNotices', { status: 'all' }))[0];
+    expect(resolved).toMatchObject({ id: notice.id, status: 'resolved', resolution: `${entry} is allowed in the Node builds environment now.`, canRunAgain: true });
+    expect(await b.call('countOpenNotices')).toEqual({ open: 0 });
+
+    // Run again starts the task once (both runs were of one task), and twice starts nothing more.
+    const again = await b.call('runAgain', { noticeId: notice.id });
+    expect(again.alreadyRan).toBe(false);
+    expect(again.runs).toHaveLength(1);
+    expect(await b.call('runAgain', { noticeId: notice.id })).toMatchObject({ alreadyRan: true, runs: [{ id: again.runs[0].id }] });
+    const rerun = await b.waitForRun(again.runs[0].id, ended, 30_000);
+    expect(rerun.status).toBe('succeeded');
+    expect(outputText(b, rerun.id)).toContain(`http-get ${registry.origin}/left-pad: 200 registry has /left-pad`);
+    expect(registry.paths).toEqual(['/left-pad', '/left-pad', '/left-pad']);
+    // The rerun was refused the other host: that is its own first blocked host, so its own notice.
+    notices = await b.call('listNotices', {});
+    expect(notices).toMatchObject([{ actionLabel: `Allow 127.0.0.1:${elsewhere.port}`, runIds: [rerun.id] }]);
+    expect((await b.call('listNotices', { status: 'all' })).find((n: { id: string }) => n.id === notice.id)).toMatchObject({ canRunAgain: false, rerunRunIds: [rerun.id] });
+  });
+
+  it('is left to the Network panel when the host is no host name, and a deleted environment’s notices are put away', async () => {
+    const b = await bed();
+    const registry = await startRegistry('registry');
+    const scratch = await b.call('createEnvironment', { name: 'Scratch' });
+    // First a name no resolver would take (the agent writes what it likes), then a real one.
+    const { agent } = await agentIn(b, scratch.id, () => ['http://a!b$c.example/x', `${registry.origin}/x`]);
+    const run = await runOnce(b, agent.id);
+    expect(outputText(b, run.id)).toContain('http-get http://a!b$c.example/x: 403');
+    const [notice] = await b.call('listNotices', {});
+    expect(notice).toMatchObject({ actionLabel: `Allow 127.0.0.1:${registry.port}` });
+    const network = await b.call('listRunNetwork', { runId: run.id });
+    expect(network.hosts.map((entry: { host: string; port: number; allowed: boolean }) => [entry.host, entry.port, entry.allowed])).toEqual(
+      expect.arrayContaining([
+        ['a\\u{21}b\\u{24}c.example', 80, false],
+        ['127.0.0.1', registry.port, false],
+      ]),
+    );
+    await b.call('updateAgent', { agentId: agent.id, environmentId: 'env_sandboxed' });
+    await b.call('deleteEnvironment', { environmentId: scratch.id });
+    expect(await b.call('countOpenNotices')).toEqual({ open: 0 });
+    expect((await b.call('listNotices', { runId: run.id }))[0]).toMatchObject({ status: 'dismissed' });
   });
 });

@@ -20,8 +20,9 @@ interface NoticeRow {
   resolved_at: number | null;
   resolution: string | null;
   rerun_at: number | null;
-  /** How many of the runs it stands for are refused (nothing started): what Run again can start. */
-  refused_runs: number;
+  environment_id: string | null;
+  /** How many of the runs it stands for Run again can start (refused ones, or any for a notice about runs that started). */
+  rerunnable_runs: number;
 }
 
 interface NoticeRunRow {
@@ -43,13 +44,24 @@ export interface NewNotice {
   agentId?: string | null;
   taskId?: string | null;
   dedupeKey?: string | null;
+  /** The environment it is about (a request it blocked), when it is about one. */
+  environmentId?: string | null;
+  /** What exactly it is about, for the code that resolves it (JSON; e.g. the blocked host and port). */
+  subject?: Record<string, unknown> | null;
   createdAt: number;
 }
+
+/**
+ * Notices about runs that did start (a request the environment blocked): Run again starts their
+ * tasks again whatever became of the runs. Every other notice's Run again starts only refused runs,
+ * the ones that never started.
+ */
+export const startedRunNoticeKinds = ['network_blocked'] as const;
 
 const noticeSelect = `
   SELECT n.*,
          (SELECT count(*) FROM notice_runs nr JOIN runs r ON r.id = nr.run_id
-           WHERE nr.notice_id = n.id AND r.status = 'refused') AS refused_runs
+           WHERE nr.notice_id = n.id AND (r.status = 'refused' OR n.kind IN (${startedRunNoticeKinds.map((kind) => `'${kind}'`).join(', ')}))) AS rerunnable_runs
   FROM notices n`;
 
 export class NoticesRepository {
@@ -90,6 +102,25 @@ export class NoticesRepository {
     return rows.map((row) => this.toNotice(row));
   }
 
+  /** Open notices about an environment (of a kind), oldest first, each with what exactly it is about. */
+  openForEnvironment(environmentId: string, kind: string): Array<{ notice: Notice; subject: Record<string, unknown> }> {
+    const rows = this.db
+      .prepare(`${noticeSelect} WHERE n.status = 'open' AND n.environment_id = ? AND n.kind = ? ORDER BY n.created_at, n.id`)
+      .all(environmentId, kind) as Array<NoticeRow & { subject_json: string | null }>;
+    return rows.map((row) => ({ notice: this.toNotice(row), subject: row.subject_json ? (JSON.parse(row.subject_json) as Record<string, unknown>) : {} }));
+  }
+
+  /** Whether any notice (whatever its status) of this kind stands for the run. */
+  runHasNotice(runId: string, kind: string): boolean {
+    return (
+      this.db
+        .prepare(
+          'SELECT 1 FROM notices n WHERE n.kind = ? AND (n.run_id = ? OR n.id IN (SELECT notice_id FROM notice_runs WHERE run_id = ?)) LIMIT 1',
+        )
+        .get(kind, runId, runId) !== undefined
+    );
+  }
+
   /** Open notices of a kind, oldest first. */
   openOfKind(kind: string): Notice[] {
     const rows = this.db.prepare(`${noticeSelect} WHERE n.status = 'open' AND n.kind = ? ORDER BY n.created_at, n.id`).all(kind) as NoticeRow[];
@@ -110,8 +141,8 @@ export class NoticesRepository {
         this.db
           .prepare(
             `INSERT INTO notices (id, kind, severity, title, message, action_url, action_label, code, reason,
-               run_id, agent_id, task_id, status, created_at, dedupe_key)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
+               run_id, agent_id, task_id, status, created_at, dedupe_key, environment_id, subject_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)`,
           )
           .run(
             notice.id,
@@ -128,6 +159,8 @@ export class NoticesRepository {
             notice.taskId ?? null,
             notice.createdAt,
             key,
+            notice.environmentId ?? null,
+            notice.subject ? JSON.stringify(notice.subject) : null,
           );
       }
       if (notice.runId) {
@@ -197,6 +230,7 @@ export class NoticesRepository {
       runId: row.run_id,
       agentId: row.agent_id,
       taskId: row.task_id,
+      environmentId: row.environment_id,
       status: row.status,
       createdAt: isoNow(row.created_at),
       resolvedAt: toIso(row.resolved_at),
@@ -204,7 +238,7 @@ export class NoticesRepository {
       code: row.code,
       reason: row.reason,
       runIds: runs.map((run) => run.run_id),
-      canRunAgain: row.status === 'resolved' && row.rerun_at === null && row.refused_runs > 0,
+      canRunAgain: row.status === 'resolved' && row.rerun_at === null && row.rerunnable_runs > 0,
       rerunRunIds: runs.flatMap((run) => (run.rerun_run_id ? [run.rerun_run_id] : [])),
     };
   }

@@ -61,6 +61,16 @@ export class NoticeService {
     return this.ledger.notices.openOfKind(kind);
   }
 
+  /** Open notices of a kind about an environment, with what each is about (its subject). */
+  openForEnvironment(environmentId: string, kind: string): Array<{ notice: Notice; subject: Record<string, unknown> }> {
+    return this.ledger.notices.openForEnvironment(environmentId, kind);
+  }
+
+  /** Whether a notice of this kind (any status) already stands for the run. */
+  runHasNotice(runId: string, kind: string): boolean {
+    return this.ledger.notices.runHasNotice(runId, kind);
+  }
+
   /** The cause is gone: the notice leaves the open list (and, for a refusal, offers Run again). */
   resolve(noticeId: string, resolution: string | null = null): Notice | undefined {
     const notice = this.ledger.notices.resolve(noticeId, this.now(), resolution);

@@ -15,6 +15,7 @@ import { confineLaunch, type ConfinedLaunch } from './attempt-confinement';
 import { processLocator } from './process-identity';
 import { digest, stopReason, type ActiveRun, type RunContext, type SandboxProbeSource } from './run-context';
 import { credentialFor } from './run-credentials';
+import type { NetworkNotices } from './network-notices';
 import { fixedBySuccessCodes, type RunNotices } from './run-notices';
 import type { RunWorkspace } from './run-workspace';
 import { buildWorkerPrompt } from './worker-prompt';
@@ -59,6 +60,7 @@ export interface AttemptRunnerOptions {
   workspace: RunWorkspace;
   sandboxProbe: SandboxProbeSource;
   runNotices: RunNotices;
+  networkNotices: NetworkNotices;
   /** A failed attempt the retry policy gives another go: the scheduler waits until `retryAt`. */
   scheduleRetry: (active: ActiveRun, retryAt: number) => void;
 }
@@ -173,7 +175,19 @@ export class AttemptRunner {
         operatorHome: service.operatorHome ?? homedir(),
         dataDir: service.dataDir,
         sandbox: probe,
-        onEgressDecision: (decision) => context.note(active.runId, attemptId, 'egress', { ...decision }),
+        onEgressDecision: (decision) => {
+          context.note(active.runId, attemptId, 'egress', { ...decision });
+          // A host that is no host at all cannot be allowed: the Network panel shows it, no notice offers it.
+          if (decision.allowed || decision.invalidHost) return;
+          this.options.networkNotices.blocked({
+            runId: active.runId,
+            agent: { id: active.agentId, name: active.admission.agentName },
+            task: { id: task.id, title: task.title },
+            environmentId: active.admission.environmentId,
+            host: decision.host,
+            port: decision.port,
+          });
+        },
         connectionBaseUrl: credential?.baseUrl ?? null,
         credential: credential?.delivery ?? null,
       });

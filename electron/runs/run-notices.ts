@@ -3,6 +3,7 @@ import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { Ledger } from '../ledger/ledger';
+import { startedRunNoticeKinds } from '../ledger/notices-repository';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
 import { aiConnectionRequired, type Admission, type AdmissionResult } from './admission';
@@ -36,8 +37,9 @@ export class RunNotices {
   }
 
   /**
-   * Run again, from a notice whose cause is gone: starts each refused task it stands for once. The
-   * notice's claim makes a second call (another click, another window) start nothing.
+   * Run again, from a notice whose cause is gone: starts each refused task it stands for once (for a
+   * notice about runs that started, a blocked request, each of their tasks once). The notice's claim
+   * makes a second call (another click, another window) start nothing.
    */
   runAgain(noticeId: string): { notice: Notice; runs: RunSummary[]; alreadyRan: boolean } {
     let notice = this.notices.get(noticeId);
@@ -62,9 +64,10 @@ export class RunNotices {
     }
     const started: RunSummary[] = [];
     const tasksStarted = new Set<string>();
+    const runsStarted = (startedRunNoticeKinds as readonly string[]).includes(notice.kind);
     for (const link of this.notices.runsOf(noticeId)) {
       const row = this.ledger.runs.row(link.run_id);
-      if (!row || row.status !== 'refused' || tasksStarted.has(row.task_id)) continue;
+      if (!row || (row.status !== 'refused' && !runsStarted) || tasksStarted.has(row.task_id)) continue;
       tasksStarted.add(row.task_id);
       try {
         const run = this.options.start(row.task_id, row.agent_id);

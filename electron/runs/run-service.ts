@@ -18,6 +18,7 @@ import {
 import { AttemptRunner } from './attempt-runner';
 import { strandOrphanedRuns } from './recovery';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
+import { NetworkNotices } from './network-notices';
 import { RunNotices } from './run-notices';
 import { RunQueries } from './run-queries';
 import { RunScheduler } from './run-scheduler';
@@ -43,6 +44,8 @@ export class RunService {
   private readonly queries: RunQueries;
   /** The owner-action and stranded-run notices runs raise and resolve, and Run again. */
   private readonly runNotices: RunNotices;
+  /** "Network request blocked": raised by a run's egress proxy, resolved by its environment. */
+  private readonly networkNotices: NetworkNotices;
 
   constructor(private readonly options: RunServiceOptions) {
     const sandboxProbe = options.sandboxProbe ?? noSandboxProbe;
@@ -60,10 +63,12 @@ export class RunService {
       admit: (agent) => this.admit(agent),
       start: (taskId, agentId) => this.start(taskId, agentId),
     });
+    this.networkNotices = new NetworkNotices(options.ledger, options.notices, options.log);
     this.attempts = new AttemptRunner(this.context, {
       workspace: this.workspace,
       sandboxProbe,
       runNotices: this.runNotices,
+      networkNotices: this.networkNotices,
       scheduleRetry: (active, retryAt) => this.scheduler.scheduleRetry(active, retryAt),
     });
     this.scheduler = new RunScheduler(this.context, {
@@ -288,6 +293,11 @@ export class RunService {
       connection: this.options.connections.state(agent.connectionId),
       sandbox: this.options.sandbox?.() ?? null,
     });
+  }
+
+  /** An environment changed (or went): its "Network request blocked" notices whose host it now allows resolve. */
+  reviewEnvironmentNotices(environmentId: string): void {
+    this.networkNotices.review(environmentId);
   }
 
   /** Looks again at open admission notices (for these agents, or all): called whenever an agent, a connection or the sandbox changes. */

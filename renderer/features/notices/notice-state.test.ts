@@ -14,6 +14,7 @@ function notice(overrides: Partial<Notice>): Notice {
     runId: 'run_1',
     agentId: 'agt_1',
     taskId: 'tsk_1',
+    environmentId: null,
     status: 'open',
     createdAt: '2026-11-29T10:00:00.000Z',
     resolvedAt: null,
