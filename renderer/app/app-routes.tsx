@@ -26,6 +26,9 @@ export function AppRoutes() {
       <Route path={routePatterns.settings}>
         <Redirect to="/settings/projects" replace />
       </Route>
+      <Route path={routePatterns.settingsEnvironment}>
+        {(params) => <SettingsPage section="environments" environmentId={params.environmentId} />}
+      </Route>
       <Route path={routePatterns.settingsSection}>{(params) => <SettingsPage section={params.section} />}</Route>
       <Route path={routePatterns.notices} component={NoticesPage} />
       <Route component={NotFoundPage} />

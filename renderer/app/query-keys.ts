@@ -37,6 +37,7 @@ export const queryKeys = {
   runAll: ['run'] as const,
   run: (runId: string) => ['run', runId] as const,
   runEvents: (runId: string) => ['runEvents', runId] as const,
+  runNetwork: (runId: string) => ['runNetwork', runId] as const,
   runDiff: (runId: string) => ['runDiff', runId] as const,
   noticesAll: ['notices'] as const,
   notices: (status: NoticeListStatus) => ['notices', 'list', status] as const,

@@ -19,6 +19,7 @@ export function useCoreSync(): void {
   useEffect(() => {
     const refetchTimeline = keyedThrottle((runId) => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.runEvents(runId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runNetwork(runId) });
     }, timelineRefetchMs);
     const unsubscribers = [
       client.subscribe('projectsChanged', () => {
@@ -42,6 +43,12 @@ export function useCoreSync(): void {
         // An agent's picker lists the connection it is bound to, whatever its state.
         void queryClient.invalidateQueries({ queryKey: queryKeys.connections });
       }),
+      client.subscribe('environmentsChanged', () => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.environments });
+        // Runs show their environment's name; agents are re-verified against it.
+        void queryClient.invalidateQueries({ queryKey: queryKeys.agents });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.agentAll });
+      }),
       client.subscribe('connectionsChanged', () => {
         void queryClient.invalidateQueries({ queryKey: queryKeys.connections });
         // A connection change re-verifies the agents that may use it.
@@ -61,6 +68,7 @@ export function useCoreSync(): void {
           void queryClient.cancelQueries({ queryKey: diffKey }).then(() => queryClient.invalidateQueries({ queryKey: diffKey }));
         }
       }),
+      // The run's Network panel is read from the same events as its timeline.
       client.subscribe('runTimeline', (payload) => refetchTimeline.call(payload.runId)),
     ];
 

@@ -1,5 +1,6 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { connectionMethods, connectionOwnerships, connectionProviders, type AiConnection } from '../../../shared/entities';
+import { Choice } from '../../ui/choice';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';

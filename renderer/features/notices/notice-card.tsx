@@ -80,7 +80,11 @@ export function NoticeCard({
           <time dateTime={notice.resolvedAt} title={formatFullTimestamp(notice.resolvedAt)}>
             {formatTimestamp(notice.resolvedAt, now)}
           </time>
-          {notice.status === 'resolved' && state === 'can-run-again' ? '. Run again starts the refused task once more.' : '.'}
+          {notice.status === 'resolved' && state === 'can-run-again'
+            ? notice.kind === 'network_blocked'
+              ? '. Run again starts its task once more.'
+              : '. Run again starts the refused task once more.'
+            : '.'}
         </p>
       ) : null}
       {wording.earlier ? <p className="notice__earlier muted">It had said: {wording.earlier}</p> : null}

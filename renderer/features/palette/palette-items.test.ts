@@ -40,6 +40,7 @@ describe('the palette before anything is typed', () => {
     expect(shown['Actions']).toEqual([
       'New task',
       'Open settings: Projects',
+      'Open settings: Environments',
       'Open settings: AI connections',
       'Open settings: About',
       'Keyboard shortcuts',

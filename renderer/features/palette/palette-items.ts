@@ -56,6 +56,7 @@ const pages: { label: string; shortcut: ShortcutId; path: string }[] = [
 
 const settingsSections: { label: string; path: string }[] = [
   { label: 'Projects', path: actionPath({ kind: 'settings-projects' }) },
+  { label: 'Environments', path: actionPath({ kind: 'settings-environments' }) },
   { label: 'AI connections', path: actionPath({ kind: 'settings-ai-connections' }) },
   { label: 'About', path: '/settings/about' },
 ];

@@ -14,6 +14,7 @@ import { RunActions } from './run-actions';
 import { RunChanges } from './run-changes';
 import { noticeShownInline, RunFailure } from './run-failure';
 import { AttemptsPanel, ConfinementPanel, LocatorsPanel, RunDetailsPanel, SubmissionPanel } from './run-panels';
+import { NetworkPanel } from './run-network-panel';
 import { RunSummaryFacts } from './run-summary-facts';
 import { RunTimeline } from './run-timeline';
 import { useRun } from './use-runs';
@@ -104,6 +105,8 @@ function StartedRun({ run, now }: { run: RunDetail; now: number }) {
           <SubmissionPanel run={run} />
           <LocatorsPanel run={run} />
           <ConfinementPanel run={run} />
+          <NetworkPanel run={run} now={now} />
+          <NetworkPanel run={run} now={now} />
           <RunDetailsPanel run={run} providerName={providerDisplayName(catalog.data, run.providerId)} />
         </div>
       </div>

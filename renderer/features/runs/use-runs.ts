@@ -29,6 +29,12 @@ export function useRun(runId: string) {
   return useQuery({ queryKey: queryKeys.run(runId), queryFn: () => client.getRun({ runId }) });
 }
 
+/** The run's Network panel; refetched with its timeline (the same events feed both). */
+export function useRunNetwork(runId: string) {
+  const client = useOperatorClient();
+  return useQuery({ queryKey: queryKeys.runNetwork(runId), queryFn: () => client.listRunNetwork({ runId }) });
+}
+
 export interface RunTimeline {
   events: RunEvent[];
   /** The id of the newest entry held, the cursor for the next fetch. */

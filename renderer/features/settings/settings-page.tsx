@@ -1,12 +1,14 @@
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { NotFoundPage } from '../../app/not-found-page';
 import { Page } from '../../ui/page';
 import { AboutSection } from './about-section';
+import { EnvironmentsSection } from '../environments/environments-section';
 import { AiConnectionsSection } from './ai-connections-section';
 import { ProjectsSection } from './projects-section';
 
 export const settingsSections = [
   { id: 'projects', label: 'Projects' },
+  { id: 'environments', label: 'Environments' },
   { id: 'ai-connections', label: 'AI connections' },
   { id: 'about', label: 'About' },
 ] as const;
@@ -17,8 +19,15 @@ export function isSettingsSection(value: string | undefined): value is SettingsS
   return settingsSections.some((section) => section.id === value);
 }
 
-export function SettingsPage({ section }: { section: string | undefined }) {
+/**
+ * Settings, one section at a time. `environmentId` comes from `/settings/environments/<id>` (an
+ * action link's route): that environment is brought into view, and `?allow=<host>` opens its form
+ * with the host filled in.
+ */
+export function SettingsPage({ section, environmentId }: { section: string | undefined; environmentId?: string }) {
+  const search = useSearch();
   if (!isSettingsSection(section)) return <NotFoundPage />;
+  const allowHost = section === 'environments' ? (new URLSearchParams(search).get('allow') ?? undefined) : undefined;
   const current = settingsSections.find((candidate) => candidate.id === section)!;
   return (
     <Page title="Settings" documentTitle={`${current.label} · Settings`} className="settings-page">
@@ -40,6 +49,7 @@ export function SettingsPage({ section }: { section: string | undefined }) {
         </nav>
         <div className="settings-layout__content">
           {section === 'projects' ? <ProjectsSection /> : null}
+          {section === 'environments' ? <EnvironmentsSection environmentId={environmentId} allowHost={allowHost} /> : null}
           {section === 'ai-connections' ? <AiConnectionsSection /> : null}
           {section === 'about' ? <AboutSection /> : null}
         </div>

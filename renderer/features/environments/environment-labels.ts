@@ -1,0 +1,54 @@
+import type { Environment } from '../../../shared/entities';
+
+/** Environments in words: the choices of the form and how the list says what each one does. */
+
+export const sandboxChoices: ReadonlyArray<{ kind: Environment['kind']; label: string; hint: string }> = [
+  {
+    kind: 'sandboxed',
+    label: 'OS sandbox',
+    hint: 'bubblewrap on Linux, Seatbelt on macOS: a run writes only its own folders, never sees your home or the console’s data, and reaches only what its network allows.',
+  },
+  {
+    kind: 'local',
+    label: 'None',
+    hint: 'Runs are your own programs, with your rights, your files and your network. Only for agents you would run by hand.',
+  },
+];
+
+export const networkChoices: ReadonlyArray<{ mode: Environment['networkMode']; label: string; hint: string }> = [
+  {
+    mode: 'provider-only',
+    label: 'Provider only',
+    hint: 'The model’s API (the AI connection’s base URL, or the CLI’s own) and the allowed hosts below, through the console’s egress proxy. Everything else is refused, and a refusal raises a notice that offers to allow the host.',
+  },
+  {
+    mode: 'none',
+    label: 'None',
+    hint: 'No network at all, not even the model’s API: an agent CLI cannot reach its model here, even a local model server. For programs that need no network; an agent that talks to a model needs Provider only.',
+  },
+  {
+    mode: 'open',
+    label: 'Open',
+    hint: 'Any host, with nothing recorded. The files stay confined.',
+  },
+];
+
+export const openNetworkWarning =
+  'with an open network the agent can reach any host: the internet, your local network, and services on this machine (the sandbox shares its network). It can send out whatever it can read, and the console records none of it.';
+
+export function sandboxLabel(kind: Environment['kind']): string {
+  return kind === 'sandboxed' ? 'OS sandbox' : 'None (runs as you)';
+}
+
+/** The network as the list says it; a local environment's is not the console's to say. */
+export function networkSummary(environment: Pick<Environment, 'kind' | 'networkMode'>): string {
+  if (environment.kind === 'local') return 'Not limited: without a sandbox, runs have your network';
+  switch (environment.networkMode) {
+    case 'provider-only':
+      return 'Provider only';
+    case 'none':
+      return 'None: not even the model';
+    case 'open':
+      return 'Open: any host';
+  }
+}
