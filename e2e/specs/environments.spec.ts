@@ -139,6 +139,7 @@ test('an operator makes an environment, a run is refused a host, the notice’s 
     await notice.getByRole('link', { name: `Allow ${host}` }).click();
     await expect(page).toHaveURL(/#\/settings\/environments\/env_[^/?]+\?allow=/);
     const edit = page.getByRole('dialog', { name: 'Edit Node builds' });
+    await expect(edit).toContainText(`A run was refused ${host}: it is added to the other allowed hosts below.`);
     const hosts = edit.getByLabel('Other allowed hosts');
     await expect(hosts).toBeFocused();
     await expect(hosts).toHaveValue(`${host}\n`);

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from 'react';
-import { allowedHostPresets } from '../../../shared/allowed-hosts';
+import { allowedHostPresets, parseAllowedHost } from '../../../shared/allowed-hosts';
 import type { Environment } from '../../../shared/entities';
 import { Choice } from '../../ui/choice';
 import { ErrorAlert } from '../../ui/error-alert';
@@ -49,6 +49,11 @@ export function EnvironmentDialog({
   const hostsRef = useRef<HTMLTextAreaElement>(null);
   const fieldRefs: Record<EnvironmentFormField, RefObject<HTMLElement | null>> = { name: nameRef, otherHosts: hostsRef };
   const sandboxed = values.kind === 'sandboxed';
+  // The host the link asked to allow, when it is one and not allowed yet (the form added it).
+  const [prefilled] = useState(() => {
+    const parsed = allowHost ? parseAllowedHost(allowHost) : null;
+    return parsed?.ok && environment && !environment.allowedHosts.includes(parsed.text) ? parsed.text : null;
+  });
   const hostsApply = sandboxed && values.networkMode === 'provider-only';
 
   // The host the link brought: in view, focused, the caret after it.
@@ -107,11 +112,18 @@ export function EnvironmentDialog({
     <ModalDialog
       title={environment ? `Edit ${environment.name}` : 'New environment'}
       description={
-        <p className="muted">
-          {environment
-            ? 'Runs that start after you save get the change; runs admitted before keep what they started with.'
-            : 'Where an agent’s runs execute and what their network may reach. Put an agent in it on the agent’s page.'}
-        </p>
+        <>
+          <p className="muted">
+            {environment
+              ? 'Runs that start after you save get the change; runs admitted before keep what they started with.'
+              : 'Where an agent’s runs execute and what their network may reach. Put an agent in it on the agent’s page.'}
+          </p>
+          {prefilled ? (
+            <p>
+              A run was refused <code>{prefilled}</code>: it is added to the other allowed hosts below. Save changes to allow it.
+            </p>
+          ) : null}
+        </>
       }
       initialFocusRef={allowHost ? hostsRef : nameRef}
       onClose={onClose}
