@@ -83,6 +83,12 @@ describe('the ledger file', () => {
     });
     expect(raised.id).toBe('ntc_new');
     expect(ledger.notices.countOpen()).toBe(2);
+    // Environments made by the first migration are the built-ins, with no allowed hosts; old notices are about none.
+    expect(ledger.environments.list().map((env) => [env.id, env.builtIn, env.allowedHosts])).toEqual([
+      ['env_local', true, []],
+      ['env_sandboxed', true, []],
+    ]);
+    expect(ledger.notices.get('ntc_old')).toMatchObject({ environmentId: null });
     ledger.close();
   });
 
