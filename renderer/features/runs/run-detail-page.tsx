@@ -106,7 +106,6 @@ function StartedRun({ run, now }: { run: RunDetail; now: number }) {
           <LocatorsPanel run={run} />
           <ConfinementPanel run={run} />
           <NetworkPanel run={run} now={now} />
-          <NetworkPanel run={run} now={now} />
           <RunDetailsPanel run={run} providerName={providerDisplayName(catalog.data, run.providerId)} />
         </div>
       </div>
