@@ -5,7 +5,7 @@ import { actionRoute } from '../../shared/routes';
 import { newId } from '../ledger/ids';
 import type { EnvironmentWrite, StoredEnvironment } from '../ledger/environments-repository';
 import type { Ledger } from '../ledger/ledger';
-import type { EventHub } from '../transport/event-hub';
+import type { EventHub } from '../events/event-hub';
 
 export interface EnvironmentFields {
   name?: string | undefined;

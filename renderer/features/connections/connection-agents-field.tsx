@@ -2,7 +2,7 @@ import { useId } from 'react';
 import type { AiConnection } from '../../../shared/entities';
 import { useAgents } from '../agents/use-agents';
 import { findProvider, providerDisplayName, useCatalog } from '../agents/use-catalog';
-import { Choice } from './choice';
+import { Choice } from '../../ui/choice';
 import type { ConnectionForAgent, ConnectionFormValues } from './connection-form';
 import { connectionProviderLabels } from './connection-labels';
 

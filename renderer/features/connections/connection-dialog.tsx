@@ -4,7 +4,6 @@ import { Choice } from '../../ui/choice';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
-import { Choice } from './choice';
 import { ConnectionAgentsField } from './connection-agents-field';
 import {
   connectionFormForAgent,
