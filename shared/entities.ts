@@ -214,6 +214,8 @@ export const runStatuses = [
   'queued',
   'admitted',
   'preparing',
+  /** The project's setup command runs in the view; the agent has not started. */
+  'setting_up',
   'running',
   'succeeded',
   'failed',
@@ -325,6 +327,66 @@ export const submissionSchema = z.object({
   artifactIdentity: z.string(),
 });
 
+/** The layers a run's environment variables come from, weakest first: a later layer overrides an earlier one. */
+export const variableLayers = ['project', 'agent', 'task'] as const;
+export type VariableLayer = (typeof variableLayers)[number];
+
+/** One variable of a layer as the renderer sees it: a secret's value never leaves the core. */
+export const layerVariableSchema = z.object({
+  name: z.string(),
+  secret: z.boolean(),
+  /** Null for a secret. */
+  value: z.string().nullable(),
+});
+export type LayerVariable = z.infer<typeof layerVariableSchema>;
+
+/** A variable the console sets for every run itself, which no layer may set: its name and what it is. */
+export const consoleVariableSchema = z.object({ name: z.string(), setBy: z.string() });
+export type ConsoleVariable = z.infer<typeof consoleVariableSchema>;
+
+/** What a project prepares in each new run's view before the agent starts (Settings → Projects → the project). */
+export const projectSetupSchema = z.object({
+  projectId: id,
+  /** Globs, relative to the project folder, of the (usually ignored) files each run's view gets a copy of. */
+  copyPatterns: z.array(z.string()),
+  /** Runs in the view, inside the run's sandbox and network rules, before the agent; null for none. */
+  setupCommand: z.string().nullable(),
+});
+export type ProjectSetup = z.infer<typeof projectSetupSchema>;
+
+export const setupPhaseStatuses = ['running', 'succeeded', 'failed', 'cancelled'] as const;
+
+/** What a run's preparation did, as its detail shows it (the latest preparation's). */
+export const runSetupSchema = z.object({
+  copiedFiles: z.array(z.object({ path: z.string(), bytes: z.number().int().min(0) })),
+  /** Files a pattern matched that were not copied, and why (a link out of the project, a .git path, ...). */
+  skippedFiles: z.array(z.object({ path: z.string(), reason: z.string() })),
+  /** The run's variables, merged: each from the strongest layer that sets it, with the layers it overrode. */
+  variables: z.array(
+    z.object({
+      name: z.string(),
+      source: z.enum(variableLayers),
+      secret: z.boolean(),
+      /** Null for a secret. */
+      value: z.string().nullable(),
+      overrides: z.array(z.enum(variableLayers)),
+    }),
+  ),
+  setupCommand: z.string().nullable(),
+  /** The setup command's run; null when there was none (or it has not started). */
+  setup: z
+    .object({
+      status: z.enum(setupPhaseStatuses),
+      attempt: z.number().int().min(1),
+      exitCode: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      startedAt: timestamp,
+      endedAt: timestamp.nullable(),
+    })
+    .nullable(),
+});
+export type RunSetup = z.infer<typeof runSetupSchema>;
+
 export const runDetailSchema = runSummarySchema.extend({
   providerId: z.string(),
   model: z.string(),
@@ -362,6 +424,8 @@ export const runDetailSchema = runSummarySchema.extend({
   notice: noticeSchema.nullable(),
   /** The AI connection the run was admitted with (metadata only), when it used one. */
   connection: z.object({ id: z.string(), name: z.string(), provider: z.enum(connectionProviders) }).nullable(),
+  /** What preparation did: copied files, merged variables, the setup command. Null before preparation. */
+  setup: runSetupSchema.nullable(),
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 

@@ -11,6 +11,8 @@ export const failureTaxonomy = [
   'ai_connection_busy',
   'sandbox_unavailable',
   'configuration_incomplete',
+  // The project's setup command failed: the agent never started (owner action).
+  'setup_failed',
   'cancelled',
   'stranded',
 ] as const;
@@ -36,6 +38,8 @@ export const errorCodes = [
   'not_a_directory',
   'path_not_readable',
   'project_exists',
+  // A variable layer names a variable the console sets itself (HOME, TMPDIR, the proxy, a delivered key).
+  'reserved_variable',
   // git refused or failed; `reason` names the case (electron/confinement/git-errors.ts) and the message the fix.
   'git_failed',
   // The failure taxonomy (DESIGN.md section 3): every failed attempt and refused run gets one.

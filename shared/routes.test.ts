@@ -8,6 +8,7 @@ describe('action routes', () => {
     expect(actionRoute({ kind: 'settings-ai-connections' })).toBe('#/settings/ai-connections');
     expect(actionRoute({ kind: 'settings-environments' })).toBe('#/settings/environments');
     expect(actionRoute({ kind: 'settings-environment', environmentId: 'env_1', allowHost: '127.0.0.1:4873' })).toBe('#/settings/environments/env_1?allow=127.0.0.1%3A4873');
+    expect(actionRoute({ kind: 'project-setup', projectId: 'prj_1', field: 'setup-command' })).toBe('#/settings/projects/prj_1?field=setup-command');
   });
 
   it('encode ids so a route cannot be bent by what an id contains', () => {

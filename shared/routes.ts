@@ -14,6 +14,8 @@ export type ActionTarget =
   | { kind: 'agent-home-mode'; agentId: string }
   | { kind: 'settings' }
   | { kind: 'settings-projects' }
+  /** A project's setup: files copied into each run, the setup command, its variables (with `field` focused). */
+  | { kind: 'project-setup'; projectId: string; field?: 'setup-command' | 'copy-patterns' | 'variables' }
   | { kind: 'settings-ai-connections' }
   | { kind: 'settings-environments' }
   /** An environment's settings; with `allowHost`, its Allowed hosts open with that host filled in, ready to save. */
@@ -31,6 +33,7 @@ export const routePatterns = {
   settings: '/settings',
   settingsSection: '/settings/:section',
   settingsEnvironment: '/settings/environments/:environmentId',
+  projectSetup: '/settings/projects/:projectId',
   notices: '/notices',
 } as const;
 
@@ -57,6 +60,8 @@ export function actionPath(target: ActionTarget): string {
       return '/settings';
     case 'settings-projects':
       return '/settings/projects';
+    case 'project-setup':
+      return `/settings/projects/${enc(target.projectId)}${target.field ? `?field=${enc(target.field)}` : ''}`;
     case 'settings-ai-connections':
       return '/settings/ai-connections';
     case 'settings-environments':

@@ -177,3 +177,40 @@ describe('migration 6 (notice resolution)', () => {
     ledger.close();
   });
 });
+
+describe('migration 8 (project setup)', () => {
+  it('rebuilds the runs table to allow setting_up, keeping every run and what hangs off it', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    const old = openLedgerDb(file, { migrations: migrations.filter((migration) => migration.version < 8) });
+    old.prepare("INSERT INTO projects VALUES ('prj_1', 'p', '/srv/p', 1, 1)").run();
+    old.prepare("INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES ('tsk_1', 'prj_1', 't', 'p', 1, 1)").run();
+    old.prepare(
+      `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
+       VALUES ('agt_1', 'a', 'codex', 'm', 'default', 1, 'isolated', 'env_sandboxed', 1, 1)`,
+    ).run();
+    old.prepare("INSERT INTO runs (id, task_id, agent_id, status, cwd, archived_at, created_at) VALUES ('run_1', 'tsk_1', 'agt_1', 'succeeded', '/v', 5, 1)").run();
+    old.prepare("INSERT INTO attempts (id, run_id, number, status) VALUES ('att_1', 'run_1', 1, 'succeeded')").run();
+    old.prepare("INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES ('run_1', 0, 'att_1', x'6869', 1)").run();
+    old.prepare("INSERT INTO notices (id, kind, severity, title, message, run_id, status, created_at, dedupe_key) VALUES ('ntc_1', 'k', 'error', 't', 'm', 'run_1', 'open', 1, 'k')").run();
+    expect(() => old.prepare("UPDATE runs SET status = 'setting_up' WHERE id = 'run_1'").run()).toThrow(/CHECK/);
+    old.close();
+
+    const ledger = openLedger(dir);
+    expect(ledger.runs.row('run_1')).toMatchObject({ status: 'succeeded', cwd: '/v', archived_at: 5, setup_json: null });
+    expect(ledger.runs.attempts('run_1').map((attempt) => attempt.id)).toEqual(['att_1']);
+    expect(ledger.output.totalBytes('run_1')).toBe(2);
+    expect(ledger.notices.get('ntc_1')?.runId).toBe('run_1');
+    expect(ledger.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    // The new status is allowed, an unknown one still is not, and the indexes came back.
+    expect(ledger.runs.setStatus('run_1', 'succeeded', 'setting_up')).toBe(true);
+    expect(() => ledger.db.prepare("UPDATE runs SET status = 'bogus' WHERE id = 'run_1'").run()).toThrow(/CHECK/);
+    const indexes = (ledger.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs'").all() as Array<{ name: string }>).map((row) => row.name);
+    expect(indexes).toEqual(expect.arrayContaining(['runs_by_created', 'runs_by_task', 'runs_by_status']));
+    // Children still point at the rebuilt table: deleting the run takes its attempts and output with it.
+    expect(ledger.runs.delete('run_1')).toBe(true);
+    expect(ledger.runs.attempts('run_1')).toEqual([]);
+    expect(ledger.output.totalBytes('run_1')).toBe(0);
+    ledger.close();
+  });
+});

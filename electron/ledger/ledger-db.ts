@@ -52,9 +52,20 @@ export function migrateLedger(db: LedgerDb, migrations: readonly Migration[]): v
   if (current > known) throw new LedgerVersionError(current, known);
   for (const migration of migrations) {
     if (migration.version <= schemaVersion(db)) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
+    // Outside the transaction: SQLite ignores a change of foreign_keys inside one.
+    if (migration.rebuildsTables) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        db.exec(migration.sql);
+        migration.run?.(db);
+        if (migration.rebuildsTables) {
+          const broken = db.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) throw new Error(`Migration ${migration.version} (${migration.name}) would break ${broken.length} foreign key(s).`);
+        }
+        db.pragma(`user_version = ${migration.version}`);
+      }).immediate();
+    } finally {
+      if (migration.rebuildsTables) db.pragma('foreign_keys = ON');
+    }
   }
 }

@@ -31,6 +31,8 @@ export interface RunRow {
   cwd: string | null;
   failure_json: string | null;
   submission_json: string | null;
+  /** What preparation did (runs/run-setup-record.ts owns its shape). */
+  setup_json: string | null;
   archived_at: number | null;
   created_at: number;
   started_at: number | null;
@@ -231,7 +233,7 @@ export class RunsRepository {
   activeCountByAgent(agentId: string): number {
     return (
       this.db
-        .prepare("SELECT count(*) AS n FROM runs WHERE agent_id = ? AND status IN ('admitted', 'preparing', 'running')")
+        .prepare("SELECT count(*) AS n FROM runs WHERE agent_id = ? AND status IN ('admitted', 'preparing', 'setting_up', 'running')")
         .get(agentId) as { n: number }
     ).n;
   }
@@ -239,7 +241,7 @@ export class RunsRepository {
   hasOpenRuns(agentId: string): boolean {
     return (
       this.db
-        .prepare("SELECT count(*) AS n FROM runs WHERE agent_id = ? AND status IN ('queued', 'admitted', 'preparing', 'running')")
+        .prepare("SELECT count(*) AS n FROM runs WHERE agent_id = ? AND status IN ('queued', 'admitted', 'preparing', 'setting_up', 'running')")
         .get(agentId) as { n: number }
     ).n > 0;
   }
@@ -354,6 +356,7 @@ export interface RunRecordChanges {
   baseRevision?: string | null;
   failure?: OperatorErrorShape | null;
   submissionJson?: string | null;
+  setupJson?: string | null;
   startedAt?: number | null;
   endedAt?: number | null;
   archivedAt?: number | null;
@@ -368,6 +371,7 @@ function recordColumns(changes: RunRecordChanges): Record<string, unknown> {
   if (changes.baseRevision !== undefined) columns.base_revision = changes.baseRevision;
   if (changes.failure !== undefined) columns.failure_json = changes.failure ? JSON.stringify(changes.failure) : null;
   if (changes.submissionJson !== undefined) columns.submission_json = changes.submissionJson;
+  if (changes.setupJson !== undefined) columns.setup_json = changes.setupJson;
   if (changes.startedAt !== undefined) columns.started_at = changes.startedAt;
   if (changes.endedAt !== undefined) columns.ended_at = changes.endedAt;
   if (changes.archivedAt !== undefined) columns.archived_at = changes.archivedAt;

@@ -277,7 +277,7 @@ describe('retryDelayMs', () => {
   });
 
   it('never retries owner actions, cancellations or stranded runs', () => {
-    for (const code of ['spawn_failed', 'auth_required', 'auth_expired', 'sandbox_unavailable', 'configuration_incomplete', 'cancelled', 'stranded'] as const) {
+    for (const code of ['spawn_failed', 'auth_required', 'auth_expired', 'sandbox_unavailable', 'configuration_incomplete', 'setup_failed', 'cancelled', 'stranded'] as const) {
       expect(retryDelayMs(withCode(code), 1, profile, now)).toBeNull();
       expect(failurePolicies[code].retryable).toBe(false);
     }

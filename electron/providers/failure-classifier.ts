@@ -32,6 +32,8 @@ export const failurePolicies: Record<FailureCode, { retryable: boolean; ownerAct
   ai_connection_busy: { retryable: true, ownerAction: false },
   sandbox_unavailable: { retryable: false, ownerAction: true },
   configuration_incomplete: { retryable: false, ownerAction: true },
+  // The project's setup command is the owner's to fix; the same command would fail the same way again.
+  setup_failed: { retryable: false, ownerAction: true },
   cancelled: { retryable: false, ownerAction: false },
   stranded: { retryable: false, ownerAction: false },
 };

@@ -1,5 +1,5 @@
 import { displayHost } from '../../shared/allowed-hosts';
-import type { RunDetail, RunEvent, RunNetwork, RunSummary } from '../../shared/entities';
+import { runSetupSchema, type RunDetail, type RunEvent, type RunNetwork, type RunSetup, type RunSummary } from '../../shared/entities';
 import { isoNow } from '../ledger/ids';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
@@ -68,6 +68,7 @@ export class RunQueries {
       canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
       notice: context.options.notices.forRun(runId),
       connection: admission?.connection ? { id: admission.connection.id, name: admission.connection.name, provider: admission.connection.provider } : null,
+      setup: savedSetup(row.setup_json),
     };
   }
 
@@ -101,5 +102,16 @@ export class RunQueries {
     this.context.requireRun(runId);
     const events = this.context.ledger.runs.events(runId, afterId, limit);
     return { events, lastId: events.at(-1)?.id ?? afterId };
+  }
+}
+
+/** The run's setup record, as preparation wrote it; null before any (or for one this console cannot read). */
+function savedSetup(json: string | null): RunSetup | null {
+  if (!json) return null;
+  try {
+    const parsed = runSetupSchema.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
   }
 }

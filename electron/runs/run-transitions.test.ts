@@ -35,6 +35,18 @@ describe('the run lifecycle table', () => {
     }
   });
 
+  it('sets a run up before its agent runs, and lets a setup fail, stop or strand it, but never go back to preparing', async () => {
+    const { b, runId } = await runIn('queued');
+    const context = { ledger: b.core.ledger, log: b.log };
+    for (const to of ['admitted', 'preparing', 'setting_up', 'running', 'succeeded'] as const) {
+      expect(transitionRun(context, runId, to), `→ ${to}`).toBe(true);
+    }
+    for (const end of ['failed', 'cancelled', 'stranded'] as const) expect(isAllowedTransition('setting_up', end)).toBe(true);
+    expect(isAllowedTransition('setting_up', 'preparing')).toBe(false);
+    expect(isAllowedTransition('setting_up', 'succeeded')).toBe(false);
+    expect(isAllowedTransition('admitted', 'setting_up')).toBe(false);
+  });
+
   it('refuses an illegal change, logs it, and leaves the record as it was', async () => {
     const { b, runId } = await runIn('queued');
     const context = { ledger: b.core.ledger, log: b.log };

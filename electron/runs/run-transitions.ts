@@ -6,17 +6,19 @@ import type { Logger } from '../log';
 /**
  * The run lifecycle, as the one table every status change is checked against:
  *
- *   queued → admitted → preparing → running → succeeded | failed | cancelled
+ *   queued → admitted → preparing → [setting_up →] running → succeeded | failed | cancelled
  *
  * plus `refused` (admission said no; nothing started, nothing follows), `stranded` (the console
- * stopped while the run was live), `running → preparing` (a retry's next attempt) and
+ * stopped while the run was live), `setting_up` (the project's setup command runs before the agent;
+ * a failed setup fails the run and no agent starts), `running → preparing` (a retry's next attempt) and
  * `ended → admitted` (Resume). A run is created `queued` or `refused` (runs-repository `insert`).
  */
 export const allowedTransitions: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   queued: ['admitted', 'refused', 'cancelled'],
   // Admitted: a launch that throws before it prepares fails it; a stop or a dead console ends it.
   admitted: ['preparing', 'failed', 'cancelled', 'stranded'],
-  preparing: ['running', 'failed', 'cancelled', 'stranded'],
+  preparing: ['setting_up', 'running', 'failed', 'cancelled', 'stranded'],
+  setting_up: ['running', 'failed', 'cancelled', 'stranded'],
   running: ['preparing', 'succeeded', 'failed', 'cancelled', 'stranded'],
   succeeded: ['admitted'],
   failed: ['admitted'],
@@ -27,7 +29,7 @@ export const allowedTransitions: Readonly<Record<RunStatus, readonly RunStatus[]
 
 export const endedStatuses: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'];
 /** The statuses in which the console drives the run (it has or is getting a process). */
-export const liveStatuses: readonly RunStatus[] = ['admitted', 'preparing', 'running'];
+export const liveStatuses: readonly RunStatus[] = ['admitted', 'preparing', 'setting_up', 'running'];
 
 export function isAllowedTransition(from: RunStatus, to: RunStatus): boolean {
   return allowedTransitions[from].includes(to);

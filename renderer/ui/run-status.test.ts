@@ -10,6 +10,7 @@ describe('run status presentation', () => {
       'Queued',
       'Admitted',
       'Preparing',
+      'Setting up',
       'Running',
       'Succeeded',
       'Failed',
@@ -27,6 +28,6 @@ describe('run status presentation', () => {
   });
 
   it('treats only runs without an outcome as active', () => {
-    expect(runStatuses.filter(isActiveRunStatus)).toEqual(['queued', 'admitted', 'preparing', 'running']);
+    expect(runStatuses.filter(isActiveRunStatus)).toEqual(['queued', 'admitted', 'preparing', 'setting_up', 'running']);
   });
 });

@@ -7,6 +7,7 @@ const statusInfo: Record<RunStatus, { label: string; tone: StatusTone; descripti
   queued: { label: 'Queued', tone: 'neutral', description: 'Waiting for admission' },
   admitted: { label: 'Admitted', tone: 'neutral', description: 'Admitted, waiting for capacity' },
   preparing: { label: 'Preparing', tone: 'progress', description: 'Preparing the task root' },
+  setting_up: { label: 'Setting up', tone: 'progress', description: 'Running the project’s setup command before the agent' },
   running: { label: 'Running', tone: 'progress', description: 'The agent is working' },
   succeeded: { label: 'Succeeded', tone: 'success', description: 'Finished successfully' },
   failed: { label: 'Failed', tone: 'danger', description: 'Finished with a failure' },
@@ -29,5 +30,5 @@ export function runStatusDescription(status: RunStatus): string {
 
 /** A run that has not reached an outcome yet: its duration still grows. */
 export function isActiveRunStatus(status: RunStatus): boolean {
-  return status === 'queued' || status === 'admitted' || status === 'preparing' || status === 'running';
+  return status === 'queued' || status === 'admitted' || status === 'preparing' || status === 'setting_up' || status === 'running';
 }

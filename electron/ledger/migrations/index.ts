@@ -1,3 +1,4 @@
+import type { LedgerDb } from '../ledger-db';
 import { initialSchema } from './001-initial';
 import { noticeDedupe } from './002-notice-dedupe';
 import { launchDetails } from './003-launch-details';
@@ -5,14 +6,25 @@ import { runArchive } from './004-run-archive';
 import { connectionsAndNoticeRuns } from './005-connections-and-notice-runs';
 import { noticeResolution } from './006-notice-resolution';
 import { environments } from './007-environments';
+import { allowSettingUpStatus, projectSetup } from './008-project-setup';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work SQL text alone cannot say (rebuilding a table from its stored definition), after `sql`. */
+  run?: (db: LedgerDb) => void;
+  /**
+   * The migration rebuilds a table others reference: foreign keys are off while it runs (a DROP would
+   * otherwise cascade into every child table) and checked before it commits.
+   */
+  rebuildsTables?: boolean;
 }
 
-/** In order; `version` is what `PRAGMA user_version` holds once the migration has run. Append only. */
+/**
+ * In order; `version` is what `PRAGMA user_version` holds once the migration has run. Append only:
+ * a ledger at version N never runs a migration numbered N or below that is added later.
+ */
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initialSchema },
   { version: 2, name: 'notice-dedupe', sql: noticeDedupe },
@@ -21,4 +33,5 @@ export const migrations: readonly Migration[] = [
   { version: 5, name: 'connections-and-notice-runs', sql: connectionsAndNoticeRuns },
   { version: 6, name: 'notice-resolution', sql: noticeResolution },
   { version: 7, name: 'environments', sql: environments },
+  { version: 8, name: 'project-setup', sql: projectSetup, run: allowSettingUpStatus, rebuildsTables: true },
 ];
