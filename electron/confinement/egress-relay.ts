@@ -37,6 +37,9 @@ export function egressProxyEnvironment(proxyPort: number, options: { privateLoop
   };
 }
 
+/** In Electron the relay runs on Electron's own Node, told so by this (see attempt-confinement.ts). */
+export const electronRelayEnvironment: Readonly<Record<string, string>> = { ELECTRON_RUN_AS_NODE: '1' };
+
 /** Finds `resources/sandbox/egress-relay.mjs` from the source tree or the built app. */
 export function findEgressRelayScript(start: string = path.dirname(fileURLToPath(import.meta.url))): string {
   let folder = start;

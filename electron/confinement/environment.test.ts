@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildConfinedEnvironment, looksLikeCredential } from './environment';
+import { buildConfinedEnvironment, consoleSetVariables, looksLikeCredential } from './environment';
 
 const taskRoot = {
   root: '/data/tasks/run_1',
@@ -148,5 +148,41 @@ describe('credential names', () => {
       expect(looksLikeCredential(name), name).toBe(true);
     }
     for (const name of ['PATH', 'LANG', 'GIT_AUTHOR_NAME', 'EDITOR']) expect(looksLikeCredential(name), name).toBe(false);
+  });
+});
+
+describe('the variables the console sets itself', () => {
+  it('are derived from where each is set: confinement, CLI homes, the proxy, delivery, the ssh-agent socket', () => {
+    const set = new Map(consoleSetVariables().map((variable) => [variable.name, variable.setBy]));
+    expect(set.get('HOME')).toBe('the run’s home folder');
+    expect(set.get('TMPDIR')).toBe('the run’s temporary folder');
+    expect(set.get('PWD')).toBe('the run’s working folder (its view)');
+    expect(set.get('OPERATOR_CONSOLE_TASK_ROOT')).toBe('the run’s task root');
+    for (const name of ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'PI_CODING_AGENT_DIR', 'GEMINI_CLI_HOME']) expect(set.get(name), name).toMatch(/home folder/);
+    for (const name of ['HTTPS_PROXY', 'http_proxy', 'NO_PROXY']) expect(set.get(name), name).toBe('the run’s egress proxy');
+    for (const name of ['OPENAI_API_KEY', 'CODEX_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'GEMINI_API_KEY', 'OPERATOR_CONSOLE_API_KEY', 'OPENAI_BASE_URL']) {
+      expect(set.get(name), name).toBe('an AI connection’s delivery');
+    }
+    expect(set.has('SSH_AUTH_SOCK')).toBe(true);
+    expect(set.has('ELECTRON_RUN_AS_NODE')).toBe(true);
+    // Ordinary variables a project needs are not the console's.
+    for (const name of ['PATH', 'NODE_ENV', 'DATABASE_URL', 'NPM_TOKEN']) expect(set.has(name), name).toBe(false);
+  });
+
+  it('are never taken from the variable layers, which otherwise pass even credential-like names', () => {
+    const { env, withheld } = buildConfinedEnvironment({
+      operatorEnv,
+      taskRoot,
+      profileEnv: { NODE_ENV: 'profile', FROM_PROFILE: '1' },
+      layerVariables: { NODE_ENV: 'test', NPM_TOKEN: 'npm-layer-token', HOME: '/home/operator', HTTPS_PROXY: 'http://evil:1', OPENAI_API_KEY: 'sk-layer' },
+    });
+    expect(env).toMatchObject({ NODE_ENV: 'test', NPM_TOKEN: 'npm-layer-token', FROM_PROFILE: '1', HOME: taskRoot.home });
+    expect(env.HTTPS_PROXY).toBeUndefined();
+    expect(env.OPENAI_API_KEY).toBeUndefined();
+    expect(withheld.filter((entry) => entry.source === 'layers')).toEqual([
+      { name: 'HOME', source: 'layers', reason: 'reserved' },
+      { name: 'HTTPS_PROXY', source: 'layers', reason: 'reserved' },
+      { name: 'OPENAI_API_KEY', source: 'layers', reason: 'reserved' },
+    ]);
   });
 });

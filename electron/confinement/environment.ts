@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { providerHomeVariableNames } from '../providers/definitions';
+import type { ConsoleVariable } from '../../shared/entities';
+import { deliveredVariableNames, providerHomeVariableNames } from '../providers/definitions';
+import { egressProxyEnvironment, electronRelayEnvironment } from './egress-relay';
 import type { TaskRoot } from './task-root-layout';
 
 /**
@@ -38,8 +40,46 @@ export type WithheldReason = 'credential' | 'reserved' | 'ssh-agent';
 
 export interface WithheldVariable {
   name: string;
-  source: 'operator' | 'profile' | 'extra' | 'delivered';
+  source: 'operator' | 'profile' | 'layers' | 'extra' | 'delivered';
   reason: WithheldReason;
+}
+
+/**
+ * The variables confinement depends on, for a task root: the run's home, temporary folder, working
+ * folder and task root. They are applied last, so nothing can point a run back at the operator's
+ * real home or temporary folder.
+ */
+export function confinementVariables(taskRoot: Pick<TaskRoot, 'root' | 'view' | 'tmp' | 'home'>): Record<string, string> {
+  return {
+    HOME: taskRoot.home,
+    TMPDIR: taskRoot.tmp,
+    TMP: taskRoot.tmp,
+    TEMP: taskRoot.tmp,
+    PWD: taskRoot.view,
+    [taskRootVariable]: taskRoot.root,
+  };
+}
+
+/**
+ * Every variable the console sets for a run itself, with what it is, which no variable layer
+ * (project, agent, task) may set. Derived from where each is set, never listed by hand: the
+ * confinement's own (from `confinementVariables`), every CLI's home variable, the egress proxy's,
+ * the relay's, everything a managed AI connection's delivery can set, and the ssh-agent socket.
+ */
+export function consoleSetVariables(): ConsoleVariable[] {
+  const found = new Map<string, string>();
+  const add = (names: Iterable<string>, setBy: string) => {
+    for (const name of names) if (!found.has(name)) found.set(name, setBy);
+  };
+  // Each confinement variable says what it is by the words it is given for a value.
+  const described = confinementVariables({ root: 'task root', view: 'working folder (its view)', tmp: 'temporary folder', home: 'home folder' });
+  for (const [name, what] of Object.entries(described)) add([name], `the run’s ${what}`);
+  add(providerHomeVariableNames(), 'the CLI’s home folder in the run’s cache');
+  add(Object.keys(egressProxyEnvironment(1)), 'the run’s egress proxy');
+  add(Object.keys(electronRelayEnvironment), 'the run’s egress relay');
+  add(deliveredVariableNames(), 'an AI connection’s delivery');
+  add(forbiddenNames, 'nobody: it would let the run sign as you with your SSH keys');
+  return [...found].map(([name, setBy]) => ({ name, setBy }));
 }
 
 export interface ConfinedEnvironmentInput {
@@ -49,6 +89,12 @@ export interface ConfinedEnvironmentInput {
   providerHomeVar?: EnvironmentVariable | null;
   /** The launch profile's own entries. */
   profileEnv: Record<string, string>;
+  /**
+   * The operator's variable layers, merged (project < agent < task; runs/run-variables.ts): the
+   * operator's deliberate choice, so a credential-like name passes, but never a variable the console
+   * sets itself (consoleSetVariables). Secret values among them are redacted by the caller.
+   */
+  layerVariables?: Record<string, string>;
   /**
    * Secrets the console delivers for this run (a managed AI connection's key). The only way a
    * credential-like name reaches a run; the caller redacts these values from the run's output.
@@ -70,18 +116,12 @@ export function buildConfinedEnvironment(input: ConfinedEnvironmentInput): Confi
     throw new Error(`${input.providerHomeVar.name} must point inside the task's cache (${taskRoot.cache}).`);
   }
 
-  // The variables confinement depends on. They are applied last so nothing (profile, extra,
-  // delivered) can point a run back at the operator's real home or temporary folder.
-  const confinement: Record<string, string> = {
-    HOME: taskRoot.home,
-    TMPDIR: taskRoot.tmp,
-    TMP: taskRoot.tmp,
-    TEMP: taskRoot.tmp,
-    PWD: taskRoot.view,
-    [taskRootVariable]: taskRoot.root,
-  };
+  // Applied last so nothing (profile, layers, extra, delivered) can point a run back at the
+  // operator's real home or temporary folder.
+  const confinement = confinementVariables(taskRoot);
   if (input.providerHomeVar) confinement[input.providerHomeVar.name] = input.providerHomeVar.value;
   const reserved = new Set([...Object.keys(confinement), ...providerHomeVariableNames()]);
+  const consoleSet = input.layerVariables ? new Set(consoleSetVariables().map((variable) => variable.name)) : null;
 
   const env: Record<string, string> = {};
   const withheld: WithheldVariable[] = [];
@@ -99,12 +139,13 @@ export function buildConfinedEnvironment(input: ConfinedEnvironmentInput): Confi
   const layer = (entries: Record<string, string> | undefined, source: WithheldVariable['source']) => {
     for (const [name, value] of Object.entries(entries ?? {})) {
       if (forbiddenNames.has(name)) withheld.push({ name, source, reason: 'ssh-agent' });
-      else if (reserved.has(name)) withheld.push({ name, source, reason: 'reserved' });
-      else if (source !== 'delivered' && looksLikeCredential(name)) withheld.push({ name, source, reason: 'credential' });
+      else if (reserved.has(name) || (source === 'layers' && consoleSet?.has(name))) withheld.push({ name, source, reason: 'reserved' });
+      else if (source !== 'delivered' && source !== 'layers' && looksLikeCredential(name)) withheld.push({ name, source, reason: 'credential' });
       else env[name] = value;
     }
   };
   layer(input.profileEnv, 'profile');
+  layer(input.layerVariables, 'layers');
   layer(input.extra, 'extra');
   layer(input.deliveredSecrets, 'delivered');
 

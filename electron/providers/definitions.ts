@@ -1,3 +1,4 @@
+import { connectionMethods, connectionProviders } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { claudeCodeDefinition } from './claude-code/definition';
 import { codexDefinition } from './codex/definition';
@@ -44,6 +45,26 @@ export function eventParserFor(format: string): FormatParser | null {
 /** Every CLI's home variable: confinement reserves them all, so no profile can move a home. */
 export function providerHomeVariableNames(): string[] {
   return providerDefinitions.flatMap((definition) => (definition.home ? [definition.home.variable] : []));
+}
+
+/**
+ * Every variable a managed AI connection's delivery can set for any CLI (the key's variable, a base
+ * URL's, the switches that go with them), found by asking each definition's delivery for every kind
+ * of connection, with and without a base URL. The console sets these itself: no variable layer may.
+ */
+export function deliveredVariableNames(): string[] {
+  const names = new Set<string>();
+  for (const definition of providerDefinitions) {
+    for (const provider of connectionProviders) {
+      for (const method of connectionMethods) {
+        for (const baseUrl of [null, 'http://127.0.0.1:1']) {
+          const parts = definition.delivery.deliver({ connection: { provider, method, baseUrl }, secret: 'probe', model: 'probe', baseUrl });
+          for (const name of [...Object.keys(parts.secretEnv), ...Object.keys(parts.plainEnv)]) names.add(name);
+        }
+      }
+    }
+  }
+  return [...names].sort();
 }
 
 /**

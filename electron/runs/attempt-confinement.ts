@@ -5,7 +5,7 @@ import { actionRoute } from '../../shared/routes';
 import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor, type SandboxOverlay } from '../confinement/bwrap';
 import { endpointFromUrl, endpointsFromAllowedHosts, loopbackForwards, type EgressEndpoint } from '../confinement/egress-allow-list';
 import { egressSocketPath, startEgressProxy, type EgressDecision, type EgressProxy } from '../confinement/egress-proxy';
-import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, findEgressRelayScript } from '../confinement/egress-relay';
+import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, electronRelayEnvironment, findEgressRelayScript } from '../confinement/egress-relay';
 import { buildConfinedEnvironment } from '../confinement/environment';
 import { deliverCredentialFiles, prepareProviderHome, type DeliveredCredentials } from '../confinement/provider-home';
 import type { SandboxProbe } from '../confinement/sandbox-probe';
@@ -196,7 +196,7 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
       command = egressRelayCommand({ nodePath: process.execPath, relayScript, socketPath: proxy.socketPath!, relayPort, forwards, command });
       Object.assign(env, egressProxyEnvironment(relayPort));
       // In Electron the relay runs on Electron's own Node.
-      if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+      if (process.versions.electron) Object.assign(env, electronRelayEnvironment);
     }
     const bwrapArgs = buildBwrapArgs(
       {
