@@ -122,15 +122,18 @@ export async function ensureFileSlotWithin(base: string, relative: string, optio
 
 /**
  * Writes `content` to `relative` as a new file (whatever was there, unless a folder, is unlinked
- * first), through real folders only, with `mode` whatever the umask says.
+ * first, so nothing is ever written through a link or into another file's inode), through real
+ * folders only, with `mode` whatever the umask says. A link among the parent folders is replaced by a
+ * real folder, or with `keepLinkedFolders` refused (UnsafePathError): a folder of the run's own that
+ * happens to be a link is then left as it is, and nothing is written.
  */
 export async function writeFileWithin(
   base: string,
   relative: string,
   content: string | Uint8Array,
-  options: { mode?: number; owner?: Owner | null } = {},
+  options: { mode?: number; owner?: Owner | null; keepLinkedFolders?: boolean } = {},
 ): Promise<string> {
-  const file = await ensureParents(base, relative, { owner: options.owner ?? null, replaceLinks: true });
+  const file = await ensureParents(base, relative, { owner: options.owner ?? null, replaceLinks: !options.keepLinkedFolders });
   const kind = kindOf(await lstatOrNull(file));
   if (kind === 'dir') throw new UnsafePathError(file, describe.dir);
   if (kind !== 'missing') await fs.unlink(file);
