@@ -12,6 +12,7 @@ import { openLedger, type Ledger } from './ledger/ledger';
 import { NoticeService } from './notices/notice-service';
 import { browseDirectory } from './projects/directory-browser';
 import { ProjectService } from './projects/project-service';
+import { ProjectSetupService } from './projects/project-setup-service';
 import { TaskService } from './tasks/task-service';
 import { AgentService } from './agents/agent-service';
 import { EnvironmentService } from './environments/environment-service';
@@ -75,6 +76,8 @@ export function createCore(options: CoreOptions): Core {
   let keyFileVault: KeyFileVault | undefined = options.vault ? undefined : new KeyFileVault(dataDir, options.log);
   const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)));
   const connections = new ConnectionService({ ledger, catalog, events, keeper, log: options.log });
+  // Secret variables are sealed with the same vault as connection keys.
+  const projectSetup = new ProjectSetupService(ledger, events, keeper);
   // Viewers are told where each attempt begins, so a terminal can mark it; the ledger keeps only the PTY's bytes.
   const fanout = new OutputFanout({ output: ledger.output, log: options.log, attemptStarts: (runId) => attemptStarts(ledger, catalog, runId) });
   let sandbox: SandboxState | null = null;
@@ -103,6 +106,7 @@ export function createCore(options: CoreOptions): Core {
     events,
     notices,
     connections,
+    projectSetup,
     fanout,
     dataDir,
     log: options.log,
@@ -186,6 +190,11 @@ export function createCore(options: CoreOptions): Core {
     addProject: (input) => projects.add(input),
     removeProject: (input) => projects.remove(input.projectId),
     browseDirectory: (input) => browseDirectory(input?.path ?? operatorHome),
+    getProjectSetup: (input) => projectSetup.getSetup(input.projectId),
+    updateProjectSetup: ({ projectId, ...changes }) => projectSetup.updateSetup(projectId, changes),
+    listConsoleVariables: () => projectSetup.consoleVariables(),
+    listLayerVariables: (input) => projectSetup.listVariables({ layer: input.layer, id: input.ownerId }),
+    setLayerVariables: (input) => projectSetup.setVariables({ layer: input.layer, id: input.ownerId }, input.variables),
     listTasks: (input) => tasks.list(input ?? {}),
     getTask: (input) => tasks.get(input.taskId),
     createTask: (input) => tasks.create(input),

@@ -6,6 +6,7 @@ import { environmentChannels } from './channels/environments';
 import { noticeChannels } from './channels/notices';
 import { projectChannels } from './channels/projects';
 import { runChannels } from './channels/runs';
+import { setupChannels } from './channels/setup';
 import { systemChannels } from './channels/system';
 import { taskChannels } from './channels/tasks';
 
@@ -24,6 +25,7 @@ export const maxRequestBytes = 1024 * 1024;
 export const channels = {
   ...systemChannels,
   ...projectChannels,
+  ...setupChannels,
   ...taskChannels,
   ...agentChannels,
   ...environmentChannels,

@@ -5,6 +5,7 @@ import { EnvironmentsRepository } from './environments-repository';
 import { openLedgerDb, type LedgerDb, type OpenLedgerOptions } from './ledger-db';
 import { NoticesRepository } from './notices-repository';
 import { OutputRepository } from './output-repository';
+import { ProjectSetupRepository } from './project-setup-repository';
 import { ProjectsRepository } from './projects-repository';
 import { RunsRepository } from './runs-repository';
 import { TasksRepository } from './tasks-repository';
@@ -16,6 +17,8 @@ export interface Ledger {
   readonly file: string;
   readonly db: LedgerDb;
   readonly projects: ProjectsRepository;
+  /** Projects' setup settings and the variable layers (project, agent, task). */
+  readonly projectSetup: ProjectSetupRepository;
   readonly tasks: TasksRepository;
   readonly agents: AgentsRepository;
   readonly environments: EnvironmentsRepository;
@@ -34,6 +37,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     file,
     db,
     projects: new ProjectsRepository(db),
+    projectSetup: new ProjectSetupRepository(db),
     tasks: new TasksRepository(db),
     agents: new AgentsRepository(db),
     environments: new EnvironmentsRepository(db),

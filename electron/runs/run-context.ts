@@ -8,6 +8,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { RunRecordChanges } from '../ledger/runs-repository';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
+import type { ProjectSetupService } from '../projects/project-setup-service';
 import type { SandboxProbe } from '../confinement/sandbox-probe';
 import { canonicalJson, type LaunchProfile, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
 import type { TimelineEvent } from '../providers/events/timeline-event';
@@ -26,6 +27,8 @@ export interface RunServiceOptions {
   notices: NoticeService;
   /** AI connections: admission asks about the agent's, and a launch opens its secret. */
   connections: ConnectionService;
+  /** Projects' setup (files to copy, the setup command) and the variable layers a run's environment merges. */
+  projectSetup: ProjectSetupService;
   fanout: OutputFanout;
   dataDir: string;
   log: Logger;

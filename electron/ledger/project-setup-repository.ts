@@ -1,0 +1,60 @@
+import type { VariableLayer } from '../../shared/entities';
+import type { LedgerDb } from './ledger-db';
+
+/** Whose variables: a project's, an agent's or a task's (the layers a run's environment is merged from). */
+export interface VariableOwner {
+  layer: VariableLayer;
+  id: string;
+}
+
+/** A layer's variable as stored: a plain value, or a secret sealed by the console's vault (never both). */
+export interface StoredVariable {
+  name: string;
+  value: string | null;
+  sealedValue: string | null;
+}
+
+export interface StoredProjectSetup {
+  copyPatterns: string[];
+  setupCommand: string | null;
+}
+
+const ownerColumn: Record<VariableLayer, string> = { project: 'project_id', agent: 'agent_id', task: 'task_id' };
+
+/** A project's setup settings (on the projects table) and every layer's variables (layer_variables). */
+export class ProjectSetupRepository {
+  constructor(private readonly db: LedgerDb) {}
+
+  get(projectId: string): StoredProjectSetup | undefined {
+    const row = this.db.prepare('SELECT copy_patterns_json, setup_command FROM projects WHERE id = ?').get(projectId) as
+      | { copy_patterns_json: string | null; setup_command: string | null }
+      | undefined;
+    if (!row) return undefined;
+    return { copyPatterns: row.copy_patterns_json ? (JSON.parse(row.copy_patterns_json) as string[]) : [], setupCommand: row.setup_command };
+  }
+
+  update(projectId: string, changes: Partial<StoredProjectSetup>): void {
+    if (changes.copyPatterns !== undefined) {
+      this.db.prepare('UPDATE projects SET copy_patterns_json = ? WHERE id = ?').run(JSON.stringify(changes.copyPatterns), projectId);
+    }
+    if (changes.setupCommand !== undefined) this.db.prepare('UPDATE projects SET setup_command = ? WHERE id = ?').run(changes.setupCommand, projectId);
+  }
+
+  /** The owner's variables, in the order the operator gave them. */
+  variables(owner: VariableOwner): StoredVariable[] {
+    const rows = this.db
+      .prepare(`SELECT name, value, sealed_value FROM layer_variables WHERE ${ownerColumn[owner.layer]} = ? ORDER BY position`)
+      .all(owner.id) as Array<{ name: string; value: string | null; sealed_value: string | null }>;
+    return rows.map((row) => ({ name: row.name, value: row.value, sealedValue: row.sealed_value }));
+  }
+
+  /** Replaces the owner's variables with these, in one transaction. */
+  replaceVariables(owner: VariableOwner, variables: readonly StoredVariable[], at: number): void {
+    const column = ownerColumn[owner.layer];
+    const insert = this.db.prepare(`INSERT INTO layer_variables (${column}, name, value, sealed_value, position, updated_at) VALUES (?, ?, ?, ?, ?, ?)`);
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM layer_variables WHERE ${column} = ?`).run(owner.id);
+      variables.forEach((variable, position) => insert.run(owner.id, variable.name, variable.value, variable.sealedValue, position, at));
+    })();
+  }
+}
