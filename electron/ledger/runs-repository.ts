@@ -31,7 +31,7 @@ export interface RunRow {
   cwd: string | null;
   failure_json: string | null;
   submission_json: string | null;
-  /** What preparation did (runs/run-setup-record.ts owns its shape). */
+  /** What preparation did (shared runSetupSchema; runs/attempt-setup.ts writes it). */
   setup_json: string | null;
   archived_at: number | null;
   created_at: number;

@@ -59,6 +59,8 @@ export interface ConfineLaunchInput {
    * through `deliveredSecrets` (the only way a credential-like name does).
    */
   credential?: Pick<CredentialDelivery, 'secretEnv' | 'plainEnv' | 'files'> | null;
+  /** The run's variable layers, merged (project < agent < task; project-setup-service.ts). */
+  layerVariables?: Record<string, string>;
 }
 
 /**
@@ -124,6 +126,7 @@ export async function confineLaunch(input: ConfineLaunchInput): Promise<Confined
     taskRoot,
     providerHomeVar: providerHome.homeVar,
     profileEnv,
+    layerVariables: input.layerVariables ?? {},
     deliveredSecrets: credential?.secretEnv ?? {},
     extra: credential?.plainEnv ?? {},
   });

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { prepareTaskRoot } from '../confinement/task-root';
-import { modelArgumentFor } from '../connections/credential-delivery';
+import { effectiveBaseUrl, modelArgumentFor } from '../connections/credential-delivery';
 import type { Task } from '../../shared/entities';
 import { newId } from '../ledger/ids';
 import { describeError, detailsInLog } from '../log';
@@ -11,7 +11,8 @@ import { OutputPipeline } from '../pty/output-pipeline';
 import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
 import { judgeAttempt } from './attempt-outcome';
 import { followTimeline } from './attempt-timeline';
-import { confineLaunch, type ConfinedLaunch } from './attempt-confinement';
+import { confineLaunch, type ConfinedLaunch, type ConfineLaunchInput } from './attempt-confinement';
+import { framedSetupOutput, prepareRunSetup, saveRunSetup, setupClosing, setupFailure, setupOpening, type PreparedSetup } from './attempt-setup';
 import { processLocator } from './process-identity';
 import { digest, stopReason, type ActiveRun, type RunContext, type SandboxProbeSource } from './run-context';
 import { credentialFor } from './run-credentials';
@@ -131,6 +132,9 @@ export class AttemptRunner {
     const taskRoot = await prepareTaskRoot({ dataDir: service.dataDir, runId: active.runId, project, owner, tools });
     context.ledger.runs.update(active.runId, { taskRoot: taskRoot.root, cwd: taskRoot.view, baseRevision: taskRoot.baseRevision });
     throwIfStopped(active);
+    // The project's files and the run's variables, at every preparation; the setup command further on.
+    const setup = await prepareRunSetup(context, active, { projectId: project.id, taskId: task.id, taskRoot, owner });
+    throwIfStopped(active);
 
     const prompt = followUp ?? buildWorkerPrompt(task);
     // Pi through a connection's base URL addresses the model by the console's provider entry.
@@ -157,6 +161,37 @@ export class AttemptRunner {
     // previous attempt's bytes are all in the ledger by now: its end was awaited before this).
     service.fanout.attemptStarted(active.runId);
 
+    // One confinement for the setup command and the agent: the same sandbox, network rules, egress
+    // allow-list and variables. Anything a launch is confined by belongs here, so neither can differ.
+    const confinement: Omit<ConfineLaunchInput, 'spec' | 'connectionBaseUrl' | 'credential'> = {
+      taskRoot,
+      provider: active.provider,
+      profile: active.profile,
+      admission: active.admission,
+      operatorEnv: service.operatorEnv ?? process.env,
+      operatorHome: service.operatorHome ?? homedir(),
+      dataDir: service.dataDir,
+      sandbox: probe,
+      onEgressDecision: (decision) => {
+        context.note(active.runId, attemptId, 'egress', { ...decision });
+        // A host that is no host at all cannot be allowed: the Network panel shows it, no notice offers it.
+        if (decision.allowed || decision.invalidHost) return;
+        this.options.networkNotices.blocked({
+          runId: active.runId,
+          agent: { id: active.agentId, name: active.admission.agentName },
+          task: { id: task.id, title: task.title },
+          environmentId: active.admission.environmentId,
+          host: decision.host,
+          port: decision.port,
+        });
+      },
+      layerVariables: setup.env,
+    };
+    if (setup.command !== null) {
+      const succeeded = await this.runSetupCommand(active, { task, projectId: project.id, setup, command: setup.command, confinement, attemptId, startedAt: row.started_at });
+      if (!succeeded) return;
+    }
+
     let launch: ConfinedLaunch;
     let session: PtySession;
     try {
@@ -166,28 +201,8 @@ export class AttemptRunner {
       const credential = await credentialFor(active, service.connections, (idle) => unlessStopped(active, idle));
       throwIfStopped(active);
       launch = await confineLaunch({
+        ...confinement,
         spec,
-        taskRoot,
-        provider: active.provider,
-        profile: active.profile,
-        admission: active.admission,
-        operatorEnv: service.operatorEnv ?? process.env,
-        operatorHome: service.operatorHome ?? homedir(),
-        dataDir: service.dataDir,
-        sandbox: probe,
-        onEgressDecision: (decision) => {
-          context.note(active.runId, attemptId, 'egress', { ...decision });
-          // A host that is no host at all cannot be allowed: the Network panel shows it, no notice offers it.
-          if (decision.allowed || decision.invalidHost) return;
-          this.options.networkNotices.blocked({
-            runId: active.runId,
-            agent: { id: active.agentId, name: active.admission.agentName },
-            task: { id: task.id, title: task.title },
-            environmentId: active.admission.environmentId,
-            host: decision.host,
-            port: decision.port,
-          });
-        },
         connectionBaseUrl: credential?.baseUrl ?? null,
         credential: credential?.delivery ?? null,
       });
@@ -235,9 +250,11 @@ export class AttemptRunner {
     context.saveLocator(active.runId, 'process', processLocator(session.pid, active.attemptNumber));
     if (active.sessionId) context.saveSessionLocator(active);
 
+    const agentFrom = context.ledger.output.totalBytes(active.runId);
     const pipeline = new OutputPipeline({
       runId: active.runId,
       attemptId,
+      startOffset: agentFrom,
       session,
       output: context.ledger.output,
       log: context.log,
@@ -247,20 +264,22 @@ export class AttemptRunner {
     const eventFormat = active.profile.eventFormat ?? definition.events.format;
     followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat);
 
-    context.transition(active.runId, 'running', { startedAt: row.started_at ?? context.now() });
+    // A setup command that ran first started the run: its start stays the run's.
+    context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });
     context.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: session.pid });
 
-    const { exit } = await pipeline.whenFinished();
+    const { exit, endOffset } = await pipeline.whenFinished();
     active.stopping.signal.removeEventListener('abort', stopSession);
     await launch.cleanup();
     active.launch = null;
     active.session = null;
     // A closing console leaves the run as it was: the next start finds it and strands it, with Resume.
     if (context.closing) return;
-    this.attemptEnded(active, task, exit);
+    this.attemptEnded(active, task, exit, endOffset, setup.command !== null ? agentFrom : null);
   }
 
-  private attemptEnded(active: ActiveRun, task: Task, exit: PtyExit): void {
+  /** `agentFrom`: where the agent's output began, when a setup command's output came before it in this attempt. */
+  private attemptEnded(active: ActiveRun, task: Task, exit: PtyExit, endOffset: number, agentFrom: number | null): void {
     const { context } = this;
     const attemptId = active.attemptId!;
     const finished = { exitCode: exit.exitCode, signal: exit.signal, endedAt: context.now() };
@@ -268,7 +287,9 @@ export class AttemptRunner {
       context.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'cancelled', failureCode: 'cancelled', retryAt: null });
       return context.end(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' });
     }
-    const tail = context.ledger.output.tail(active.runId, classifierTailBytes);
+    // What a setup command printed before the agent is not the agent's failure: the tail stops at it.
+    const tailBytes = agentFrom === null ? classifierTailBytes : Math.min(classifierTailBytes, Math.max(0, endOffset - agentFrom));
+    const tail = context.ledger.output.tail(active.runId, tailBytes);
     const outcome = judgeAttempt({
       provider: active.provider,
       profile: active.profile,
@@ -308,6 +329,122 @@ export class AttemptRunner {
       if (agent) this.options.runNotices.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, outcome.shape);
     }
     context.end(active.runId, 'failed', outcome.shape);
+  }
+
+  /**
+   * The project's setup command, before the agent: `sh -c <command>` in the view, confined as the
+   * agent is (the same confinement, without the connection's key, which setup has no use for), on a
+   * PTY of its own whose output goes into the run's output between two "setup" lines. The run shows
+   * Setting up meanwhile; Stop ends it. True when it succeeded and the agent may start; false when it
+   * failed (the run has ended `failed` with setup_failed, an owner action: no retry, no agent).
+   */
+  private async runSetupCommand(
+    active: ActiveRun,
+    input: {
+      task: Task;
+      projectId: string;
+      setup: PreparedSetup;
+      command: string;
+      confinement: Omit<ConfineLaunchInput, 'spec' | 'connectionBaseUrl' | 'credential'>;
+      attemptId: string;
+      startedAt: number | null;
+    },
+  ): Promise<boolean> {
+    const { context } = this;
+    const { options: service } = context;
+    const { runId } = active;
+    const { taskRoot } = input.confinement;
+    const startedAt = context.now();
+    if (!context.transition(runId, 'setting_up', { startedAt: input.startedAt ?? startedAt })) {
+      throw new Error('The run moved while its setup was about to start.');
+    }
+    const record = {
+      ...input.setup.record,
+      setup: { status: 'running' as const, attempt: active.attemptNumber, exitCode: null, signal: null, startedAt: new Date(startedAt).toISOString(), endedAt: null },
+    };
+    const finishSetup = (status: 'succeeded' | 'failed' | 'cancelled', exit: PtyExit | null) =>
+      saveRunSetup(context, runId, {
+        ...record,
+        setup: { ...record.setup, status, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, endedAt: new Date(context.now()).toISOString() },
+      });
+    const finishAttempt = (status: 'failed' | 'cancelled', failureCode: string, exit: PtyExit | null) =>
+      context.ledger.runs.finishAttempt(input.attemptId, { status, failureCode, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, retryAt: null, endedAt: context.now() });
+    saveRunSetup(context, runId, record);
+    context.note(runId, input.attemptId, 'setup_started', { command: input.command });
+
+    // The proxy lets setup reach what the agent may: the connection's base URL (metadata only: no
+    // secret is opened for setup), else the provider's API, and the operator's allow-list.
+    const connection = active.admission.homeMode === 'isolated' && active.admission.connection ? service.connections.state(active.admission.connection.id) : undefined;
+    let launch: ConfinedLaunch;
+    let session: PtySession;
+    try {
+      launch = await confineLaunch({
+        ...input.confinement,
+        spec: { executable: '/bin/sh', args: ['-c', input.command], env: {}, cwd: taskRoot.view, session: null },
+        connectionBaseUrl: connection ? effectiveBaseUrl(active.provider.definition, connection) : null,
+        credential: null,
+      });
+      active.launch = launch;
+      throwIfStopped(active);
+      session = startPtySession({ executable: launch.executable, args: launch.args, cwd: taskRoot.view, env: launch.env, cols: active.size.cols, rows: active.size.rows });
+    } catch (error) {
+      await active.launch?.cleanup();
+      active.launch = null;
+      if (error instanceof AttemptStopped) {
+        if (stopReason(active) === 'operator') {
+          finishAttempt('cancelled', 'cancelled', null);
+          finishSetup('cancelled', null);
+        }
+        throw error;
+      }
+      finishAttempt('failed', error instanceof OperatorError ? error.code : 'internal', null);
+      finishSetup('failed', null);
+      throw error;
+    }
+    active.session = session;
+    const stopSession = () => void session.stop({ graceMs: stopReason(active) === 'shutdown' ? Math.min(active.profile.stopGraceMs, shutdownGraceMs) : active.profile.stopGraceMs });
+    active.stopping.signal.addEventListener('abort', stopSession, { once: true });
+    // Findable again should the console die meanwhile: recovery stops it as it would the agent.
+    context.saveLocator(runId, 'process', processLocator(session.pid, active.attemptNumber));
+    const pipeline = new OutputPipeline({
+      runId,
+      attemptId: input.attemptId,
+      session: framedSetupOutput(session, setupOpening(input.command), (exit) => setupClosing(exit, stopReason(active) !== null)),
+      output: context.ledger.output,
+      log: context.log,
+      redactor: context.redactorFor(runId),
+    });
+    service.fanout.attachLive(pipeline.feed);
+    context.log.info('run setup started', { runId, attempt: active.attemptNumber, pid: session.pid });
+
+    const { exit } = await pipeline.whenFinished();
+    active.stopping.signal.removeEventListener('abort', stopSession);
+    await launch.cleanup();
+    active.launch = null;
+    active.session = null;
+    if (stopReason(active) !== null) {
+      // A closing console leaves the run setting up: the next start strands it.
+      if (stopReason(active) === 'operator') {
+        finishAttempt('cancelled', 'cancelled', exit);
+        finishSetup('cancelled', exit);
+      }
+      throw new AttemptStopped();
+    }
+    if (exit.exitCode === 0 && exit.signal === null) {
+      finishSetup('succeeded', exit);
+      context.note(runId, input.attemptId, 'setup_finished', { exitCode: 0 });
+      this.options.runNotices.resolveFixedBy(active.agentId, ['setup_failed'], `A later run of ${active.admission.agentName} got through its project’s setup.`);
+      return true;
+    }
+    finishSetup('failed', exit);
+    finishAttempt('failed', 'setup_failed', exit);
+    const failure = setupFailure(input.projectId, input.command, exit);
+    context.note(runId, input.attemptId, 'setup_failed', { exitCode: exit.exitCode, signal: exit.signal });
+    context.log.warn('run setup failed', { runId, exitCode: exit.exitCode, signal: exit.signal });
+    const agent = context.ledger.agents.get(active.agentId);
+    if (agent) this.options.runNotices.raiseOwnerNotice(runId, agent, { id: input.task.id, title: input.task.title }, failure, 'Project setup failed');
+    context.end(runId, 'failed', failure);
+    return false;
   }
 
   private spawnFailed(active: ActiveRun, task: Task, error: OperatorError): void {

@@ -202,6 +202,8 @@ function noticeTitle(failure: OperatorErrorShape): string {
       return 'Sign-in required';
     case 'quota_exhausted':
       return 'Quota exhausted';
+    case 'setup_failed':
+      return 'Project setup failed';
     default:
       return 'Run needs attention';
   }
@@ -215,6 +217,7 @@ function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }
   if (failure.reason === aiConnectionRequired) {
     actionLabel = failure.actionUrl?.endsWith('/home-mode') ? 'Choose an isolated home' : 'Choose an AI connection';
   }
+  if (failure.code === 'setup_failed') actionLabel = 'Open the project’s setup';
   return {
     message: `${failure.message} (Agent ${agent.name}${tasks}.)`,
     actionUrl: failure.actionUrl ?? (runId ? actionRoute({ kind: 'run', runId }) : null),

@@ -5,6 +5,7 @@ import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { savedAdmission } from './admission';
 import { attemptsWithOutput } from './attempt-output';
+import { savedRunSetup } from './attempt-setup';
 import type { RunContext, SandboxProbeSource } from './run-context';
 import { endedStatuses } from './run-transitions';
 import type { RunWorkspace } from './run-workspace';
@@ -68,7 +69,7 @@ export class RunQueries {
       canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
       notice: context.options.notices.forRun(runId),
       connection: admission?.connection ? { id: admission.connection.id, name: admission.connection.name, provider: admission.connection.provider } : null,
-      setup: savedSetup(row.setup_json),
+      setup: savedRunSetup(row.setup_json),
     };
   }
 
@@ -105,13 +106,3 @@ export class RunQueries {
   }
 }
 
-/** The run's setup record, as preparation wrote it; null before any (or for one this console cannot read). */
-function savedSetup(json: string | null): RunSetup | null {
-  if (!json) return null;
-  try {
-    const parsed = runSetupSchema.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
