@@ -16,6 +16,15 @@ export const queryKeys = {
   systemInfo: ['system-info'] as const,
   logInfo: ['log-info'] as const,
   projects: ['projects'] as const,
+  /** Under projects: a project change (projectsChanged) refreshes its setup too. */
+  projectSetup: (projectId: string) => ['projects', 'setup', projectId] as const,
+  /**
+   * A layer's variables, under the family its owner's event refreshes: projects (projectsChanged),
+   * agent (agentsChanged), tasks (tasksChanged).
+   */
+  layerVariables: (layer: 'project' | 'agent' | 'task', ownerId: string) =>
+    (layer === 'project' ? ['projects', 'variables', ownerId] : layer === 'agent' ? ['agent', ownerId, 'variables'] : ['tasks', 'variables', ownerId]) as readonly string[],
+  consoleVariables: ['console-variables'] as const,
   directory: (path: string | undefined) => ['directory', path ?? '~'] as const,
   tasksAll: ['tasks'] as const,
   tasks: (projectId: string | undefined, includeArchived: boolean) => ['tasks', projectId ?? 'all', includeArchived] as const,

@@ -12,6 +12,7 @@ import { Loading, QueryError } from '../../ui/query-error';
 import { agentFormFromAgent, updateAgentInput } from './agent-form';
 import { AgentForm } from './agent-form-fields';
 import { AgentConnectionSection, focusAgentConnectionControl } from './agent-connection-section';
+import { VariablesEditor } from '../projects/variables-editor';
 import { AgentNotices } from './agent-notices';
 import { useAgent, useAgentCliVersion, useDeleteAgent, useEnvironments, useUpdateAgent } from './use-agents';
 import { findProvider, providerDisplayName, useCatalog } from './use-catalog';
@@ -212,6 +213,13 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
         <div className="form-card agent-settings">
           <AgentSettingsForm key={agent.id} agent={agent} focusHomeMode={focusSection === 'home-mode'} />
         </div>
+      </section>
+
+      <section className="settings-section" aria-labelledby="agent-variables-heading">
+        <h2 id="agent-variables-heading" className="section-title">
+          Variables
+        </h2>
+        <VariablesEditor layer="agent" ownerId={agent.id} ownerName={agent.name} />
       </section>
 
       {deleting ? <DeleteAgentDialog agent={agent} onClose={() => setDeleting(false)} /> : null}

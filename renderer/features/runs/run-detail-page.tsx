@@ -16,6 +16,7 @@ import { noticeShownInline, RunFailure } from './run-failure';
 import { AttemptsPanel, ConfinementPanel, LocatorsPanel, RunDetailsPanel, SubmissionPanel } from './run-panels';
 import { NetworkPanel } from './run-network-panel';
 import { RunSummaryFacts } from './run-summary-facts';
+import { RunSetupPanel } from './run-setup-panel';
 import { RunTimeline } from './run-timeline';
 import { useRun } from './use-runs';
 
@@ -96,13 +97,14 @@ function StartedRun({ run, now }: { run: RunDetail; now: number }) {
       <div className="run-detail-layout">
         <div className="run-detail-layout__output">
           <Suspense fallback={<TerminalLoading />}>
-            <RunTerminal runId={run.id} running={run.status === 'running'} canSendInput={run.canSendInput} />
+            <RunTerminal runId={run.id} running={run.status === 'running' || run.status === 'setting_up'} canSendInput={run.canSendInput} />
           </Suspense>
           <AttemptsPanel run={run} now={now} />
         </div>
         <div className="run-detail-layout__side">
           <RunTimeline runId={run.id} multipleAttempts={run.attempts.length > 1} />
           <SubmissionPanel run={run} />
+          <RunSetupPanel run={run} />
           <LocatorsPanel run={run} />
           <ConfinementPanel run={run} />
           <NetworkPanel run={run} now={now} />

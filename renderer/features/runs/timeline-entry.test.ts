@@ -54,6 +54,12 @@ describe('timeline entries', () => {
       text: 'CONNECT evil.example:443',
       tone: 'danger',
     });
+    expect(describeRunEvent({ kind: 'setup_started', data: { command: 'npm ci' } })).toMatchObject({ label: 'Setup started', text: 'npm ci', consoleNote: true });
+    expect(describeRunEvent({ kind: 'setup_failed', data: { exitCode: 7, signal: null } })).toMatchObject({
+      label: 'Setup failed',
+      text: 'The project’s setup command failed (exit code 7); the agent did not start.',
+      tone: 'danger',
+    });
   });
 
   it('shows unknown kinds with their data as compact JSON', () => {

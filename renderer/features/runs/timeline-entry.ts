@@ -159,6 +159,14 @@ export function describeRunEvent(
     case 'stranded':
     case 'run_stranded':
       return view('Stranded', first(data, 'message', 'reason') ?? 'The console stopped while this run was going.', rest(data, ['message', 'reason']), 'warning', true);
+    case 'setup_started':
+      return view('Setup started', first(data, 'command') ?? 'The project’s setup command', 'The agent starts once it succeeds.', 'progress', true);
+    case 'setup_finished':
+      return view('Setup finished', 'The project’s setup command succeeded; the agent starts.', null, 'success', true);
+    case 'setup_failed': {
+      const how = str(data.signal) ? `ended by ${str(data.signal)}` : num(data.exitCode) !== null ? `exit code ${num(data.exitCode)}` : 'it failed';
+      return view('Setup failed', `The project’s setup command failed (${how}); the agent did not start.`, null, 'danger', true);
+    }
     case 'egress': {
       const allowed = data.allowed === true;
       const target = [first(data, 'method'), [first(data, 'host'), first(data, 'port')].filter(Boolean).join(':')].filter(Boolean).join(' ');

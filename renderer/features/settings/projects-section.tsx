@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
 import type { Project } from '../../../shared/entities';
 import { useUiStore } from '../../state/ui-store';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
@@ -184,6 +185,9 @@ function ProjectList() {
               </code>
             </div>
             <div className="item-list__actions">
+              <Link href={`/settings/projects/${encodeURIComponent(project.id)}`} className="button button--small" aria-label={`Setup of ${project.name}`}>
+                Setup
+              </Link>
               <button
                 type="button"
                 className="button button--small"

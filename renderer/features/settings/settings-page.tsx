@@ -4,6 +4,7 @@ import { Page } from '../../ui/page';
 import { AboutSection } from './about-section';
 import { EnvironmentsSection } from '../environments/environments-section';
 import { AiConnectionsSection } from './ai-connections-section';
+import { ProjectSetupSection, isProjectSetupField } from './project-setup-section';
 import { ProjectsSection } from './projects-section';
 
 export const settingsSections = [
@@ -22,12 +23,14 @@ export function isSettingsSection(value: string | undefined): value is SettingsS
 /**
  * Settings, one section at a time. `environmentId` comes from `/settings/environments/<id>` (an
  * action link's route): that environment is brought into view, and `?allow=<host>` opens its form
- * with the host filled in.
+ * with the host filled in. `projectId`: Settings → Projects → that project's setup (the
+ * `project-setup` action route), `?field=` the field to focus.
  */
-export function SettingsPage({ section, environmentId }: { section: string | undefined; environmentId?: string }) {
+export function SettingsPage({ section, environmentId, projectId }: { section: string | undefined; environmentId?: string; projectId?: string }) {
   const search = useSearch();
   if (!isSettingsSection(section)) return <NotFoundPage />;
   const allowHost = section === 'environments' ? (new URLSearchParams(search).get('allow') ?? undefined) : undefined;
+  const field = new URLSearchParams(search).get('field');
   const current = settingsSections.find((candidate) => candidate.id === section)!;
   return (
     <Page title="Settings" documentTitle={`${current.label} · Settings`} className="settings-page">
@@ -48,7 +51,8 @@ export function SettingsPage({ section, environmentId }: { section: string | und
           </ul>
         </nav>
         <div className="settings-layout__content">
-          {section === 'projects' ? <ProjectsSection /> : null}
+          {section === 'projects' && projectId === undefined ? <ProjectsSection /> : null}
+          {section === 'projects' && projectId !== undefined ? <ProjectSetupSection projectId={projectId} field={isProjectSetupField(field) ? field : null} /> : null}
           {section === 'environments' ? <EnvironmentsSection environmentId={environmentId} allowHost={allowHost} /> : null}
           {section === 'ai-connections' ? <AiConnectionsSection /> : null}
           {section === 'about' ? <AboutSection /> : null}

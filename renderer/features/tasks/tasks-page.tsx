@@ -18,11 +18,12 @@ import { newTaskSearchParam } from './new-task-route';
 import { RunTaskDialog } from './run-task-dialog';
 import { TaskFormDialog } from './task-form-dialog';
 import { chooseTasksProject, promptPreview } from './tasks-project';
+import { TaskVariablesDialog } from './task-variables-dialog';
 import { useImportTasks, useSetTaskArchived, useTasks } from './use-tasks';
 
-type TaskDialog = { kind: 'new' } | { kind: 'edit'; task: Task } | { kind: 'run'; task: Task } | null;
+type TaskDialog = { kind: 'new' } | { kind: 'edit'; task: Task } | { kind: 'run'; task: Task } | { kind: 'variables'; task: Task } | null;
 
-function TaskRow({ task, onRun, onEdit }: { task: Task; onRun: () => void; onEdit: () => void }) {
+function TaskRow({ task, onRun, onEdit, onVariables }: { task: Task; onRun: () => void; onEdit: () => void; onVariables: () => void }) {
   const setArchived = useSetTaskArchived();
   // For saying whether a time was today: the time this was shown, not a ticking clock.
   const now = useNow(false);
@@ -76,6 +77,9 @@ function TaskRow({ task, onRun, onEdit }: { task: Task; onRun: () => void; onEdi
         )}
         <button type="button" className="button button--small" aria-label={`Edit ${task.title}`} onClick={onEdit}>
           Edit
+        </button>
+        <button type="button" className="button button--small" aria-label={`Variables of ${task.title}`} onClick={onVariables}>
+          Variables
         </button>
         <button
           type="button"
@@ -138,6 +142,7 @@ function TaskList({
             task={task}
             onRun={() => onDialog({ kind: 'run', task })}
             onEdit={() => onDialog({ kind: 'edit', task })}
+            onVariables={() => onDialog({ kind: 'variables', task })}
           />
         ))}
       </ul>
@@ -218,6 +223,7 @@ function ProjectTasks({ project, newRequested, onNewRequestSeen }: { project: Pr
       {dialog?.kind === 'new' ? <TaskFormDialog project={project} onClose={() => setDialog(null)} /> : null}
       {dialog?.kind === 'edit' ? <TaskFormDialog project={project} task={dialog.task} onClose={() => setDialog(null)} /> : null}
       {dialog?.kind === 'run' ? <RunTaskDialog task={dialog.task} onClose={() => setDialog(null)} /> : null}
+      {dialog?.kind === 'variables' ? <TaskVariablesDialog task={dialog.task} onClose={() => setDialog(null)} /> : null}
     </>
   );
 }
