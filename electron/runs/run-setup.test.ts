@@ -198,6 +198,24 @@ describe('a project’s setup command', () => {
     expect(existsSync(path.join(run.cwd, 'agent-ran.txt'))).toBe(false);
   });
 
+  it('left setting up by a console that closed is stranded at the next start, its setup process stopped', async () => {
+    const { bed, sandboxedAgent } = await openConsole();
+    await bed.call('updateProjectSetup', { projectId: bed.projectId, setupCommand: 'echo waiting; sleep 60' });
+    const agent = await sandboxedAgent(['--write-file', 'agent-ran.txt']);
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+    await bed.waitForRun(runId, (run) => run.status === 'setting_up' && run.outputBytes > 0, 30_000);
+    const locator = bed.core.ledger.runs.locators(runId).find((entry) => entry.kind === 'process');
+    expect(locator?.data.pid).toEqual(expect.any(Number));
+
+    await bed.restart();
+    const run = await bed.waitForRun(runId, ended, 15_000);
+    expect(run.status).toBe('stranded');
+    expect(run.attempts).toMatchObject([{ status: 'stranded' }]);
+    expect(() => process.kill(locator!.data.pid as number, 0)).toThrow();
+    expect(existsSync(path.join(run.cwd, 'agent-ran.txt'))).toBe(false);
+  });
+
   it('copies again on a retry without writing through a link the earlier attempt left in the view', async () => {
     const { bed, outside, sandboxedAgent, output } = await openConsole();
     ignoreInProject(bed.projectDir, ['.env.local']);

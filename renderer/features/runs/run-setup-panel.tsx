@@ -29,7 +29,8 @@ export function RunSetupPanel({ run }: { run: RunDetail }) {
   const skippedId = useId();
   const variablesId = useId();
   const { setup } = run;
-  if (!setup) return null;
+  // A project with no setup at all gives its runs nothing to show here.
+  if (!setup || (!setup.setupCommand && setup.copiedFiles.length === 0 && setup.skippedFiles.length === 0 && setup.variables.length === 0)) return null;
   return (
     <RunPanel title="Setup" labelledRegion>
       <dl className="facts facts--compact">
