@@ -6,7 +6,7 @@ import { consoleSetVariables } from '../confinement/environment';
 import type { SecretKeeper } from '../connections/secret-vault';
 import type { Ledger } from '../ledger/ledger';
 import type { StoredVariable, VariableOwner } from '../ledger/project-setup-repository';
-import type { EventHub } from '../transport/event-hub';
+import type { EventHub } from '../events/event-hub';
 
 /** A layer's variable as the operator saves it: a secret without a value keeps the one stored. */
 export interface VariableInput {

@@ -1,5 +1,5 @@
 import { displayHost } from '../../shared/allowed-hosts';
-import { runSetupSchema, type RunDetail, type RunEvent, type RunNetwork, type RunSetup, type RunSummary } from '../../shared/entities';
+import type { RunDetail, RunEvent, RunNetwork, RunSummary } from '../../shared/entities';
 import { isoNow } from '../ledger/ids';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
