@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bed, closeConnectionBeds, createConnection, ended, key, outputText, servers, type Bed } from '../testing/connection-test-kit';
 import { startTestModelServer } from '../testing/model-server';
+import { present, timeOf } from '../testing/run-test-kit';
 
 /**
  * An environment's network rules as a sandboxed run meets them (issue 12): real bubblewrap, the
@@ -72,7 +73,7 @@ async function runOnce(b: Bed, agentId: string, existingTask?: { id: string }) {
 
 async function egressOf(b: Bed, runId: string) {
   const { events } = await b.call('listRunEvents', { runId });
-  return events.filter((event: { kind: string }) => event.kind === 'egress').map((event: { data: Record<string, unknown> }) => event.data);
+  return events.filter((event) => event.kind === 'egress').map((event) => event.data);
 }
 
 describe('an environment’s network', () => {
@@ -131,12 +132,12 @@ describe('an environment’s network', () => {
     ]);
     const network = await b.call('listRunNetwork', { runId: run.id });
     expect(network).toMatchObject({ environmentKind: 'sandboxed', networkMode: 'provider-only', observed: true, truncated: false });
-    const row = (port: number) => network.hosts.find((entry: { port: number }) => entry.port === port);
+    const row = (port: number) => present(network.hosts.find((entry) => entry.port === port), `the host on port ${port}`);
     expect(network.hosts).toHaveLength(4);
     expect(row(registry.port)).toEqual({ host: '127.0.0.1', port: registry.port, allowed: true, count: 1, firstAt: expect.any(String), lastAt: expect.any(String) });
     expect(row(elsewhere.port)).toMatchObject({ host: '127.0.0.1', allowed: false, count: 3 });
     expect(row(modelPort)).toMatchObject({ allowed: true, count: 1 });
-    expect(Date.parse(row(elsewhere.port).lastAt)).toBeGreaterThanOrEqual(Date.parse(row(elsewhere.port).firstAt));
+    expect(timeOf(row(elsewhere.port).lastAt)).toBeGreaterThanOrEqual(timeOf(row(elsewhere.port).firstAt));
     // What it was admitted with is recorded on the run.
     expect(JSON.parse(b.core.ledger.runs.row(run.id)!.admission_json!)).toMatchObject({ version: 3, networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`] });
 
@@ -145,7 +146,7 @@ describe('an environment’s network', () => {
     const next = await runOnce(b, agent.id);
     expect(outputText(b, next.id)).toContain(`http-get ${registry.origin}/left-pad: 403`);
     expect(registry.paths).toEqual(['/left-pad']);
-    expect(JSON.parse(b.core.ledger.runs.row(run.id)!.admission_json!).allowedHosts).toEqual([`127.0.0.1:${registry.port}`]);
+    expect((JSON.parse(b.core.ledger.runs.row(run.id)!.admission_json!) as { allowedHosts: string[] }).allowedHosts).toEqual([`127.0.0.1:${registry.port}`]);
   });
 });
 
@@ -163,7 +164,7 @@ describe('a blocked request', () => {
 
     let notices = await b.call('listNotices', {});
     expect(notices).toHaveLength(1);
-    const [notice] = notices;
+    const notice = present(notices[0], 'notice');
     expect(notice).toMatchObject({
       kind: 'network_blocked',
       title: 'Network request blocked',
@@ -188,12 +189,12 @@ describe('a blocked request', () => {
     const second = await runOnce(b, agent.id, { id: first.taskId });
     notices = await b.call('listNotices', {});
     expect(notices, JSON.stringify(notices, null, 1)).toHaveLength(1);
-    expect(notices[0].runIds).toEqual([first.id, second.id]);
-    expect(notices[0].message).toContain('1 later run was refused it too');
+    expect(notices[0]?.runIds).toEqual([first.id, second.id]);
+    expect(notices[0]?.message).toContain('1 later run was refused it too');
 
     // Another environment change that does not allow the host leaves it open.
     await b.call('updateEnvironment', { environmentId: builds.id, allowedHosts: ['pypi.org'] });
-    expect((await b.call('listNotices', {}))[0].status).toBe('open');
+    expect((await b.call('listNotices', {}))[0]?.status).toBe('open');
     await expect(b.call('runAgain', { noticeId: notice.id })).rejects.toMatchObject({ code: 'conflict' });
 
     // Allowing it (what the link's form saves) resolves it, in words, with Run again.
@@ -206,15 +207,16 @@ describe('a blocked request', () => {
     const again = await b.call('runAgain', { noticeId: notice.id });
     expect(again.alreadyRan).toBe(false);
     expect(again.runs).toHaveLength(1);
-    expect(await b.call('runAgain', { noticeId: notice.id })).toMatchObject({ alreadyRan: true, runs: [{ id: again.runs[0].id }] });
-    const rerun = await b.waitForRun(again.runs[0].id, ended, 30_000);
+    const rerunId = present(again.runs[0], 'the rerun').id;
+    expect(await b.call('runAgain', { noticeId: notice.id })).toMatchObject({ alreadyRan: true, runs: [{ id: rerunId }] });
+    const rerun = await b.waitForRun(rerunId, ended, 30_000);
     expect(rerun.status).toBe('succeeded');
     expect(outputText(b, rerun.id)).toContain(`http-get ${registry.origin}/left-pad: 200 registry has /left-pad`);
     expect(registry.paths).toEqual(['/left-pad', '/left-pad', '/left-pad']);
     // The rerun was refused the other host: that is its own first blocked host, so its own notice.
     notices = await b.call('listNotices', {});
     expect(notices).toMatchObject([{ actionLabel: `Allow 127.0.0.1:${elsewhere.port}`, runIds: [rerun.id] }]);
-    expect((await b.call('listNotices', { status: 'all' })).find((n: { id: string }) => n.id === notice.id)).toMatchObject({ canRunAgain: false, rerunRunIds: [rerun.id] });
+    expect((await b.call('listNotices', { status: 'all' })).find((n) => n.id === notice.id)).toMatchObject({ canRunAgain: false, rerunRunIds: [rerun.id] });
   });
 
   it('is left to the Network panel when the host is no host name, and a deleted environment’s notices are put away', async () => {
@@ -225,10 +227,9 @@ describe('a blocked request', () => {
     const { agent } = await agentIn(b, scratch.id, () => ['http://a!b$c.example/x', `${registry.origin}/x`]);
     const run = await runOnce(b, agent.id);
     expect(outputText(b, run.id)).toContain('http-get http://a!b$c.example/x: 403');
-    const [notice] = await b.call('listNotices', {});
-    expect(notice).toMatchObject({ actionLabel: `Allow 127.0.0.1:${registry.port}` });
+    expect((await b.call('listNotices', {}))[0]).toMatchObject({ actionLabel: `Allow 127.0.0.1:${registry.port}` });
     const network = await b.call('listRunNetwork', { runId: run.id });
-    expect(network.hosts.map((entry: { host: string; port: number; allowed: boolean }) => [entry.host, entry.port, entry.allowed])).toEqual(
+    expect(network.hosts.map((entry) => [entry.host, entry.port, entry.allowed])).toEqual(
       expect.arrayContaining([
         ['a\\u{21}b\\u{24}c.example', 80, false],
         ['127.0.0.1', registry.port, false],

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
+import { openRunTestBed, present, type RunTestBed } from '../testing/run-test-kit';
 
 /**
  * Settings → Environments through the contract (issue 12): every request goes through the request
@@ -97,7 +97,7 @@ describe('environments', () => {
     });
     await b.call('updateAgent', { agentId: first.id, environmentId: 'env_local' });
     await expect(b.call('deleteEnvironment', { environmentId: env.id })).rejects.toMatchObject({ message: expect.stringContaining('the agent Beta.') });
-    await b.call('deleteAgent', { agentId: (await b.call('listAgents')).find((agent: { name: string }) => agent.name === 'Beta').id });
+    await b.call('deleteAgent', { agentId: present((await b.call('listAgents')).find((agent) => agent.name === 'Beta'), 'the agent Beta').id });
 
     expect(await b.call('deleteEnvironment', { environmentId: env.id })).toEqual({ environmentId: env.id });
     expect((await b.call('listEnvironments')).map((e: { id: string }) => e.id)).toEqual(['env_local', 'env_sandboxed']);
@@ -115,7 +115,7 @@ describe('environments', () => {
     const b = await bed();
     const env = await b.call('createEnvironment', { name: 'Mine', kind: 'local' });
     const agent = await b.createAgent(['--lines', '1'], { environmentId: env.id });
-    expect((await b.call('getAgent', { agentId: agent.id })).verification.state).toBe('ok');
+    expect((await b.call('getAgent', { agentId: agent.id })).verification?.state).toBe('ok');
     await b.call('updateEnvironment', { environmentId: env.id, requiresConnection: true });
     expect((await b.call('getAgent', { agentId: agent.id })).verification).toMatchObject({ state: 'refused', reason: 'ai_connection_required' });
     const task = await b.createTask();

@@ -72,7 +72,7 @@ describe('variable layers', () => {
 
   it('seal a secret value with the vault, never send it back, and keep it when it is saved again without one', async () => {
     const bed = await open();
-    const owner = { layer: 'project', ownerId: bed.projectId };
+    const owner = { layer: 'project' as const, ownerId: bed.projectId };
     const saved = await bed.call('setLayerVariables', { ...owner, variables: [{ name: 'NODE_ENV', secret: false, value: 'test' }, { name: 'DB_PASSWORD', secret: true, value: secretValue }] });
     expect(saved).toEqual([
       { name: 'NODE_ENV', secret: false, value: 'test' },

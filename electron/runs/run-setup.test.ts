@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, symlinkSy
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../testing/temp-dir';
-import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
+import { openRunTestBed, present, type RunTestBed } from '../testing/run-test-kit';
 
 /**
  * A project's setup in real runs: real bubblewrap (a sandboxed agent with a managed AI connection),
@@ -120,7 +120,7 @@ describe('a project’s setup command', () => {
     expect(agentSaw).toBeGreaterThan(closing);
     // It ran in the view, confined: the run's own home, no project to write to, no data directory.
     expect(text).toContain(`setup ran in ${run.cwd}`);
-    expect(text).toContain(`home is ${path.join(run.taskRoot, 'home')}`);
+    expect(text).toContain(`home is ${path.join(present(run.taskRoot, 'task root'), 'home')}`);
     expect(text).toContain('data-hidden');
     expect(text).not.toContain('DATA-VISIBLE');
     expect(existsSync(escaped)).toBe(false);
@@ -129,7 +129,7 @@ describe('a project’s setup command', () => {
     expect(text).toContain('{\\"local\\":true}');
     expect(text).toMatch(/file \.env\.production: ENOENT/);
     expect(text).not.toContain('operator-secret-credentials');
-    expect(lstatSync(path.join(run.cwd, '.env')).isFile()).toBe(true);
+    expect(lstatSync(path.join(present(run.cwd, 'cwd'), '.env')).isFile()).toBe(true);
     // Variables in layers: the task's override won, and the secret reached the run but not the record.
     expect(text).toContain('SHARED=from-task');
     expect(text).toContain('NODE_ENV=test');
@@ -166,13 +166,13 @@ describe('a project’s setup command', () => {
 
     expect(run.status, text).toBe('failed');
     expect(run.failure).toMatchObject({ code: 'setup_failed', reason: 'setup_command_failed', actionUrl: `#/settings/projects/${bed.projectId}?field=setup-command` });
-    expect(run.failure.message).toContain('exited with code 7, so the agent did not start');
+    expect(run.failure?.message).toContain('exited with code 7, so the agent did not start');
     expect(run.attempts).toMatchObject([{ number: 1, status: 'failed', failureCode: 'setup_failed', exitCode: 7 }]);
     expect(text).toContain('npm ERR! missing package');
     expect(text).toContain('── setup failed · exit code 7 · the agent does not start ──');
     expect(text).not.toContain('line 1 of 1');
-    expect(existsSync(path.join(run.cwd, 'agent-ran.txt'))).toBe(false);
-    expect(run.setup.setup).toMatchObject({ status: 'failed', exitCode: 7 });
+    expect(existsSync(path.join(present(run.cwd, 'cwd'), 'agent-ran.txt'))).toBe(false);
+    expect(run.setup?.setup).toMatchObject({ status: 'failed', exitCode: 7 });
     // No retry comes, however long one waits for it (the profile would allow three attempts).
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect((await bed.call('getRun', { runId })).attempts).toHaveLength(1);
@@ -194,8 +194,8 @@ describe('a project’s setup command', () => {
     const run = await bed.waitForRun(runId, ended, 15_000);
     expect(run.status).toBe('cancelled');
     expect(run.attempts).toMatchObject([{ status: 'cancelled', failureCode: 'cancelled' }]);
-    expect(run.setup.setup).toMatchObject({ status: 'cancelled' });
-    expect(existsSync(path.join(run.cwd, 'agent-ran.txt'))).toBe(false);
+    expect(run.setup?.setup).toMatchObject({ status: 'cancelled' });
+    expect(existsSync(path.join(present(run.cwd, 'cwd'), 'agent-ran.txt'))).toBe(false);
   });
 
   it('left setting up by a console that closed is stranded at the next start, its setup process stopped', async () => {
@@ -213,7 +213,7 @@ describe('a project’s setup command', () => {
     expect(run.status).toBe('stranded');
     expect(run.attempts).toMatchObject([{ status: 'stranded' }]);
     expect(() => process.kill(locator!.data.pid as number, 0)).toThrow();
-    expect(existsSync(path.join(run.cwd, 'agent-ran.txt'))).toBe(false);
+    expect(existsSync(path.join(present(run.cwd, 'cwd'), 'agent-ran.txt'))).toBe(false);
   });
 
   it('copies again on a retry without writing through a link the earlier attempt left in the view', async () => {
@@ -234,6 +234,6 @@ describe('a project’s setup command', () => {
     expect(readFileSync(target, 'utf8')).toBe('untouched\n');
     // Every attempt, the second and third too, found the project's file, not the link.
     expect(text.match(/file \.env\.local: \S+ "FROM_PROJECT=1/g)?.length, text).toBe(3);
-    expect(run.setup.copiedFiles).toEqual([{ path: '.env.local', bytes: 15 }]);
+    expect(run.setup?.copiedFiles).toEqual([{ path: '.env.local', bytes: 15 }]);
   });
 });
