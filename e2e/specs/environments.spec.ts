@@ -110,10 +110,10 @@ test('an operator makes an environment, a run is refused a host, the notice’s 
     await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
     await dialog.getByLabel('Profile').selectOption('program-codex-json');
     const environment = dialog.getByLabel('Environment');
-    await environment.selectOption((await environment.locator('option', { hasText: /^Node builds/ }).getAttribute('value'))!);
+    await environment.selectOption(await environment.locator('option', { hasText: /^Node builds/ }).getAttribute('value'));
     await expect(dialog.getByLabel('Home mode')).toHaveValue('isolated');
     const picker = dialog.getByRole('combobox', { name: 'AI connection' });
-    await picker.selectOption((await picker.locator('option', { hasText: /^Local model/ }).getAttribute('value'))!);
+    await picker.selectOption(await picker.locator('option', { hasText: /^Local model/ }).getAttribute('value'));
     await dialog.getByLabel('Executable path').fill(fixtureAgent);
     await dialog.getByLabel('Arguments').fill(['--http-get', `${registry.origin}/left-pad`, '--json-events'].join('\n'));
     await dialog.getByRole('button', { name: 'Create agent' }).click();

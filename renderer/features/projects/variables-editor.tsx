@@ -41,9 +41,14 @@ function VariablesForm({
   consoleVariables: Parameters<typeof variableRowProblems>[1];
   focus: boolean;
 }) {
-  const keys = useRef(0);
+  // Row keys: the saved rows are numbered 1..n here, and rows added or saved later go on from n (the
+  // counter is a ref, which is read only in event handlers, not while rendering).
+  const [rows, setRows] = useState<VariableRow[]>(() => {
+    let key = 0;
+    return rowsFromVariables(initial, () => ++key);
+  });
+  const keys = useRef(initial.length);
   const nextKey = () => ++keys.current;
-  const [rows, setRows] = useState<VariableRow[]>(() => rowsFromVariables(initial, nextKey));
   const [problems, setProblems] = useState<ReturnType<typeof variableRowProblems>>(new Map());
   const [saved, setSaved] = useState<string | null>(null);
   const save = useSetLayerVariables(layer, ownerId);
