@@ -46,6 +46,7 @@ describe('the layering rules', () => {
     expect(await boundaryFindings('electron/tasks/layering-fixture.ts', code)).toEqual([expect.stringContaining('A domain folder does not know how it is reached')]);
     const host = "import { startHostServer } from '../host/host-server';\nexport const start = startHostServer;";
     expect(await boundaryFindings('electron/ledger/layering-fixture.ts', host)).toHaveLength(1);
+    expect(await boundaryFindings('electron/environments/layering-fixture.ts', code)).toHaveLength(1);
     expect(await boundaryFindings('electron/tasks/layering-fixture.test.ts', code)).toEqual([]);
     // The composition root wires the transports to the core.
     expect(await boundaryFindings('electron/core-fixture.ts', code.replace('../transport', './transport'))).toEqual([]);
