@@ -193,7 +193,18 @@ describe('migration 8 (project setup)', () => {
     old.prepare("INSERT INTO attempts (id, run_id, number, status) VALUES ('att_1', 'run_1', 1, 'succeeded')").run();
     old.prepare("INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES ('run_1', 0, 'att_1', x'6869', 1)").run();
     old.prepare("INSERT INTO notices (id, kind, severity, title, message, run_id, status, created_at, dedupe_key) VALUES ('ntc_1', 'k', 'error', 't', 'm', 'run_1', 'open', 1, 'k')").run();
+    // A notice about an environment (migration 7's columns), and one of the run's egress decisions.
+    old.prepare(
+      `INSERT INTO notices (id, kind, severity, title, message, run_id, environment_id, subject_json, status, created_at, dedupe_key)
+       VALUES ('ntc_2', 'network_blocked', 'warning', 't', 'm', 'run_1', 'env_sandboxed', '{"host":"example.org","port":443}', 'open', 1, 'n')`,
+    ).run();
+    old.prepare("INSERT INTO run_events (run_id, attempt_id, kind, payload_json, created_at) VALUES ('run_1', 'att_1', 'egress', '{}', 1)").run();
     expect(() => old.prepare("UPDATE runs SET status = 'setting_up' WHERE id = 'run_1'").run()).toThrow(/CHECK/);
+    const schemaOf = (db: typeof old) =>
+      (db.prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL').all() as Array<{ type: string; name: string; sql: string }>).map(
+        (entry) => `${entry.type} ${entry.name}: ${entry.sql}`,
+      );
+    const before = schemaOf(old);
     old.close();
 
     const ledger = openLedger(dir);
@@ -201,7 +212,13 @@ describe('migration 8 (project setup)', () => {
     expect(ledger.runs.attempts('run_1').map((attempt) => attempt.id)).toEqual(['att_1']);
     expect(ledger.output.totalBytes('run_1')).toBe(2);
     expect(ledger.notices.get('ntc_1')?.runId).toBe('run_1');
+    expect(ledger.notices.get('ntc_2')).toMatchObject({ runId: 'run_1', environmentId: 'env_sandboxed' });
+    expect(ledger.db.prepare("SELECT count(*) AS n FROM run_events WHERE run_id = 'run_1' AND kind = 'egress'").get()).toEqual({ n: 1 });
     expect(ledger.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    // Nothing earlier migrations made is lost or changed but the two tables this one alters: every
+    // index (migration 7's on notices and run_events too), trigger and other table is as it was.
+    const after = new Set(schemaOf(ledger.db));
+    expect(before.filter((entry) => !after.has(entry) && !/^table (runs|projects):/.test(entry))).toEqual([]);
     // The new status is allowed, an unknown one still is not, and the indexes came back.
     expect(ledger.runs.setStatus('run_1', 'succeeded', 'setting_up')).toBe(true);
     expect(() => ledger.db.prepare("UPDATE runs SET status = 'bogus' WHERE id = 'run_1'").run()).toThrow(/CHECK/);
