@@ -8,6 +8,7 @@ import {
   noticeSchema,
   runDetailSchema,
   runDiffSchema,
+  runNetworkSchema,
   runSummarySchema,
   type Agent,
   type AiConnection,
@@ -17,6 +18,7 @@ import {
   type Notice,
   type RunDetail,
   type RunDiff,
+  type RunNetwork,
   type RunSummary,
 } from '../../shared/entities';
 import { actionRoute } from '../../shared/routes';
@@ -73,6 +75,7 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
     canSendInput: false,
     notice: null,
     connection: null,
+    setup: null,
     ...changes,
   });
 }
@@ -112,6 +115,7 @@ export function aNotice(changes: Partial<Notice> = {}): Notice {
     runId: 'run_1',
     agentId: 'agent_1',
     taskId: 'task_1',
+    environmentId: null,
     status: 'open',
     createdAt,
     resolvedAt: null,
@@ -221,6 +225,8 @@ export function anEnvironment(changes: Partial<Environment> = {}): Environment {
     kind: 'local',
     networkMode: 'open',
     requiresConnection: false,
+    allowedHosts: [],
+    builtIn: true,
     ...changes,
   });
 }
@@ -232,6 +238,18 @@ export function aRunDiff(changes: Partial<RunDiff> = {}): RunDiff {
     unifiedDiff: '',
     truncated: false,
     nestedRepositories: [],
+    ...changes,
+  });
+}
+
+/** A run's Network panel as the core answers for a local run (the default run's): nothing it could see. */
+export function aRunNetwork(changes: Partial<RunNetwork> = {}): RunNetwork {
+  return runNetworkSchema.parse({
+    environmentKind: 'local',
+    networkMode: 'open',
+    observed: false,
+    hosts: [],
+    truncated: false,
     ...changes,
   });
 }

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
 import { OperatorError } from '../../../shared/errors';
 import { actionRoute } from '../../../shared/routes';
-import { aNotice, anAgent, aProvider, aRun, aRunDiff, aRunSummary } from '../../testing/contract-fixtures';
+import { aNotice, anAgent, aProvider, aRun, aRunDiff, aRunNetwork, aRunSummary } from '../../testing/contract-fixtures';
 import { fakeOperatorClient, type ChannelAnswers } from '../../testing/fake-operator-client';
 import { currentRoute, renderInConsole } from '../../testing/render-in-console';
 import { RunDetailPage } from './run-detail-page';
@@ -42,6 +42,7 @@ describe('the run detail page', () => {
     const { user, client } = showRun(run, {
       listRunEvents: () => ({ events: [], lastId: 0 }),
       getRunDiff: () => aRunDiff(),
+      listRunNetwork: () => aRunNetwork(),
       openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
       closeRunOutput: () => ({ ok: true }),
       resumeRun: () => aRunSummary({ id: 'run_2', status: 'queued' }),
@@ -53,6 +54,8 @@ describe('the run detail page', () => {
     expect(screen.queryByRole('link', { name: 'Open the setting that fixes this' })).toBeNull();
     expect(screen.getAllByRole('button', { name: 'Resume' })).toHaveLength(1);
     expect(screen.getByText('Picks up where the agent stopped; the changes it made so far are kept.')).toBeTruthy();
+    // A local run's Network panel says the console neither limited nor saw its connections.
+    expect(await screen.findByText('This run had no sandbox: its network was yours, and the console neither limited nor saw it.')).toBeTruthy();
 
     await user.click(screen.getByRole('button', { name: 'Resume' }));
     await vi.waitFor(() => expect(currentRoute()).toBe('/runs/run_2'));
