@@ -3,6 +3,7 @@ import { connectionMethods, connectionOwnerships, connectionProviders, type AiCo
 import { Choice } from '../../ui/choice';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
+import { DialogFormFooter } from '../../ui/dialog-form-footer';
 import { ModalDialog } from '../../ui/modal-dialog';
 import { ConnectionAgentsField } from './connection-agents-field';
 import {
@@ -135,17 +136,7 @@ export function ConnectionDialog({
       }
       onClose={onClose}
       className="connection-dialog"
-      footer={
-        <>
-          {saving ? <span className="form-card__progress">Saving…</span> : null}
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" form={formId} className="button button--primary" aria-disabled={saving || undefined}>
-            {connection ? 'Save changes' : 'Create connection'}
-          </button>
-        </>
-      }
+      footer={<DialogFormFooter formId={formId} saving={saving} submitLabel={connection ? 'Save changes' : 'Create connection'} onCancel={onClose} />}
     >
       <form id={formId} className="dialog-form connection-form" onSubmit={submit} noValidate>
         <FormField label="Name" problem={problems.name}>

@@ -4,6 +4,7 @@ import type { Environment } from '../../../shared/entities';
 import { Choice } from '../../ui/choice';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
+import { DialogFormFooter } from '../../ui/dialog-form-footer';
 import { ModalDialog } from '../../ui/modal-dialog';
 import {
   emptyEnvironmentForm,
@@ -128,17 +129,7 @@ export function EnvironmentDialog({
       initialFocusRef={allowHost ? hostsRef : nameRef}
       onClose={onClose}
       className="environment-dialog"
-      footer={
-        <>
-          {saving ? <span className="form-card__progress">Saving…</span> : null}
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" form={formId} className="button button--primary" aria-disabled={saving || undefined}>
-            {environment ? 'Save changes' : 'Create environment'}
-          </button>
-        </>
-      }
+      footer={<DialogFormFooter formId={formId} saving={saving} submitLabel={environment ? 'Save changes' : 'Create environment'} onCancel={onClose} />}
     >
       <form id={formId} className="dialog-form environment-form" onSubmit={submit} noValidate>
         <FormField label="Name" problem={problems.name}>
