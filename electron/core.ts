@@ -303,6 +303,23 @@ export function createCore(options: CoreOptions): Core {
     countOpenNotices: () => ({ open: notices.countOpen() }),
     dismissNotice: (input) => notices.dismiss(input.noticeId),
     runAgain: (input) => runs.runAgain(input.noticeId),
+    // TEMPORARY (issue13 branch only, replaced before it reaches main): the landing channels.
+    ...notBuiltYet([
+      'getLandingPlan',
+      'commitRunChanges',
+      'landRun',
+      'resolveRunConflicts',
+      'pushRunBranch',
+      'createPullRequest',
+      'discardRun',
+      'startRuns',
+      'compareTaskRuns',
+      'getDiskUsage',
+      'planCleanup',
+      'cleanUpRuns',
+      'getCleanupPolicy',
+      'setCleanupPolicy',
+    ] as const),
   };
 
   return {
@@ -321,6 +338,16 @@ export function createCore(options: CoreOptions): Core {
       ledger.close();
     },
   };
+}
+
+function notBuiltYet<K extends keyof CoreHandlers>(names: readonly K[]): Pick<CoreHandlers, K> {
+  const handlers = {} as Record<K, () => never>;
+  for (const name of names) {
+    handlers[name] = () => {
+      throw new OperatorError({ code: 'conflict', message: `${name} is not built yet.` });
+    };
+  }
+  return handlers;
 }
 
 /** At most `perMinute` calls allowed in any sliding minute. */

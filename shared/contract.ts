@@ -3,6 +3,7 @@ import { attemptStartSchema } from './entities';
 import { agentChannels } from './channels/agents';
 import { connectionChannels } from './channels/connections';
 import { environmentChannels } from './channels/environments';
+import { landingChannels } from './channels/landing';
 import { noticeChannels } from './channels/notices';
 import { projectChannels } from './channels/projects';
 import { runChannels } from './channels/runs';
@@ -31,6 +32,7 @@ export const channels = {
   ...environmentChannels,
   ...connectionChannels,
   ...runChannels,
+  ...landingChannels,
   ...noticeChannels,
 } as const;
 

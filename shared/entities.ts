@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { runLandingSchema } from './landing';
 
 /**
  * The domain objects as the renderer sees them. Every value the core sends is parsed with these
@@ -238,6 +239,8 @@ export const runSummarySchema = z.object({
   startedAt: timestamp.nullable(),
   endedAt: timestamp.nullable(),
   archived: z.boolean(),
+  /** Where the run's work stands (not landed, landed, pushed, discarded) and its task root's size. */
+  landing: runLandingSchema,
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 
@@ -467,10 +470,24 @@ export type RunNetwork = z.infer<typeof runNetworkSchema>;
 
 export const runDiffSchema = z.object({
   baseRevision: z.string().nullable(),
-  files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted', 'renamed']), oldPath: z.string().optional() })),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+      oldPath: z.string().optional(),
+      /** Lines added and removed; null for a binary file. */
+      additions: z.number().int().min(0).nullable(),
+      deletions: z.number().int().min(0).nullable(),
+    }),
+  ),
   unifiedDiff: z.string(),
   truncated: z.boolean(),
   /** Folders holding a repository the agent made inside the view: never entered, so not in the diff. */
   nestedRepositories: z.array(z.string()),
+  /**
+   * The run's files were removed (cleaned up, discarded or archived) at this time: this is the summary
+   * the ledger kept of its changes then (the file list and counts; the unified diff as far as it was kept).
+   */
+  filesRemovedAt: timestamp.nullable(),
 });
 export type RunDiff = z.infer<typeof runDiffSchema>;

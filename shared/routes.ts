@@ -7,6 +7,12 @@
 export type ActionTarget =
   | { kind: 'runs' }
   | { kind: 'run'; runId: string }
+  /** The run's Changes, where it is committed, landed, pushed or discarded; `land` opens the Land dialog (at `target`). */
+  | { kind: 'run-changes'; runId: string; land?: boolean; target?: string }
+  /** A task's runs side by side. */
+  | { kind: 'task-compare'; taskId: string }
+  /** Clean up: the finished runs whose files could go, and the disk they take. */
+  | { kind: 'cleanup' }
   | { kind: 'tasks'; projectId?: string }
   | { kind: 'agents' }
   | { kind: 'agent'; agentId: string }
@@ -26,6 +32,9 @@ export type ActionTarget =
 export const routePatterns = {
   runs: '/runs',
   run: '/runs/:runId',
+  runChanges: '/runs/:runId/changes',
+  taskCompare: '/tasks/:taskId/compare',
+  cleanup: '/cleanup',
   tasks: '/tasks',
   agents: '/agents',
   agent: '/agents/:agentId',
@@ -46,6 +55,14 @@ export function actionPath(target: ActionTarget): string {
       return '/runs';
     case 'run':
       return `/runs/${enc(target.runId)}`;
+    case 'run-changes': {
+      const query = [target.land ? 'land=1' : '', target.target ? `target=${enc(target.target)}` : ''].filter(Boolean).join('&');
+      return `/runs/${enc(target.runId)}/changes${query ? `?${query}` : ''}`;
+    }
+    case 'task-compare':
+      return `/tasks/${enc(target.taskId)}/compare`;
+    case 'cleanup':
+      return '/cleanup';
     case 'tasks':
       return target.projectId ? `/tasks?project=${enc(target.projectId)}` : '/tasks';
     case 'agents':

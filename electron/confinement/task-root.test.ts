@@ -183,13 +183,14 @@ describe('diffTaskView', () => {
     const runObjectsBefore = looseObjects(path.join(taskRoot.repository!.gitDir, 'objects'));
     const diff = await diffTaskView(taskRoot, tools);
 
+    // With the lines each added and removed (the Compare view's counts).
     expect(sortedByPath(diff.files)).toEqual([
-      { path: '.gitignore', status: 'added' },
-      { path: 'README.md', status: 'modified' },
-      { path: 'committed.txt', status: 'added' },
-      { path: 'new-folder/untracked.txt', status: 'added' },
-      { path: 'renamed-notes.txt', status: 'renamed', oldPath: 'notes.txt' },
-      { path: 'src/app.txt', status: 'deleted' },
+      { path: '.gitignore', status: 'added', additions: 1, deletions: 0 },
+      { path: 'README.md', status: 'modified', additions: 1, deletions: 1 },
+      { path: 'committed.txt', status: 'added', additions: 1, deletions: 0 },
+      { path: 'new-folder/untracked.txt', status: 'added', additions: 1, deletions: 0 },
+      { path: 'renamed-notes.txt', status: 'renamed', oldPath: 'notes.txt', additions: 0, deletions: 0 },
+      { path: 'src/app.txt', status: 'deleted', additions: 0, deletions: 3 },
     ]);
     expect(diff.truncated).toBe(false);
     expect(diff.unifiedDiff).toContain('diff --git a/README.md b/README.md');
@@ -248,7 +249,7 @@ describe('diffTaskView', () => {
 
     const diff = await diffTaskView(taskRoot, isolated);
     expect(existsSync(marker)).toBe(false);
-    expect(diff.files).toContainEqual({ path: 'README.md', status: 'modified' });
+    expect(diff.files).toContainEqual(expect.objectContaining({ path: 'README.md', status: 'modified' }));
     expect(diff.nestedRepositories).toEqual(['vendor/lib']);
     expect(diff.unifiedDiff).not.toContain('nested');
   });
@@ -259,7 +260,7 @@ describe('diffTaskView', () => {
     const diff = await diffTaskView(taskRoot, tools, { maxDiffBytes: 1_000 });
     expect(diff.truncated).toBe(true);
     expect(Buffer.byteLength(diff.unifiedDiff)).toBeLessThanOrEqual(1_000);
-    expect(diff.files).toEqual([{ path: 'big.txt', status: 'added' }]);
+    expect(diff.files).toEqual([expect.objectContaining({ path: 'big.txt', status: 'added' })]);
   });
 });
 
@@ -311,8 +312,8 @@ describe('removeTaskRoot', () => {
     expect(taskRoot.legacy).toBe(true);
     const sandboxedTools = await fixtureTools(fixture, { sandboxed: true });
     expect(sortedByPath((await diffTaskView(taskRoot, sandboxedTools)).files)).toEqual([
-      { path: 'README.md', status: 'modified' },
-      { path: 'private.txt', status: 'added' },
+      { path: 'README.md', status: 'modified', additions: 1, deletions: 3 },
+      { path: 'private.txt', status: 'added', additions: 1, deletions: 0 },
     ]);
     await expect(prepareTaskRoot(location)).rejects.toThrow(/earlier version of the console/);
 
@@ -374,9 +375,9 @@ describe('a plain directory', () => {
 
     const diff = await diffTaskView(taskRoot, tools);
     expect(sortedByPath(diff.files)).toEqual([
-      { path: 'a.txt', status: 'modified' },
-      { path: 'gone.txt', status: 'deleted' },
-      { path: 'new.txt', status: 'added' },
+      { path: 'a.txt', status: 'modified', additions: 1, deletions: 1 },
+      { path: 'gone.txt', status: 'deleted', additions: 0, deletions: 1 },
+      { path: 'new.txt', status: 'added', additions: 1, deletions: 0 },
     ]);
     expect(diff.unifiedDiff).toContain('+alpha changed');
     expect(diff.unifiedDiff).not.toContain('operator edit');

@@ -12,6 +12,9 @@ export interface TaskFileChange {
   status: TaskFileStatus;
   /** For a rename: where the file was. */
   oldPath?: string;
+  /** Lines added and removed; null for a binary file. */
+  additions: number | null;
+  deletions: number | null;
 }
 
 export interface TaskViewDiff {
@@ -73,10 +76,11 @@ export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, opti
     }
     const diffArgs = ['diff', '-M', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', '--no-color', '--no-relative'];
     const nameStatus = await git.run([...diffArgs, '--name-status', '-z', question.base, '--']);
+    const numstat = await git.run([...diffArgs, '--numstat', '-z', question.base, '--']);
     const maxDiffBytes = options.maxDiffBytes ?? 8 * 1024 * 1024;
     const unified = await git.run([...diffArgs, '--src-prefix=a/', '--dst-prefix=b/', question.base, '--'], { maxOutputBytes: maxDiffBytes });
     return {
-      files: parseNameStatus(nameStatus.stdout.toString('utf8')),
+      files: withLineCounts(parseNameStatus(nameStatus.stdout.toString('utf8')), parseNumstat(numstat.stdout.toString('utf8'))),
       unifiedDiff: unified.stdout.toString('utf8'),
       truncated: unified.truncated,
       nestedRepositories,
@@ -140,9 +144,34 @@ async function copyIndex(git: HardenedGit, indexSource: string, tools: RunFileTo
   }
 }
 
-function parseNameStatus(output: string): TaskFileChange[] {
+type LineCounts = Pick<TaskFileChange, 'additions' | 'deletions'>;
+
+/** `--numstat -z`: "added TAB removed TAB path NUL", or for a rename "added TAB removed TAB NUL old NUL new NUL"; "-" for binary. */
+function parseNumstat(output: string): Map<string, LineCounts> {
   const tokens = output.split('\0');
-  const files: TaskFileChange[] = [];
+  const counts = new Map<string, LineCounts>();
+  let i = 0;
+  while (i < tokens.length) {
+    const head = tokens[i++];
+    if (!head) continue;
+    const [added = '-', removed = '-', inline = ''] = head.split('\t');
+    let filePath = inline;
+    if (!inline) {
+      i++; // the rename's old path
+      filePath = tokens[i++] ?? '';
+    }
+    counts.set(filePath, { additions: added === '-' ? null : Number(added), deletions: removed === '-' ? null : Number(removed) });
+  }
+  return counts;
+}
+
+function withLineCounts(files: Array<Omit<TaskFileChange, 'additions' | 'deletions'>>, counts: Map<string, LineCounts>): TaskFileChange[] {
+  return files.map((file) => ({ ...file, ...(counts.get(file.path) ?? { additions: null, deletions: null }) }));
+}
+
+function parseNameStatus(output: string): Array<Omit<TaskFileChange, 'additions' | 'deletions'>> {
+  const tokens = output.split('\0');
+  const files: Array<Omit<TaskFileChange, 'additions' | 'deletions'>> = [];
   let i = 0;
   while (i < tokens.length) {
     const code = tokens[i++];

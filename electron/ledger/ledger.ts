@@ -8,6 +8,7 @@ import { OutputRepository } from './output-repository';
 import { ProjectSetupRepository } from './project-setup-repository';
 import { ProjectsRepository } from './projects-repository';
 import { RunsRepository } from './runs-repository';
+import { SettingsRepository } from './settings-repository';
 import { TasksRepository } from './tasks-repository';
 
 export const ledgerFileName = 'ledger.sqlite';
@@ -27,6 +28,8 @@ export interface Ledger {
   readonly notices: NoticesRepository;
   /** Runs' raw PTY output. */
   readonly output: OutputRepository;
+  /** The console's own settings (the clean-up policy). */
+  readonly settings: SettingsRepository;
   close(): void;
 }
 
@@ -45,6 +48,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     runs: new RunsRepository(db),
     notices: new NoticesRepository(db),
     output: new OutputRepository(db),
+    settings: new SettingsRepository(db),
     close: () => db.close(),
   };
 }

@@ -1,4 +1,5 @@
 import type { Attempt, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
+import type { LandingState, LandingStrategy, RunLanding } from '../../shared/landing';
 import type { OperatorErrorShape } from '../../shared/errors';
 import type { LedgerDb } from './ledger-db';
 import { isoNow, toIso } from './ids';
@@ -16,6 +17,20 @@ interface RunSummaryRow {
   started_at: number | null;
   ended_at: number | null;
   archived_at: number | null;
+  landing_state: LandingState;
+  landed_commit: string | null;
+  landed_target: string | null;
+  landed_strategy: LandingStrategy | null;
+  landed_at: number | null;
+  landed_by: string | null;
+  pushed_remote: string | null;
+  pushed_branch: string | null;
+  pushed_at: number | null;
+  compare_url: string | null;
+  pull_request_url: string | null;
+  discarded_at: number | null;
+  files_removed_at: number | null;
+  disk_bytes: number | null;
 }
 
 /** The run row itself, for the run service (which owns what the JSON columns hold). */
@@ -34,6 +49,18 @@ export interface RunRow {
   /** What preparation did (shared runSetupSchema; runs/attempt-setup.ts writes it). */
   setup_json: string | null;
   archived_at: number | null;
+  /** The project's branch the run started from (null: a detached commit, or a copy). */
+  base_branch: string | null;
+  landing_state: LandingState;
+  landed_commit: string | null;
+  landed_target: string | null;
+  landed_at: number | null;
+  discarded_at: number | null;
+  files_removed_at: number | null;
+  disk_bytes: number | null;
+  disk_measured_at: number | null;
+  /** What the run's Changes showed when its files were removed (shared runDiffSchema). */
+  diff_summary_json: string | null;
   created_at: number;
   started_at: number | null;
   ended_at: number | null;
@@ -71,6 +98,8 @@ export interface RunListFilter {
   status?: RunStatus | undefined;
   agentId?: string | undefined;
   projectId?: string | undefined;
+  taskId?: string | undefined;
+  landingState?: LandingState | undefined;
   limit?: number | undefined;
   /** The cursor from the previous page: runs strictly older than it. */
   before?: string | undefined;
@@ -88,7 +117,10 @@ function decodeCursor(cursor: string): { createdAt: number; id: string } | undef
 const summarySelect = `
   SELECT r.id, r.task_id, t.title AS task_title, r.agent_id, a.name AS agent_name, t.project_id, r.status,
          (SELECT count(*) FROM attempts WHERE run_id = r.id) AS attempt,
-         r.created_at, r.started_at, r.ended_at, r.archived_at
+         r.created_at, r.started_at, r.ended_at, r.archived_at,
+         r.landing_state, r.landed_commit, r.landed_target, r.landed_strategy, r.landed_at, r.landed_by,
+         r.pushed_remote, r.pushed_branch, r.pushed_at, r.compare_url, r.pull_request_url,
+         r.discarded_at, r.files_removed_at, r.disk_bytes
   FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id`;
 
 function toSummary(row: RunSummaryRow): RunSummary {
@@ -105,6 +137,24 @@ function toSummary(row: RunSummaryRow): RunSummary {
     startedAt: toIso(row.started_at),
     endedAt: toIso(row.ended_at),
     archived: row.archived_at !== null,
+    landing: toLanding(row),
+  };
+}
+
+function toLanding(row: RunSummaryRow): RunLanding {
+  return {
+    state: row.landing_state,
+    landed:
+      row.landed_commit && row.landed_target && row.landed_strategy && row.landed_at !== null
+        ? { commit: row.landed_commit, target: row.landed_target, strategy: row.landed_strategy, at: isoNow(row.landed_at), by: row.landed_by ?? '' }
+        : null,
+    pushed:
+      row.pushed_remote && row.pushed_branch && row.pushed_at !== null
+        ? { remote: row.pushed_remote, branch: row.pushed_branch, at: isoNow(row.pushed_at), compareUrl: row.compare_url, pullRequestUrl: row.pull_request_url }
+        : null,
+    discardedAt: toIso(row.discarded_at),
+    filesRemovedAt: toIso(row.files_removed_at),
+    diskBytes: row.files_removed_at === null ? row.disk_bytes : null,
   };
 }
 
@@ -147,6 +197,14 @@ export class RunsRepository {
     if (filter.projectId) {
       where.push('t.project_id = ?');
       params.push(filter.projectId);
+    }
+    if (filter.taskId) {
+      where.push('r.task_id = ?');
+      params.push(filter.taskId);
+    }
+    if (filter.landingState) {
+      where.push('r.landing_state = ?');
+      params.push(filter.landingState);
     }
     const cursor = filter.before ? decodeCursor(filter.before) : undefined;
     if (cursor) {
@@ -244,6 +302,62 @@ export class RunsRepository {
         .prepare("SELECT count(*) AS n FROM runs WHERE agent_id = ? AND status IN ('queued', 'admitted', 'preparing', 'setting_up', 'running')")
         .get(agentId) as { n: number }
     ).n > 0;
+  }
+
+  // Landing and the task root's files ----------------------------------------------------------
+
+  /** The run's commits landed in `target` (the commit it points at now). */
+  recordLanded(runId: string, landed: { commit: string; target: string; strategy: LandingStrategy; at: number; by: string }): void {
+    this.db
+      .prepare(
+        `UPDATE runs SET landing_state = CASE WHEN landing_state = 'pushed' THEN 'pushed' ELSE 'landed' END,
+           landed_commit = ?, landed_target = ?, landed_strategy = ?, landed_at = ?, landed_by = ? WHERE id = ?`,
+      )
+      .run(landed.commit, landed.target, landed.strategy, landed.at, landed.by, runId);
+  }
+
+  recordPushed(runId: string, pushed: { remote: string; branch: string; at: number; compareUrl: string | null }): void {
+    this.db
+      .prepare("UPDATE runs SET landing_state = 'pushed', pushed_remote = ?, pushed_branch = ?, pushed_at = ?, compare_url = ? WHERE id = ?")
+      .run(pushed.remote, pushed.branch, pushed.at, pushed.compareUrl, runId);
+  }
+
+  recordPullRequest(runId: string, url: string): void {
+    this.db.prepare('UPDATE runs SET pull_request_url = ? WHERE id = ?').run(url, runId);
+  }
+
+  recordDiscarded(runId: string, at: number): void {
+    this.db.prepare("UPDATE runs SET landing_state = 'discarded', discarded_at = ? WHERE id = ?").run(at, runId);
+  }
+
+  /** The run's task root is gone (archived, discarded, cleaned up); what its Changes showed is kept. */
+  recordFilesRemoved(runId: string, at: number, diffSummaryJson: string | null): void {
+    this.db
+      .prepare('UPDATE runs SET files_removed_at = ?, diff_summary_json = coalesce(?, diff_summary_json), disk_bytes = NULL WHERE id = ?')
+      .run(at, diffSummaryJson, runId);
+  }
+
+  recordDiskSize(runId: string, bytes: number, at: number): void {
+    this.db.prepare('UPDATE runs SET disk_bytes = ?, disk_measured_at = ? WHERE id = ? AND files_removed_at IS NULL').run(bytes, at, runId);
+  }
+
+  recordBaseBranch(runId: string, branch: string | null): void {
+    this.db.prepare('UPDATE runs SET base_branch = ? WHERE id = ?').run(branch, runId);
+  }
+
+  /** Ended runs whose task root is still on disk, oldest first: what Clean up and the disk figures look at. */
+  withFiles(): RunRow[] {
+    return this.db
+      .prepare(
+        `SELECT * FROM runs WHERE task_root IS NOT NULL AND files_removed_at IS NULL
+           AND status IN ('succeeded', 'failed', 'cancelled', 'stranded') ORDER BY created_at, id`,
+      )
+      .all() as RunRow[];
+  }
+
+  /** A task's runs, oldest first. */
+  ofTask(taskId: string): RunRow[] {
+    return this.db.prepare('SELECT * FROM runs WHERE task_id = ? ORDER BY created_at, id').all(taskId) as RunRow[];
   }
 
   // Attempts ---------------------------------------------------------------------------------------

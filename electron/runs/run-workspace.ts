@@ -77,6 +77,7 @@ export class RunWorkspace {
       unifiedDiff: diff.unifiedDiff,
       truncated: diff.truncated,
       nestedRepositories: diff.nestedRepositories,
+      filesRemovedAt: null,
     };
   }
 

@@ -45,6 +45,7 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
     startedAt: '2026-03-02T09:00:01.000Z',
     endedAt: '2026-03-02T09:02:01.000Z',
     archived: false,
+    landing: notLanded,
     providerId: 'codex',
     model: 'gpt-5-codex',
     profileId: 'default',
@@ -81,9 +82,9 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
 }
 
 export function aRunSummary(changes: Partial<RunSummary> = {}): RunSummary {
-  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived } = aRun();
+  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing } = aRun();
   return runSummarySchema.parse({
-    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived },
+    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing },
     ...changes,
   });
 }
@@ -238,6 +239,7 @@ export function aRunDiff(changes: Partial<RunDiff> = {}): RunDiff {
     unifiedDiff: '',
     truncated: false,
     nestedRepositories: [],
+    filesRemovedAt: null,
     ...changes,
   });
 }
@@ -253,3 +255,6 @@ export function aRunNetwork(changes: Partial<RunNetwork> = {}): RunNetwork {
     ...changes,
   });
 }
+
+/** A run whose work is still only in its own store: not landed, nothing pushed, files on disk. */
+export const notLanded = { state: 'not_landed', landed: null, pushed: null, discardedAt: null, filesRemovedAt: null, diskBytes: null } as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { runDetailSchema, runDiffSchema, runEventSchema, runNetworkSchema, runStatuses, runSummarySchema } from '../entities';
+import { landingStates } from '../landing';
 import { channel, entityId } from './channel';
 
 /** Runs: start, follow, stop, resume, review and clean up, and their live output. */
@@ -11,6 +12,8 @@ export const runChannels = {
         status: z.enum(runStatuses).optional(),
         agentId: entityId.optional(),
         projectId: entityId.optional(),
+        taskId: entityId.optional(),
+        landingState: z.enum(landingStates).optional(),
         limit: z.number().int().min(1).max(500).optional(),
         before: z.string().max(200).optional(),
       })

@@ -7,6 +7,7 @@ import { connectionsAndNoticeRuns } from './005-connections-and-notice-runs';
 import { noticeResolution } from './006-notice-resolution';
 import { environments } from './007-environments';
 import { allowSettingUpStatus, projectSetup } from './008-project-setup';
+import { landing } from './009-landing';
 
 export interface Migration {
   version: number;
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   { version: 6, name: 'notice-resolution', sql: noticeResolution },
   { version: 7, name: 'environments', sql: environments },
   { version: 8, name: 'project-setup', sql: projectSetup, run: allowSettingUpStatus, rebuildsTables: true },
+  { version: 9, name: 'landing', sql: landing },
 ];

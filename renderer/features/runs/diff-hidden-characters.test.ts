@@ -41,9 +41,9 @@ const diff = [
 ].join('\n');
 
 const files = [
-  { path: 'src/access.js', status: 'added' as const },
-  { path: 'README.md', status: 'modified' as const },
-  { path: 'notes/gpj.\u202etxt', status: 'added' as const },
+  { path: 'src/access.js', status: 'added' as const, additions: 1, deletions: 0 },
+  { path: 'README.md', status: 'modified' as const, additions: 1, deletions: 0 },
+  { path: 'notes/gpj.\u202etxt', status: 'added' as const, additions: 1, deletions: 0 },
 ];
 
 describe('hidden characters in a run’s diff', () => {
@@ -103,13 +103,13 @@ describe('hidden characters in a run’s diff', () => {
 
   it('has nothing to say about a diff without hidden characters', () => {
     const clean = parseUnifiedDiff(['diff --git a/a.txt b/a.txt', '--- a/a.txt', '+++ b/a.txt', '@@ -1 +1 @@', '-old', '+new', ''].join('\n'));
-    const none = findDiffHiddenCharacters(clean, [{ path: 'a.txt', status: 'modified' }]);
+    const none = findDiffHiddenCharacters(clean, [{ path: 'a.txt', status: 'modified', additions: 1, deletions: 0 }]);
     expect(none).toMatchObject({ files: [], lineCount: 0, nameCount: 0, characters: [] });
     expect(none.rows[0]!.size).toBe(0);
   });
 
   it('still checks the name of a file the cut-off diff does not reach', () => {
-    const cut = findDiffHiddenCharacters([], [{ path: 'late\u200b.ts', status: 'added' }]);
+    const cut = findDiffHiddenCharacters([], [{ path: 'late\u200b.ts', status: 'added', additions: 1, deletions: 0 }]);
     expect(cut.files).toEqual([expect.objectContaining({ path: 'late\u200b.ts', section: null, lines: [] })]);
   });
 });

@@ -8,7 +8,7 @@ import { renderInConsole } from '../../testing/render-in-console';
 import { RunChanges } from './run-changes';
 
 const refundDiff = aRunDiff({
-  files: [{ path: 'src/refund.ts', status: 'added' }],
+  files: [{ path: 'src/refund.ts', status: 'added', additions: 1, deletions: 0 }],
   unifiedDiff: [
     'diff --git a/src/refund.ts b/src/refund.ts',
     'new file mode 100644',
@@ -85,7 +85,7 @@ describe('a run’s Changes', () => {
 
   it('warns of hidden characters in what the agent wrote, shows each as a badge, and takes the operator to the line', async () => {
     const diff = aRunDiff({
-      files: [{ path: 'src/admin.ts', status: 'added' }],
+      files: [{ path: 'src/admin.ts', status: 'added', additions: 1, deletions: 0 }],
       unifiedDiff: [
         'diff --git a/src/admin.ts b/src/admin.ts',
         'new file mode 100644',
