@@ -53,6 +53,7 @@ export interface RunRow {
   base_branch: string | null;
   landing_state: LandingState;
   landed_commit: string | null;
+  landed_run_tip: string | null;
   landed_target: string | null;
   landed_at: number | null;
   discarded_at: number | null;
@@ -307,13 +308,13 @@ export class RunsRepository {
   // Landing and the task root's files ----------------------------------------------------------
 
   /** The run's commits landed in `target` (the commit it points at now). */
-  recordLanded(runId: string, landed: { commit: string; target: string; strategy: LandingStrategy; at: number; by: string }): void {
+  recordLanded(runId: string, landed: { commit: string; runTip: string; target: string; strategy: LandingStrategy; at: number; by: string }): void {
     this.db
       .prepare(
         `UPDATE runs SET landing_state = CASE WHEN landing_state = 'pushed' THEN 'pushed' ELSE 'landed' END,
-           landed_commit = ?, landed_target = ?, landed_strategy = ?, landed_at = ?, landed_by = ? WHERE id = ?`,
+           landed_commit = ?, landed_run_tip = ?, landed_target = ?, landed_strategy = ?, landed_at = ?, landed_by = ? WHERE id = ?`,
       )
-      .run(landed.commit, landed.target, landed.strategy, landed.at, landed.by, runId);
+      .run(landed.commit, landed.runTip, landed.target, landed.strategy, landed.at, landed.by, runId);
   }
 
   recordPushed(runId: string, pushed: { remote: string; branch: string; at: number; compareUrl: string | null }): void {

@@ -16,6 +16,8 @@ ALTER TABLE runs ADD COLUMN base_branch TEXT;
 ALTER TABLE runs ADD COLUMN landing_state TEXT NOT NULL DEFAULT 'not_landed'
   CHECK (landing_state IN ('not_landed', 'landed', 'pushed', 'discarded'));
 ALTER TABLE runs ADD COLUMN landed_commit TEXT;
+-- The run's own tip that landed (for a squash, landed_commit is a new commit): later commits of the run are not landed.
+ALTER TABLE runs ADD COLUMN landed_run_tip TEXT;
 ALTER TABLE runs ADD COLUMN landed_target TEXT;
 ALTER TABLE runs ADD COLUMN landed_strategy TEXT CHECK (landed_strategy IS NULL OR landed_strategy IN ('fast-forward', 'merge', 'squash'));
 ALTER TABLE runs ADD COLUMN landed_at INTEGER;
