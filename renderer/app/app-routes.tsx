@@ -17,6 +17,7 @@ export function AppRoutes() {
       </Route>
       <Route path={routePatterns.runs} component={RunsPage} />
       <Route path={routePatterns.run}>{(params) => <RunDetailPage runId={params.runId} />}</Route>
+      <Route path={routePatterns.runChanges}>{(params) => <RunDetailPage runId={params.runId} section="changes" />}</Route>
       <Route path={routePatterns.tasks} component={TasksPage} />
       <Route path={routePatterns.agents} component={AgentsPage} />
       <Route path={routePatterns.agent}>{(params) => <AgentPage agentId={params.agentId} />}</Route>

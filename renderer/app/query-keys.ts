@@ -48,6 +48,9 @@ export const queryKeys = {
   runEvents: (runId: string) => ['runEvents', runId] as const,
   runNetwork: (runId: string) => ['runNetwork', runId] as const,
   runDiff: (runId: string) => ['runDiff', runId] as const,
+  /** A run's landing dry runs, one per target asked for (undefined: its base branch); runsChanged refreshes them all. */
+  landingPlans: (runId: string) => ['landingPlan', runId] as const,
+  landingPlan: (runId: string, target: string | undefined) => ['landingPlan', runId, target ?? null] as const,
   noticesAll: ['notices'] as const,
   notices: (status: NoticeListStatus) => ['notices', 'list', status] as const,
   noticesCount: ['notices', 'count'] as const,

@@ -66,6 +66,8 @@ export function useCoreSync(): void {
           // start another: cancel it first.
           const diffKey = queryKeys.runDiff(runId);
           void queryClient.cancelQueries({ queryKey: diffKey }).then(() => queryClient.invalidateQueries({ queryKey: diffKey }));
+          // What the run holds and whether it lands cleanly change with it (a commit, a new turn, a landing).
+          void queryClient.invalidateQueries({ queryKey: queryKeys.landingPlans(runId) });
         }
       }),
       // The run's Network panel is read from the same events as its timeline.

@@ -21,6 +21,7 @@ import {
   type RunNetwork,
   type RunSummary,
 } from '../../shared/entities';
+import { landingPlanSchema, runLandingSchema, type LandingPlan, type RunLanding } from '../../shared/landing';
 import { actionRoute } from '../../shared/routes';
 
 /**
@@ -258,3 +259,49 @@ export function aRunNetwork(changes: Partial<RunNetwork> = {}): RunNetwork {
 
 /** A run whose work is still only in its own store: not landed, nothing pushed, files on disk. */
 export const notLanded = { state: 'not_landed', landed: null, pushed: null, discardedAt: null, filesRemovedAt: null, diskBytes: null } as const;
+
+/**
+ * The dry run for a run that committed its work and lands cleanly in its base branch `main` by
+ * fast-forward: nothing uncommitted, two commits not landed, `main` not checked out, no remote.
+ */
+export function aLandingPlan(changes: Partial<LandingPlan> = {}): LandingPlan {
+  return landingPlanSchema.parse({
+    runId: 'run_1',
+    available: true,
+    blockedBy: null,
+    holdings: {
+      uncommittedFiles: [],
+      unlandedCommits: [
+        { sha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', subject: 'Add the refund module' },
+        { sha: 'b2c3d4e5f60718293a4b5c6d7e8f901234567890', subject: 'Test refunds' },
+      ],
+      diskBytes: 3 * 1024 * 1024,
+    },
+    commitMessage: 'Write the refund module\n\nAdded src/refund.ts with its tests.',
+    baseBranch: 'main',
+    branches: ['main', 'release', 'feature/refunds'],
+    target: 'main',
+    targetCommit: '0123456789abcdef0123456789abcdef01234567',
+    fastForward: true,
+    clean: true,
+    conflicts: [],
+    touchedFiles: ['src/refund.ts', 'src/refund.test.ts'],
+    checkout: null,
+    landMessage: 'Write the refund module\n\nAdded src/refund.ts with its tests.',
+    remote: null,
+    pushBranch: 'console/run_1',
+    pullRequests: { available: false, hint: 'Install the GitHub CLI (gh) and run gh auth login to create pull requests.' },
+    ...changes,
+  });
+}
+
+/** A run's landing state after it landed in `main` by squash (the default run's is `notLanded`). */
+export function aRunLanding(changes: Partial<RunLanding> = {}): RunLanding {
+  return runLandingSchema.parse({
+    ...notLanded,
+    state: 'landed',
+    landed: { commit: 'c3d4e5f60718293a4b5c6d7e8f9012345678901a', target: 'main', strategy: 'squash', at: '2026-03-02T09:10:00.000Z', by: 'Ada Operator <ada@example.com>' },
+    diskBytes: 3 * 1024 * 1024,
+    ...changes,
+  });
+}

@@ -25,8 +25,9 @@ export function DiffView({ diff, running }: { diff: RunDiff; running: boolean })
   const isOpen = (index: number) => toggled[sections[index]!.path] ?? defaults[index]!;
   const sectionId = (index: number) => `${baseId}-file-${index}`;
   const rowId = (index: number, row: number) => `${sectionId(index)}-row-${row}`;
-  const additions = sections.reduce((sum, section) => sum + section.additions, 0);
-  const deletions = sections.reduce((sum, section) => sum + section.deletions, 0);
+  // The core counts each file's lines (git's numstat), so a file the shown diff cut off counts too.
+  const additions = diff.files.reduce((sum, file) => sum + (file.additions ?? 0), 0);
+  const deletions = diff.files.reduce((sum, file) => sum + (file.deletions ?? 0), 0);
   const cutIn = sections.find((section) => section.cut);
   const flaggedPaths = new Set(hiddenCharacters.files.map((file) => file.path));
 
@@ -115,11 +116,12 @@ export function DiffView({ diff, running }: { diff: RunDiff; running: boolean })
               ) : null}
               {flaggedPaths.has(file.path) ? <HiddenCharactersFlag /> : null}
               {section?.cut ? <span className="muted">cut off</span> : null}
-              {section ? (
-                <DiffStat additions={section.additions} deletions={section.deletions} />
-              ) : diff.truncated ? (
-                <span className="muted">not in the shown diff</span>
-              ) : null}
+              {!section && diff.truncated ? <span className="muted">not in the shown diff</span> : null}
+              {file.additions === null || file.deletions === null ? (
+                <span className="muted">binary</span>
+              ) : (
+                <DiffStat additions={file.additions} deletions={file.deletions} />
+              )}
             </li>
           );
         })}

@@ -2,13 +2,13 @@ import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
 import { OperatorError } from '../../../shared/errors';
-import { aRun, aRunDiff } from '../../testing/contract-fixtures';
+import { aLandingPlan, aRun, aRunDiff } from '../../testing/contract-fixtures';
 import { fakeOperatorClient, type ChannelAnswers } from '../../testing/fake-operator-client';
 import { renderInConsole } from '../../testing/render-in-console';
 import { RunChanges } from './run-changes';
 
 const refundDiff = aRunDiff({
-  files: [{ path: 'src/refund.ts', status: 'added', additions: 1, deletions: 0 }],
+  files: [{ path: 'src/refund.ts', status: 'added', additions: 2, deletions: 0 }],
   unifiedDiff: [
     'diff --git a/src/refund.ts b/src/refund.ts',
     'new file mode 100644',
@@ -25,7 +25,8 @@ const refundDiff = aRunDiff({
 const viewPath = '/data/tasks/run_1/view';
 
 function showChanges(run: RunDetail, answers: ChannelAnswers) {
-  const client = fakeOperatorClient(answers);
+  // An ended run's landing bar reads its landing plan as the changes load.
+  const client = fakeOperatorClient({ getLandingPlan: () => aLandingPlan(), ...answers });
   const rendered = renderInConsole(<RunChanges run={run} />, { client, route: `/runs/${run.id}` });
   return { ...rendered, client, panel: screen.getByRole('region', { name: 'Changes' }) };
 }
@@ -85,7 +86,7 @@ describe('a run’s Changes', () => {
 
   it('warns of hidden characters in what the agent wrote, shows each as a badge, and takes the operator to the line', async () => {
     const diff = aRunDiff({
-      files: [{ path: 'src/admin.ts', status: 'added', additions: 1, deletions: 0 }],
+      files: [{ path: 'src/admin.ts', status: 'added', additions: 2, deletions: 0 }],
       unifiedDiff: [
         'diff --git a/src/admin.ts b/src/admin.ts',
         'new file mode 100644',

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
 import { OperatorError } from '../../../shared/errors';
 import { actionRoute } from '../../../shared/routes';
-import { aNotice, anAgent, aProvider, aRun, aRunDiff, aRunNetwork, aRunSummary } from '../../testing/contract-fixtures';
+import { aLandingPlan, aNotice, anAgent, aProvider, aRun, aRunDiff, aRunNetwork, aRunSummary } from '../../testing/contract-fixtures';
 import { fakeOperatorClient, type ChannelAnswers } from '../../testing/fake-operator-client';
 import { currentRoute, renderInConsole } from '../../testing/render-in-console';
 import { RunDetailPage } from './run-detail-page';
@@ -42,6 +42,7 @@ describe('the run detail page', () => {
     const { user, client } = showRun(run, {
       listRunEvents: () => ({ events: [], lastId: 0 }),
       getRunDiff: () => aRunDiff(),
+      getLandingPlan: () => aLandingPlan(),
       listRunNetwork: () => aRunNetwork(),
       openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
       closeRunOutput: () => ({ ok: true }),

@@ -1,4 +1,5 @@
 import { lazy, Suspense } from 'react';
+import { useSearch } from 'wouter';
 import type { RunDetail } from '../../../shared/entities';
 import { isOperatorError } from '../../../shared/errors';
 import { EmptyState } from '../../ui/empty-state';
@@ -33,8 +34,14 @@ function TerminalLoading() {
   );
 }
 
-export function RunDetailPage({ runId }: { runId: string }) {
+/**
+ * One run. `section="changes"` is the run-changes route (`/runs/<id>/changes`): the page opens at its
+ * Changes, and `?land=1&target=<branch>` opens the Land dialog there, at that branch.
+ */
+export function RunDetailPage({ runId, section }: { runId: string; section?: 'changes' }) {
   const query = useRun(runId);
+  const search = new URLSearchParams(useSearch());
+  const landRequest = section === 'changes' && search.get('land') === '1' ? { target: search.get('target') || undefined } : undefined;
   const run = query.data;
   const active = run ? isActiveRunStatus(run.status) : false;
   const now = useNow(active);
@@ -81,14 +88,24 @@ export function RunDetailPage({ runId }: { runId: string }) {
       {run.status === 'refused' ? (
         <RefusedRun run={run} />
       ) : (
-        <StartedRun run={run} now={now} />
+        <StartedRun run={run} now={now} changesFocused={section === 'changes'} landRequest={landRequest} />
       )}
     </Page>
   );
 }
 
 /** Everything a run that started has: what went wrong, its output, attempts, timeline, confinement and changes. */
-function StartedRun({ run, now }: { run: RunDetail; now: number }) {
+function StartedRun({
+  run,
+  now,
+  changesFocused,
+  landRequest,
+}: {
+  run: RunDetail;
+  now: number;
+  changesFocused: boolean;
+  landRequest: { target?: string | undefined } | undefined;
+}) {
   const catalog = useCatalog();
   return (
     <>
@@ -111,7 +128,7 @@ function StartedRun({ run, now }: { run: RunDetail; now: number }) {
           <RunDetailsPanel run={run} providerName={providerDisplayName(catalog.data, run.providerId)} />
         </div>
       </div>
-      <RunChanges key={run.id} run={run} />
+      <RunChanges key={run.id} run={run} focused={changesFocused} landRequest={landRequest} />
     </>
   );
 }

@@ -1,0 +1,53 @@
+import type { RunDetail } from '../../../shared/entities';
+import type { RunHoldings } from '../../../shared/landing';
+import { ConfirmDialog } from '../../ui/confirm-dialog';
+import { pluralize } from '../../ui/format';
+import { formatBytes } from '../terminal/output-markers';
+import { listFew } from './landing-format';
+import { useDiscardRun } from './use-landing';
+
+/** Discard…: asks first, naming what goes (the work the project does not have, the disk it takes). */
+export function DiscardDialog({ run, holdings, branch, onClose }: { run: RunDetail; holdings: RunHoldings; branch: string; onClose: () => void }) {
+  const discard = useDiscardRun();
+  const { uncommittedFiles, unlandedCommits, diskBytes } = holdings;
+  const losses = [
+    uncommittedFiles.length > 0 ? `${pluralize(uncommittedFiles.length, 'uncommitted file')}: ${listFew(uncommittedFiles)}` : null,
+    unlandedCommits.length > 0
+      ? `${pluralize(unlandedCommits.length, 'commit')} not landed: ${listFew(unlandedCommits.map((commit) => commit.subject))}`
+      : null,
+    diskBytes !== null ? `${formatBytes(diskBytes)} on disk` : null,
+  ].filter((loss): loss is string => loss !== null);
+  return (
+    <ConfirmDialog
+      title="Discard the run’s work"
+      description={
+        <p>
+          Discard this run’s work? Its store, its branch <code>{branch}</code> and its files are removed; its history and output stay in the console.
+          {run.canResume ? ' It can no longer be resumed.' : ''}
+        </p>
+      }
+      confirmLabel="Discard"
+      pending={discard.isPending}
+      pendingNote="Removing the run’s files…"
+      error={discard.error}
+      errorPrefix="Could not discard the run."
+      onConfirm={() => discard.mutate(run.id, { onSuccess: onClose })}
+      onClose={onClose}
+    >
+      {uncommittedFiles.length > 0 || unlandedCommits.length > 0 ? (
+        <div className="callout callout--warning">
+          <p>Lost with it, since the project does not have them:</p>
+          <ul aria-label="What is lost">
+            {losses.map((loss) => (
+              <li key={loss}>{loss}</li>
+            ))}
+          </ul>
+        </div>
+      ) : (
+        <p>
+          It holds nothing the project does not have already{diskBytes !== null ? `; ${formatBytes(diskBytes)} on disk are freed` : ''}.
+        </p>
+      )}
+    </ConfirmDialog>
+  );
+}

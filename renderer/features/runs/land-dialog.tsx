@@ -1,0 +1,209 @@
+import { useId, useRef, useState, type FormEvent } from 'react';
+import type { ChannelOutput } from '../../../shared/contract';
+import { landingStrategies, type LandingPlan, type LandingStrategy } from '../../../shared/landing';
+import { Choice } from '../../ui/choice';
+import { ErrorAlert } from '../../ui/error-alert';
+import { FormField } from '../../ui/form-field';
+import { ModalDialog } from '../../ui/modal-dialog';
+import { Loading, QueryError } from '../../ui/query-error';
+import { defaultLandTarget, dryRunAnswer, landRefusedReason, shortSha, strategyLabels } from './landing-format';
+import { useLandingPlan, useLandRun } from './use-landing';
+
+const strategyHints: Record<LandingStrategy, string> = {
+  'fast-forward': 'Moves the branch to the run’s last commit: no new commit, the run’s commits as they are.',
+  merge: 'A merge commit joins the run’s commits to the branch.',
+  squash: 'One new commit on the branch holds all of the run’s work.',
+};
+
+type Landed = ChannelOutput<'landRun'>;
+
+/**
+ * Land…: the target branch, the strategy, and the dry run's answer for that branch before the
+ * button. Choosing another branch asks for its own dry run; Land stays refused while the answer is
+ * a conflict or a checkout in the way. Once landed, the dialog says where and what moved.
+ */
+export function LandDialog({
+  runId,
+  basePlan,
+  initialTarget,
+  onClose,
+}: {
+  runId: string;
+  /** The plan for the run's default target (the bar's): its branches and default. */
+  basePlan: LandingPlan;
+  /** A branch named by the route (`?target=`), else the default. */
+  initialTarget?: string | undefined;
+  onClose: () => void;
+}) {
+  const [target, setTarget] = useState(initialTarget ?? defaultLandTarget(basePlan));
+  // The bar's plan already answers for its own target: no second dry run for the same branch.
+  const planQuery = useLandingPlan(runId, target === basePlan.target ? undefined : target);
+  const plan = planQuery.data;
+  const [chosenStrategy, setChosenStrategy] = useState<LandingStrategy | null>(null);
+  // null: the operator has not edited it, so it follows the plan's message for the target.
+  const [editedMessage, setEditedMessage] = useState<string | null>(null);
+  const [messageProblem, setMessageProblem] = useState<string | undefined>();
+  const land = useLandRun();
+  const [landed, setLanded] = useState<{ result: Landed; checkoutPath: string | null } | null>(null);
+  const formId = useId();
+  const reasonId = useId();
+  const targetRef = useRef<HTMLSelectElement>(null);
+  const closeRef = useRef<HTMLButtonElement>(null);
+
+  const branches = basePlan.branches.includes(target) ? basePlan.branches : [target, ...basePlan.branches];
+  const fastForward = plan?.fastForward ?? basePlan.fastForward;
+  const strategy: LandingStrategy = chosenStrategy === 'fast-forward' && !fastForward ? 'merge' : (chosenStrategy ?? (fastForward ? 'fast-forward' : 'merge'));
+  const message = editedMessage ?? plan?.landMessage ?? '';
+  const refused = plan ? landRefusedReason(plan) : 'The dry run for this branch has not answered yet.';
+  const blocked = refused !== null || land.isPending;
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (blocked || !plan) return;
+    if (strategy !== 'fast-forward' && !message.trim()) {
+      setMessageProblem('A merge or squash commit needs a message.');
+      return;
+    }
+    land.mutate(
+      { runId, target: plan.target, strategy, ...(strategy === 'fast-forward' ? {} : { message }) },
+      {
+        onSuccess: (result) => {
+          setLanded({ result, checkoutPath: plan.checkout?.path ?? null });
+          requestAnimationFrame(() => closeRef.current?.focus());
+        },
+      },
+    );
+  };
+
+  if (landed) {
+    const where = landed.result.landing.landed;
+    return (
+      <ModalDialog title="Landed" onClose={onClose} className="landing-dialog" footer={
+        <button ref={closeRef} type="button" className="button button--primary" onClick={onClose}>
+          Close
+        </button>
+      }>
+        <div role="status" className="callout callout--success">
+          <p>
+            {where ? (
+              <>
+                Landed in <strong>{where.target}</strong> as <code title={where.commit}>{shortSha(where.commit)}</code> ({strategyLabels[where.strategy]}).
+              </>
+            ) : (
+              'Landed.'
+            )}
+          </p>
+          <p>
+            {landed.result.workingCopyUpdated
+              ? `The working copy${landed.checkoutPath ? ` in ${landed.checkoutPath}` : ''} was updated.`
+              : 'The branch is not checked out there, so only the branch moved: no working copy was touched.'}
+          </p>
+        </div>
+      </ModalDialog>
+    );
+  }
+
+  const answer = plan ? dryRunAnswer(plan) : null;
+  return (
+    <ModalDialog
+      title="Land the run’s work"
+      description={<p className="muted">A dry run checks the branch first: nothing changes until you press Land.</p>}
+      onClose={onClose}
+      initialFocusRef={targetRef}
+      className="landing-dialog"
+      footer={
+        <>
+          {land.isPending ? <span className="form-card__progress">Landing…</span> : null}
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form={formId} className="button button--primary" aria-disabled={blocked || undefined} aria-describedby={refused ? reasonId : undefined}>
+            Land
+          </button>
+        </>
+      }
+    >
+      <form id={formId} className="dialog-form" onSubmit={submit} noValidate>
+        <FormField label="Target branch" hint={basePlan.baseBranch ? `The run was based on ${basePlan.baseBranch}.` : 'The run started from a detached commit.'}>
+          {(control) => (
+            <select
+              ref={targetRef}
+              {...control}
+              className="select"
+              value={target}
+              onChange={(event) => {
+                setTarget(event.target.value);
+                land.reset();
+              }}
+            >
+              {branches.map((branch) => (
+                <option key={branch} value={branch}>
+                  {branch}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+
+        <fieldset className="form-section">
+          <legend className="form-section__legend">Strategy</legend>
+          <div className="choice-list">
+            {landingStrategies.map((candidate) => (
+              <Choice
+                key={candidate}
+                type="radio"
+                name={`${formId}-strategy`}
+                value={candidate}
+                checked={strategy === candidate}
+                onChange={(checked) => {
+                  if (checked) setChosenStrategy(candidate);
+                }}
+                label={candidate === 'fast-forward' ? 'Fast-forward' : candidate === 'merge' ? 'Merge commit' : 'Squash'}
+                hint={
+                  candidate === 'fast-forward' && !fastForward
+                    ? `Not possible: ${plan?.target ?? target} has commits the run does not have.`
+                    : strategyHints[candidate]
+                }
+                disabled={candidate === 'fast-forward' && !fastForward}
+              />
+            ))}
+          </div>
+        </fieldset>
+
+        {strategy !== 'fast-forward' ? (
+          <FormField label={strategy === 'squash' ? 'Squash commit message' : 'Merge commit message'} problem={messageProblem}>
+            {(control) => (
+              <textarea
+                {...control}
+                className="textarea landing-dialog__message"
+                rows={6}
+                value={message}
+                onChange={(event) => {
+                  setEditedMessage(event.target.value);
+                  setMessageProblem(undefined);
+                }}
+              />
+            )}
+          </FormField>
+        ) : null}
+
+        <div className="landing-dialog__answer" aria-live="polite">
+          {planQuery.isPending ? <Loading what={`the dry run for ${target}`} /> : null}
+          {planQuery.isError && !plan ? <QueryError what={`the dry run for ${target}`} error={planQuery.error} onRetry={() => void planQuery.refetch()} /> : null}
+          {answer ? (
+            <p className={`callout callout--${answer.tone}`}>
+              {answer.text}
+            </p>
+          ) : null}
+          {/* The answer above already says why when it is a conflict or a checkout in the way. */}
+          {refused ? (
+            <p id={reasonId} className={!plan || answer?.tone === 'danger' ? 'visually-hidden' : 'muted'}>
+              {refused}
+            </p>
+          ) : null}
+        </div>
+        {land.isError ? <ErrorAlert error={land.error} prefix="Could not land the run." /> : null}
+      </form>
+    </ModalDialog>
+  );
+}
