@@ -36,7 +36,7 @@ export function LandDialog({
   onClose: () => void;
 }) {
   const [target, setTarget] = useState(initialTarget ?? defaultLandTarget(basePlan));
-  // The bar's plan already answers for its own target: no second dry run for the same branch.
+  // The bar's plan is the one for its own target: shown at once, and read again as the dialog opens.
   const planQuery = useLandingPlan(runId, target === basePlan.target ? undefined : target);
   const plan = planQuery.data;
   const [chosenStrategy, setChosenStrategy] = useState<LandingStrategy | null>(null);

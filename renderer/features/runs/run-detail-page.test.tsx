@@ -1,8 +1,9 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
 import { OperatorError } from '../../../shared/errors';
-import { actionRoute } from '../../../shared/routes';
+import { actionPath, actionRoute } from '../../../shared/routes';
+import { AppRoutes } from '../../app/app-routes';
 import { aLandingPlan, aNotice, anAgent, aProvider, aRun, aRunDiff, aRunNetwork, aRunSummary } from '../../testing/contract-fixtures';
 import { fakeOperatorClient, type ChannelAnswers } from '../../testing/fake-operator-client';
 import { currentRoute, renderInConsole } from '../../testing/render-in-console';
@@ -72,5 +73,25 @@ describe('the run detail page', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Run not found' })).toBeTruthy();
     expect(screen.getByText('run_1', { selector: 'code' })).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Back to the run list' }).getAttribute('href')).toBe('#/runs');
+  });
+
+  it('the run-changes route opens the run at its Changes, and ?land=1&target= opens the Land dialog at that branch', async () => {
+    const client = fakeOperatorClient({
+      getRun: () => aRun(),
+      getAgent: () => anAgent(),
+      getCatalog: () => ({ providers: [aProvider()] }),
+      listRunEvents: () => ({ events: [], lastId: 0 }),
+      getRunDiff: () => aRunDiff(),
+      getLandingPlan: ({ target }) => aLandingPlan(target ? { target } : {}),
+      listRunNetwork: () => aRunNetwork(),
+      openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
+      closeRunOutput: () => ({ ok: true }),
+    });
+    renderInConsole(<AppRoutes />, { client, route: actionPath({ kind: 'run-changes', runId: 'run_1', land: true, target: 'release' }) });
+    const dialog = await screen.findByRole('dialog', { name: 'Land the run’s work' });
+    expect(within(dialog).getByRole<HTMLSelectElement>('combobox', { name: 'Target branch' }).value).toBe('release');
+    expect(await within(dialog).findByText(/^Lands cleanly in release/)).toBeTruthy();
+    expect(client.inputsOf('getLandingPlan')).toContainEqual({ runId: 'run_1', target: 'release' });
+    await vi.waitFor(() => expect(client.inputsOf('openRunOutput')).toHaveLength(1));
   });
 });
