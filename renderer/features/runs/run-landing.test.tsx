@@ -1,6 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
+import { OperatorError } from '../../../shared/errors';
 import { aLandingPlan, aRun, aRunDiff, aRunLanding } from '../../testing/contract-fixtures';
 import { fakeOperatorClient, type ChannelAnswers } from '../../testing/fake-operator-client';
 import { currentRoute, renderInConsole } from '../../testing/render-in-console';
@@ -194,6 +195,18 @@ describe('landing a run from its Changes', () => {
     const landed = await screen.findByRole('dialog', { name: 'Landed' });
     expect(within(landed).getByText('The branch is not checked out there, so only the branch moved: no working copy was touched.')).toBeTruthy();
     expect(client.inputsOf('landRun')).toEqual([{ runId: 'run_1', target: 'main', strategy: 'fast-forward' }]);
+  });
+
+  it('a landing the core refuses says why inside the dialog, which stays open', async () => {
+    const { user, panel } = showChanges({
+      landRun: () => {
+        throw new OperatorError({ code: 'conflict', message: 'main moved since the dry run: src/money.ts now conflicts.' });
+      },
+    });
+    const dialog = await openLandDialog(user, panel);
+    await user.click(within(dialog).getByRole('button', { name: 'Land' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('Could not land the run. main moved since the dry run: src/money.ts now conflicts.');
+    expect(screen.getByRole('dialog', { name: 'Land the run’s work' })).toBe(dialog);
   });
 
   it('the run-changes route opens the Land dialog at the branch it names, with focus on the Changes', async () => {
