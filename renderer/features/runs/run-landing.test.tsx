@@ -292,6 +292,15 @@ describe('landing a run from its Changes', () => {
     expect(client.inputsOf('discardRun')).toEqual([{ runId: 'run_1' }]);
   });
 
+  it('a run that cannot be landed says why and offers only Discard…', async () => {
+    const { panel } = showChanges({
+      getLandingPlan: () => aLandingPlan({ available: false, blockedBy: 'The project is not a git repository: there is no branch to land in.' }),
+    });
+    expect(await within(panel).findByText('The project is not a git repository: there is no branch to land in.')).toBeTruthy();
+    expect(within(panel).queryByRole('list', { name: 'What the run holds' })).toBeNull();
+    expect(within(panel).getAllByRole('button').map((button) => button.textContent)).toEqual(['Refresh changes', 'Open folder', 'Discard…']);
+  });
+
   it('a run whose files were cleaned up says so, shows the kept summary, and offers nothing but viewing it', async () => {
     const run = aRun({ landing: aRunLanding({ filesRemovedAt: '2026-03-09T10:00:00.000Z', diskBytes: null }) });
     const { panel, client } = showChanges({ getRunDiff: () => aRunDiff({ ...refundDiff, filesRemovedAt: '2026-03-09T10:00:00.000Z' }) }, { run });

@@ -176,47 +176,57 @@ export function RunLandingBar({
         : null;
     body = (
       <>
-        {plan.available ? null : <p className="muted">{plan.blockedBy ?? 'This run cannot be landed.'}</p>}
-        <ul className="run-landing__holdings" aria-label="What the run holds">
-          <li>
-            {pluralize(uncommittedFiles.length, 'uncommitted file')}
-            {uncommittedFiles.length > 0 && plan.available ? (
-              <button type="button" className="button button--small" onClick={() => setDialog({ kind: 'commit' })}>
-                Commit…
-              </button>
-            ) : null}
-          </li>
-          <li>{pluralize(unlandedCommits.length, 'commit')} not landed</li>
-        </ul>
-        <p className="muted live-region" aria-live="polite">
-          {committed ?? ''}
-        </p>
+        {plan.available ? (
+          <>
+            <ul className="run-landing__holdings" aria-label="What the run holds">
+              <li>
+                {pluralize(uncommittedFiles.length, 'uncommitted file')}
+                {uncommittedFiles.length > 0 ? (
+                  <button type="button" className="button button--small" onClick={() => setDialog({ kind: 'commit' })}>
+                    Commit…
+                  </button>
+                ) : null}
+              </li>
+              <li>{pluralize(unlandedCommits.length, 'commit')} not landed</li>
+            </ul>
+            <p className="muted live-region" aria-live="polite">
+              {committed ?? ''}
+            </p>
+          </>
+        ) : (
+          // Not a git project, or the run's store is not there: nothing to commit, land or push.
+          <p className="muted">{plan.blockedBy ?? 'This run’s work cannot be landed.'}</p>
+        )}
         <div className="run-landing__actions">
-          <ReasonedButton label="Land…" className="button button--small button--primary" reason={landUnavailableReason(plan)} onClick={() => setDialog({ kind: 'land' })} />
-          {plan.remote ? (
+          {plan.available ? (
             <>
-              <span className="run-landing__action">
-                <button
-                  type="button"
-                  className="button button--small"
-                  aria-disabled={push.isPending || undefined}
-                  onClick={() => {
-                    if (!push.isPending) push.mutate(run.id, { onSuccess: showAnswer });
-                  }}
-                >
-                  Push branch
-                </button>
-                <span className="muted" aria-live="polite">
-                  {push.isPending ? `Pushing ${plan.pushBranch} to ${plan.remote.name}…` : ''}
-                </span>
-              </span>
-              {pushed?.pullRequestUrl ? null : (
-                <ReasonedButton label="Create pull request" reason={pullRequestReason} onClick={() => setDialog({ kind: 'pull-request' })} />
+              <ReasonedButton label="Land…" className="button button--small button--primary" reason={landUnavailableReason(plan)} onClick={() => setDialog({ kind: 'land' })} />
+              {plan.remote ? (
+                <>
+                  <span className="run-landing__action">
+                    <button
+                      type="button"
+                      className="button button--small"
+                      aria-disabled={push.isPending || undefined}
+                      onClick={() => {
+                        if (!push.isPending) push.mutate(run.id, { onSuccess: showAnswer });
+                      }}
+                    >
+                      Push branch
+                    </button>
+                    <span className="muted" aria-live="polite">
+                      {push.isPending ? `Pushing ${plan.pushBranch} to ${plan.remote.name}…` : ''}
+                    </span>
+                  </span>
+                  {pushed?.pullRequestUrl ? null : (
+                    <ReasonedButton label="Create pull request" reason={pullRequestReason} onClick={() => setDialog({ kind: 'pull-request' })} />
+                  )}
+                </>
+              ) : (
+                <span className="muted">The project has no remote to push to.</span>
               )}
             </>
-          ) : (
-            <span className="muted">The project has no remote to push to.</span>
-          )}
+          ) : null}
           <button type="button" className="button button--small button--danger-quiet" onClick={() => setDialog({ kind: 'discard' })}>
             Discard…
           </button>
