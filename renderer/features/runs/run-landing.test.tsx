@@ -232,6 +232,8 @@ describe('landing a run from its Changes', () => {
     const compare = await within(panel).findByRole('link', { name: 'Compare on the forge' });
     expect(compare.getAttribute('href')).toBe('https://github.com/ada/shop/compare/main...console/run_1?expand=1');
     expect(within(panel).getByText('Pushed', { selector: '.status-badge' })).toBeTruthy();
+    await user.click(within(panel).getByRole('button', { name: 'Copy the address of compare on the forge' }));
+    expect(await navigator.clipboard.readText()).toBe('https://github.com/ada/shop/compare/main...console/run_1?expand=1');
     expect(client.inputsOf('pushRunBranch')).toEqual([{ runId: 'run_1' }]);
   });
 

@@ -12,16 +12,40 @@ import { landingStateLabels, landingStateTones, landUnavailableReason, pullReque
 import { PullRequestDialog } from './pull-request-dialog';
 import { useLandingPlan, usePushRunBranch, useResolveRunConflicts } from './use-landing';
 
-/** A forge address: a link when it is a web address, else text to copy. */
+/**
+ * A forge address: a link when it is a web address, else text, and Copy address either way (the
+ * desktop window opens no outside pages, so the address may have to go to a browser by hand).
+ */
 function ForgeLink({ url, children }: { url: string; children: string }) {
   const href = webAddress(url);
-  return href ? (
-    <a href={href} target="_blank" rel="noreferrer">
-      {children}
-    </a>
-  ) : (
-    <span>
-      {children}: <code>{url}</code>
+  const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
+  return (
+    <span className="run-landing__link">
+      {href ? (
+        <a href={href} target="_blank" rel="noreferrer">
+          {children}
+        </a>
+      ) : (
+        <span>
+          {children}: <code>{url}</code>
+        </span>
+      )}
+      <button
+        type="button"
+        className="button button--small"
+        aria-label={`Copy the address of ${children.toLowerCase()}`}
+        onClick={() => {
+          navigator.clipboard.writeText(url).then(
+            () => setCopied('copied'),
+            () => setCopied('failed'),
+          );
+        }}
+      >
+        Copy address
+      </button>
+      <span className="muted" aria-live="polite">
+        {copied === 'copied' ? 'Copied.' : copied === 'failed' ? 'Could not use the clipboard here.' : ''}
+      </span>
     </span>
   );
 }
