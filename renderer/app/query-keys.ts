@@ -1,4 +1,5 @@
 import type { RunStatus } from '../../shared/entities';
+import type { LandingState } from '../../shared/landing';
 
 export type NoticeListStatus = 'open' | 'resolved' | 'dismissed' | 'all';
 
@@ -6,6 +7,7 @@ export interface RunFilter {
   status?: RunStatus | undefined;
   agentId?: string | undefined;
   projectId?: string | undefined;
+  landingState?: LandingState | undefined;
 }
 
 /**
@@ -42,7 +44,18 @@ export const queryKeys = {
   vaultInfo: ['vault-info'] as const,
   runsAll: ['runs'] as const,
   runs: (filter: RunFilter) =>
-    ['runs', 'list', { status: filter.status ?? null, agentId: filter.agentId ?? null, projectId: filter.projectId ?? null }] as const,
+    [
+      'runs',
+      'list',
+      { status: filter.status ?? null, agentId: filter.agentId ?? null, projectId: filter.projectId ?? null, landingState: filter.landingState ?? null },
+    ] as const,
+  /** Under runs, so runsChanged (a run ended, landed, was discarded or cleaned up) refreshes them too. */
+  taskRunCount: (taskId: string) => ['runs', 'task-count', taskId] as const,
+  taskComparison: (taskId: string) => ['runs', 'compare', taskId] as const,
+  compareLandingPlan: (runId: string, target: string | null) => ['runs', 'compare-landing-plan', runId, target] as const,
+  diskUsage: ['runs', 'disk-usage'] as const,
+  cleanupPlan: ['runs', 'cleanup-plan'] as const,
+  cleanupPolicy: ['cleanup-policy'] as const,
   runAll: ['run'] as const,
   run: (runId: string) => ['run', runId] as const,
   runEvents: (runId: string) => ['runEvents', runId] as const,

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
 import type { RunStatus } from '../../shared/entities';
+import type { LandingState } from '../../shared/landing';
 
 /**
  * UI state only: layout, filters, selections, which dialog is open. Server data never lives here; it
@@ -11,9 +12,10 @@ export interface RunListFilters {
   status: RunStatus | null;
   agentId: string | null;
   projectId: string | null;
+  landingState: LandingState | null;
 }
 
-export const noRunFilters: RunListFilters = { status: null, agentId: null, projectId: null };
+export const noRunFilters: RunListFilters = { status: null, agentId: null, projectId: null, landingState: null };
 
 export interface UiState {
   navCollapsed: boolean;

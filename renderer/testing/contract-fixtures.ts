@@ -21,7 +21,18 @@ import {
   type RunNetwork,
   type RunSummary,
 } from '../../shared/entities';
-import { landingPlanSchema, runLandingSchema, type LandingPlan, type RunLanding } from '../../shared/landing';
+import {
+  cleanupCandidateSchema,
+  diskUsageSchema,
+  landingPlanSchema,
+  runComparisonSchema,
+  runLandingSchema,
+  type CleanupCandidate,
+  type DiskUsage,
+  type LandingPlan,
+  type RunComparison,
+  type RunLanding,
+} from '../../shared/landing';
 import { actionRoute } from '../../shared/routes';
 
 /**
@@ -302,6 +313,91 @@ export function aRunLanding(changes: Partial<RunLanding> = {}): RunLanding {
     state: 'landed',
     landed: { commit: 'c3d4e5f60718293a4b5c6d7e8f9012345678901a', target: 'main', strategy: 'squash', at: '2026-03-02T09:10:00.000Z', by: 'Ada Operator <ada@example.com>' },
     diskBytes: 3 * 1024 * 1024,
+    ...changes,
+  });
+}
+
+/* ---- Compare, disk and clean-up (issue 13, the renderer's "uicompare" part) ---- */
+
+/** A landed run's landing: squashed into main. */
+export function landedIn(target = 'main', changes: Partial<RunLanding> = {}): RunLanding {
+  return runLandingSchema.parse({
+    ...notLanded,
+    state: 'landed',
+    landed: { commit: 'c0ffee0123456789c0ffee0123456789c0ffee01', target, strategy: 'squash', at: '2026-03-02T10:00:00.000Z', by: 'Ada <ada@example.com>' },
+    ...changes,
+  });
+}
+
+/** One run of a task in Compare: a finished Codex run that changed two files. */
+export function aRunComparison(changes: Partial<RunComparison> = {}): RunComparison {
+  return runComparisonSchema.parse({
+    runId: 'run_1',
+    agentId: 'agent_1',
+    agentName: 'Codex writer',
+    status: 'succeeded',
+    attempts: 1,
+    durationMs: 120_000,
+    tokens: 48_200,
+    filesChanged: 2,
+    linesAdded: 40,
+    linesRemoved: 3,
+    landing: notLanded,
+    changesNote: null,
+    ...changes,
+  });
+}
+
+/** What the Land dialog's dry run answers for a run that lands cleanly in main, fast-forward possible. */
+export function aCleanLandingPlan(changes: Partial<LandingPlan> = {}): LandingPlan {
+  return landingPlanSchema.parse({
+    runId: 'run_1',
+    available: true,
+    blockedBy: null,
+    holdings: { uncommittedFiles: [], unlandedCommits: [{ sha: 'abc1234', subject: 'Add the refund module' }], diskBytes: 1_200_000 },
+    commitMessage: 'Write the refund module',
+    baseBranch: 'main',
+    branches: ['main', 'release'],
+    target: 'main',
+    targetCommit: '0123456789abcdef0123456789abcdef01234567',
+    fastForward: true,
+    clean: true,
+    conflicts: [],
+    touchedFiles: ['src/refund.ts'],
+    checkout: null,
+    landMessage: 'Write the refund module',
+    remote: null,
+    pushBranch: 'console/run_1',
+    pullRequests: { available: false, hint: 'Install the GitHub CLI (gh) to create pull requests.' },
+    ...changes,
+  });
+}
+
+/** A finished, landed run Clean up may remove without asking. */
+export function aCleanupCandidate(changes: Partial<CleanupCandidate> = {}): CleanupCandidate {
+  return cleanupCandidateSchema.parse({
+    runId: 'run_1',
+    taskTitle: 'Write the refund module',
+    agentName: 'Codex writer',
+    status: 'succeeded',
+    landingState: 'landed',
+    endedAt: '2026-03-02T09:02:01.000Z',
+    holdings: { uncommittedFiles: [], unlandedCommits: [], diskBytes: 1_200_000 },
+    freelyRemovable: true,
+    resumable: false,
+    ...changes,
+  });
+}
+
+export function aDiskUsage(changes: Partial<DiskUsage> = {}): DiskUsage {
+  return diskUsageSchema.parse({
+    totalBytes: 3_400_000_000,
+    runsWithFiles: 2,
+    largest: [
+      { runId: 'run_2', taskTitle: 'Write the refund module', agentName: 'Claude writer', bytes: 2_200_000_000 },
+      { runId: 'run_1', taskTitle: 'Write the refund module', agentName: 'Codex writer', bytes: 1_200_000_000 },
+    ],
+    measuredAt: '2026-03-02T09:05:00.000Z',
     ...changes,
   });
 }

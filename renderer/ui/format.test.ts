@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatTimestamp, pluralize, runDurationMs } from './format';
+import { formatBytes, formatDuration, formatTimestamp, pluralize, runDurationMs } from './format';
 
 describe('formatDuration', () => {
   it('shows seconds under a minute', () => {
@@ -66,5 +66,16 @@ describe('pluralize', () => {
     expect(pluralize(1, 'task')).toBe('1 task');
     expect(pluralize(0, 'task')).toBe('0 tasks');
     expect(pluralize(3, 'task')).toBe('3 tasks');
+  });
+});
+
+describe('formatBytes', () => {
+  it('picks the largest decimal unit under 1000, with one decimal under 10', () => {
+    expect(formatBytes(0, 'en')).toBe('0 bytes');
+    expect(formatBytes(999, 'en')).toBe('999 bytes');
+    expect(formatBytes(1000, 'en')).toBe('1 kB');
+    expect(formatBytes(1_250_000, 'en')).toBe('1.3 MB');
+    expect(formatBytes(48_300_000_000, 'en')).toBe('48 GB');
+    expect(formatBytes(2_000_000_000_000_000, 'en')).toBe('2,000 TB');
   });
 });

@@ -67,3 +67,25 @@ export function formatFullTimestamp(iso: string, locale?: string, timeZone?: str
 export function pluralize(count: number, singular: string, plural = `${singular}s`): string {
   return `${count} ${count === 1 ? singular : plural}`;
 }
+
+const byteUnits = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
+
+/**
+ * A size on disk in the largest decimal unit under 1000 (`512 bytes`, `12 kB`, `1.3 GB`): Intl names
+ * the units, so only the choice of unit is done here.
+ */
+export function formatBytes(bytes: number, locale?: string): string {
+  let value = Math.max(0, bytes);
+  let unit = 0;
+  while (value >= 1000 && unit < byteUnits.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return new Intl.NumberFormat(locale, {
+    style: 'unit',
+    unit: byteUnits[unit],
+    // "512 bytes" rather than "512 byte"; the larger units read best short (kB, MB, GB).
+    unitDisplay: unit === 0 ? 'long' : 'short',
+    maximumFractionDigits: value < 10 && unit > 0 ? 1 : 0,
+  }).format(value);
+}

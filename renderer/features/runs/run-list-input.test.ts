@@ -5,8 +5,8 @@ import { hasRunFilters, runListInput } from './run-list-input';
 
 describe('runListInput', () => {
   it('sends only the filters that are set, and passes the contract’s validation', () => {
-    const input = runListInput({ status: 'failed', agentId: null, projectId: 'prj_1' }, undefined);
-    expect(input).toEqual({ limit: 50, status: 'failed', projectId: 'prj_1' });
+    const input = runListInput({ status: 'failed', agentId: null, projectId: 'prj_1', landingState: 'not_landed' }, undefined);
+    expect(input).toEqual({ limit: 50, status: 'failed', projectId: 'prj_1', landingState: 'not_landed' });
     expect(channels.listRuns.input.safeParse(input).success).toBe(true);
   });
 
@@ -19,5 +19,6 @@ describe('runListInput', () => {
   it('knows when any filter is set', () => {
     expect(hasRunFilters(noRunFilters)).toBe(false);
     expect(hasRunFilters({ ...noRunFilters, agentId: 'agt_1' })).toBe(true);
+    expect(hasRunFilters({ ...noRunFilters, landingState: 'landed' })).toBe(true);
   });
 });

@@ -9,10 +9,11 @@ export function runListInput(filters: RunListFilters, before: string | undefined
   if (filters.status) input.status = filters.status;
   if (filters.agentId) input.agentId = filters.agentId;
   if (filters.projectId) input.projectId = filters.projectId;
+  if (filters.landingState) input.landingState = filters.landingState;
   if (before) input.before = before;
   return input;
 }
 
 export function hasRunFilters(filters: RunListFilters): boolean {
-  return Boolean(filters.status || filters.agentId || filters.projectId);
+  return Boolean(filters.status || filters.agentId || filters.projectId || filters.landingState);
 }

@@ -2,24 +2,32 @@ import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { Link } from 'wouter';
 import { runStatuses, type RunStatus, type RunSummary } from '../../../shared/entities';
+import { landingStates, type LandingState } from '../../../shared/landing';
 import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 import { useUiStore } from '../../state/ui-store';
 import { EmptyState } from '../../ui/empty-state';
 import { operatorMessage } from '../../ui/error-message';
-import { formatDuration, formatFullTimestamp, formatTimestamp, runDurationMs } from '../../ui/format';
+import { formatBytes, formatDuration, formatFullTimestamp, formatTimestamp, runDurationMs } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
 import { isActiveRunStatus, runStatusLabel } from '../../ui/run-status';
 import { StatusBadge } from '../../ui/status-badge';
 import { useNow } from '../../ui/use-now';
 import { useProjects } from '../projects/use-projects';
+import { DiskUsagePanel } from './disk-usage-panel';
+import { landingStateLabels } from './landing-labels';
 import { isArchivedRun } from './run-detail-format';
 import { hasRunFilters } from './run-list-input';
+import { RunLandingBadge } from './run-landing-badge';
 import { useRunList } from './use-runs';
 
 function isRunStatus(value: string): value is RunStatus {
   return (runStatuses as readonly string[]).includes(value);
+}
+
+function isLandingState(value: string): value is LandingState {
+  return (landingStates as readonly string[]).includes(value);
 }
 
 function RunFilters() {
@@ -29,7 +37,7 @@ function RunFilters() {
   const clearRunFilters = useUiStore((state) => state.clearRunFilters);
   const agents = useQuery({ queryKey: queryKeys.agents, queryFn: () => client.listAgents() });
   const projects = useProjects();
-  const ids = { status: useId(), agent: useId(), project: useId() };
+  const ids = { status: useId(), agent: useId(), project: useId(), landing: useId() };
 
   return (
     <div className="filter-bar" role="group" aria-label="Filter runs">
@@ -81,6 +89,22 @@ function RunFilters() {
           ))}
         </select>
       </div>
+      <div className="filter-bar__field">
+        <label htmlFor={ids.landing}>Landing</label>
+        <select
+          id={ids.landing}
+          className="select"
+          value={filters.landingState ?? ''}
+          onChange={(event) => setRunFilter({ landingState: isLandingState(event.target.value) ? event.target.value : null })}
+        >
+          <option value="">Any landing state</option>
+          {landingStates.map((state) => (
+            <option key={state} value={state}>
+              {landingStateLabels[state]}
+            </option>
+          ))}
+        </select>
+      </div>
       {hasRunFilters(filters) ? (
         <button type="button" className="button button--quiet" onClick={clearRunFilters}>
           Clear filters
@@ -122,6 +146,10 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
         )}
       </td>
       <td className="numeric">{duration === null ? <span className="muted">—</span> : formatDuration(duration)}</td>
+      <td className="nowrap">
+        <RunLandingBadge landing={run.landing} />
+      </td>
+      <td className="numeric">{run.landing.diskBytes === null ? <span className="muted">—</span> : formatBytes(run.landing.diskBytes)}</td>
     </tr>
   );
 }
@@ -141,7 +169,7 @@ function RunTable() {
     if (hasRunFilters(filters)) {
       return (
         <EmptyState title="No runs match these filters">
-          <p>Try another status, agent or project, or use Clear filters above to see every run.</p>
+          <p>Try another status, agent, project or landing state, or use Clear filters above to see every run.</p>
         </EmptyState>
       );
     }
@@ -184,6 +212,10 @@ function RunTable() {
               <th scope="col" className="numeric">
                 Duration
               </th>
+              <th scope="col">Landing</th>
+              <th scope="col" className="numeric">
+                On disk
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -220,6 +252,7 @@ function RunTable() {
 export function RunsPage() {
   return (
     <Page title="Runs" className="runs-page">
+      <DiskUsagePanel />
       <RunFilters />
       <RunTable />
     </Page>

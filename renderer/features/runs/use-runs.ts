@@ -16,6 +16,7 @@ export function useRunList(filters: RunListFilters) {
       status: filters.status ?? undefined,
       agentId: filters.agentId ?? undefined,
       projectId: filters.projectId ?? undefined,
+      landingState: filters.landingState ?? undefined,
     }),
     queryFn: ({ pageParam }) => client.listRuns(runListInput(filters, pageParam)),
     initialPageParam: undefined as string | undefined,
