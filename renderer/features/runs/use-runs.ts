@@ -95,6 +95,21 @@ export function useStartRun() {
   return useRunMutation((input: ChannelInput<'startRun'>) => client.startRun(input));
 }
 
+/** Starts a task on several agents at once; the runs list and the tasks' latest runs change. */
+export function useStartRuns() {
+  const client = useOperatorClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: ChannelInput<'startRuns'>) => client.startRuns(input),
+    onSuccess: async () => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.runsAll }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.tasksAll }),
+      ]);
+    },
+  });
+}
+
 export function useStopRun() {
   const client = useOperatorClient();
   return useRunMutation((runId: string) => client.stopRun({ runId }));

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { Project, Task } from '../../../shared/entities';
+import { actionPath } from '../../../shared/routes';
 import { useUiStore } from '../../state/ui-store';
 import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
@@ -75,6 +76,15 @@ function TaskRow({ task, onRun, onEdit, onVariables }: { task: Task; onRun: () =
             Run
           </button>
         )}
+        {task.latestRun ? (
+          <Link
+            href={actionPath({ kind: 'task-compare', taskId: task.id })}
+            className="button button--small"
+            aria-label={`Compare runs of ${task.title}`}
+          >
+            Compare runs
+          </Link>
+        ) : null}
         <button type="button" className="button button--small" aria-label={`Edit ${task.title}`} onClick={onEdit}>
           Edit
         </button>
