@@ -1,0 +1,274 @@
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import type { ChannelOutput } from '../../../shared/contract';
+import { landingStrategies, type LandingPlan, type LandingStrategy, type RunComparison } from '../../../shared/landing';
+import { actionPath } from '../../../shared/routes';
+import { Choice } from '../../ui/choice';
+import { ErrorAlert } from '../../ui/error-alert';
+import { FormField } from '../../ui/form-field';
+import { pluralize } from '../../ui/format';
+import { ModalDialog } from '../../ui/modal-dialog';
+import { Loading, QueryError } from '../../ui/query-error';
+import { landingSummary } from '../runs/landing-labels';
+import { isComparedRunActive } from './compare-labels';
+import { useCompareLandingPlan, useLandRun } from './use-compare';
+
+export type LandResult = ChannelOutput<'landRun'>;
+
+const strategyLabels: Record<LandingStrategy, { label: string; hint: string }> = {
+  'fast-forward': { label: 'Fast-forward', hint: 'The branch moves to the run’s commits as they are.' },
+  merge: { label: 'Merge commit', hint: 'A merge commit joins the run’s commits to the branch.' },
+  squash: { label: 'Squash', hint: 'One new commit on the branch holds all of the run’s work.' },
+};
+
+/** Why Land cannot go ahead with this dry run's answer, in words; null when it can. */
+function landingBlocker(plan: LandingPlan): string | null {
+  if (!plan.available) return plan.blockedBy ?? 'This run cannot be landed.';
+  if (plan.holdings.unlandedCommits.length === 0) return 'Nothing to land: the run has no commits the project does not have yet.';
+  if (!plan.clean) return `The run conflicts with ${plan.target}.`;
+  if (plan.checkout && plan.checkout.blockingFiles.length > 0) return `${plan.target} has uncommitted changes in the files landing would touch.`;
+  return null;
+}
+
+/** The dry run's answer: clean or conflicting, what is in the way, and what happens to the checkout. */
+function DryRun({ plan, runId }: { plan: LandingPlan; runId: string }) {
+  const changesRoute = actionPath({ kind: 'run-changes', runId });
+  const uncommitted = plan.holdings.uncommittedFiles.length;
+  return (
+    <div className="dialog-form" aria-live="polite">
+      {uncommitted > 0 ? (
+        <p className="callout callout--warning">
+          The agent left {pluralize(uncommitted, 'uncommitted file')}: only commits land. <Link href={changesRoute}>Commit them on the run’s Changes</Link>{' '}
+          first to land them too.
+        </p>
+      ) : null}
+      {plan.clean ? (
+        <p className="callout callout--success">
+          {pluralize(plan.holdings.unlandedCommits.length, 'commit')} land cleanly in <code>{plan.target}</code>
+          {plan.touchedFiles.length > 0 ? `, changing ${pluralize(plan.touchedFiles.length, 'file')}` : ''}.
+        </p>
+      ) : (
+        <div className="callout callout--danger">
+          <p>
+            Conflicts with <code>{plan.target}</code> in:
+          </p>
+          <ul aria-label="Conflicting files">
+            {plan.conflicts.map((file) => (
+              <li key={file}>
+                <code>{file}</code>
+              </li>
+            ))}
+          </ul>
+          <p>
+            Nothing was changed. <Link href={changesRoute}>Ask the agent to resolve them on the run’s Changes</Link>, or land another run.
+          </p>
+        </div>
+      )}
+      {plan.checkout ? (
+        plan.checkout.blockingFiles.length > 0 ? (
+          <div className="callout callout--danger">
+            <p>
+              <code>{plan.target}</code> is checked out in <code>{plan.checkout.path}</code> with uncommitted changes in files landing would touch:
+            </p>
+            <ul aria-label="Uncommitted files in the way">
+              {plan.checkout.blockingFiles.map((file) => (
+                <li key={file}>
+                  <code>{file}</code>
+                </li>
+              ))}
+            </ul>
+            <p>Commit or stash them there first: the console never overwrites your own work.</p>
+          </div>
+        ) : (
+          <p className="muted">
+            <code>{plan.target}</code> is checked out in <code>{plan.checkout.path}</code>: its working copy is updated too.
+          </p>
+        )
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * Land this one, from Compare: lands one run of the task (target branch, strategy and message from
+ * its dry run) and discards the others ticked, in the same step. The run's own Changes has the full
+ * Land dialog; this one adds the choice of which other runs go.
+ */
+export function CompareLandDialog({
+  run,
+  name,
+  taskTitle,
+  others,
+  names,
+  onLanded,
+  onClose,
+}: {
+  run: RunComparison;
+  /** How Compare names the run (its agent, numbered when the agent ran the task more than once). */
+  name: string;
+  taskTitle: string;
+  /** The task's other runs. */
+  others: RunComparison[];
+  names: Map<string, string>;
+  onLanded: (result: LandResult) => void;
+  onClose: () => void;
+}) {
+  const [target, setTarget] = useState<string | null>(null);
+  const plan = useCompareLandingPlan(run.runId, target);
+  const landRun = useLandRun();
+  const [strategy, setStrategy] = useState<LandingStrategy | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const discardable = others.filter((other) => other.landing.state !== 'discarded');
+  const [discard, setDiscard] = useState<Set<string>>(
+    () => new Set(discardable.filter((other) => other.landing.state === 'not_landed' && !isComparedRunActive(other)).map((other) => other.runId)),
+  );
+  const [problem, setProblem] = useState<string | null>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const formId = useId();
+  const strategyName = useId();
+
+  const data = plan.data;
+  const blocker = data ? landingBlocker(data) : null;
+  const effectiveStrategy: LandingStrategy = strategy === 'fast-forward' && data && !data.fastForward ? 'merge' : (strategy ?? (data?.fastForward ? 'fast-forward' : 'merge'));
+  const effectiveMessage = message ?? data?.landMessage ?? '';
+  const discardIds = discardable.filter((other) => discard.has(other.runId)).map((other) => other.runId);
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!data || landRun.isPending || blocker || plan.isFetching) return;
+    if (effectiveStrategy !== 'fast-forward' && !effectiveMessage.trim()) {
+      setProblem('A merge or squash commit needs a message.');
+      return;
+    }
+    landRun.mutate(
+      {
+        runId: run.runId,
+        target: data.target,
+        strategy: effectiveStrategy,
+        ...(effectiveStrategy === 'fast-forward' ? {} : { message: effectiveMessage }),
+        ...(discardIds.length > 0 ? { discardRunIds: discardIds } : {}),
+      },
+      { onSuccess: onLanded },
+    );
+  };
+
+  let body;
+  if (plan.isPending) body = <Loading what="the dry run" />;
+  else if (plan.isError && !data) body = <QueryError what="the dry run" error={plan.error} onRetry={() => void plan.refetch()} />;
+  else if (data && !data.available) {
+    body = <p className="callout callout--warning">{data.blockedBy ?? 'This run cannot be landed.'}</p>;
+  } else if (data) {
+    const branches = data.branches.includes(data.target) ? data.branches : [data.target, ...data.branches];
+    body = (
+      <form id={formId} className="dialog-form" onSubmit={submit} noValidate>
+        <FormField label="Target branch" hint={data.baseBranch ? `The run started from ${data.baseBranch}.` : undefined}>
+          {(control) => (
+            <select {...control} className="select" value={data.target} onChange={(event) => setTarget(event.target.value)}>
+              {branches.map((branch) => (
+                <option key={branch} value={branch}>
+                  {branch}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+        {plan.isFetching ? <p className="muted">Trying {target ?? data.target}…</p> : <DryRun plan={data} runId={run.runId} />}
+        <fieldset className="form-section">
+          <legend className="form-section__legend">Strategy</legend>
+          <div className="choice-list">
+            {landingStrategies.map((option) => (
+              <Choice
+                key={option}
+                type="radio"
+                name={strategyName}
+                value={option}
+                checked={effectiveStrategy === option}
+                disabled={option === 'fast-forward' && !data.fastForward}
+                onChange={() => setStrategy(option)}
+                label={strategyLabels[option].label}
+                hint={option === 'fast-forward' && !data.fastForward ? `Not possible: ${data.target} has moved on since the run began.` : strategyLabels[option].hint}
+              />
+            ))}
+          </div>
+        </fieldset>
+        {effectiveStrategy === 'fast-forward' ? null : (
+          <FormField label={effectiveStrategy === 'squash' ? 'Squash commit message' : 'Merge commit message'} problem={problem ?? undefined}>
+            {(control) => (
+              <textarea
+                {...control}
+                className="textarea"
+                rows={4}
+                value={effectiveMessage}
+                onChange={(event) => {
+                  setProblem(null);
+                  setMessage(event.target.value);
+                }}
+              />
+            )}
+          </FormField>
+        )}
+        {discardable.length > 0 ? (
+          <fieldset className="form-section">
+            <legend className="form-section__legend">Discard the others</legend>
+            <p className="field__hint">Once this one has landed, the ticked runs’ stores, branches and files are removed. Their history stays.</p>
+            <ul className="choice-list" aria-label="Other runs to discard">
+              {discardable.map((other) => {
+                const active = isComparedRunActive(other);
+                const otherName = names.get(other.runId) ?? other.agentName;
+                return (
+                  <li key={other.runId}>
+                    <Choice
+                      type="checkbox"
+                      value={other.runId}
+                      checked={discard.has(other.runId)}
+                      disabled={active}
+                      onChange={(on) =>
+                        setDiscard((current) => {
+                          const next = new Set(current);
+                          if (on) next.add(other.runId);
+                          else next.delete(other.runId);
+                          return next;
+                        })
+                      }
+                      label={`Discard ${otherName}`}
+                      hint={active ? 'Still on its way: stop it first to discard it.' : landingSummary(other.landing)}
+                    />
+                  </li>
+                );
+              })}
+            </ul>
+          </fieldset>
+        ) : null}
+        {plan.isRefetchError ? <ErrorAlert error={plan.error} prefix="Could not run the dry run again." /> : null}
+        {landRun.isError ? <ErrorAlert error={landRun.error} prefix="Could not land the run." /> : null}
+      </form>
+    );
+  }
+
+  const offerLand = Boolean(data?.available);
+  const blocked = Boolean(blocker) || plan.isFetching || landRun.isPending;
+  return (
+    <ModalDialog
+      title={`Land ${name}’s run`}
+      description={<p>{taskTitle}</p>}
+      onClose={onClose}
+      initialFocusRef={cancelRef}
+      footer={
+        <>
+          {landRun.isPending ? <span className="form-card__progress">Landing…</span> : null}
+          {blocker && offerLand ? <span className="muted">{blocker}</span> : null}
+          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          {offerLand ? (
+            <button type="submit" form={formId} className="button button--primary" aria-disabled={blocked || undefined}>
+              {discardIds.length > 0 ? `Land and discard ${pluralize(discardIds.length, 'other')}` : 'Land'}
+            </button>
+          ) : null}
+        </>
+      }
+    >
+      {body}
+    </ModalDialog>
+  );
+}
