@@ -2,6 +2,8 @@ import { Redirect, Route, Switch } from 'wouter';
 import { routePatterns } from '../../shared/routes';
 import { AgentPage } from '../features/agents/agent-page';
 import { AgentsPage } from '../features/agents/agents-page';
+import { CleanupPage } from '../features/cleanup/cleanup-page';
+import { ComparePage } from '../features/compare/compare-page';
 import { NoticesPage } from '../features/notices/notices-page';
 import { RunDetailPage } from '../features/runs/run-detail-page';
 import { RunsPage } from '../features/runs/runs-page';
@@ -19,6 +21,8 @@ export function AppRoutes() {
       <Route path={routePatterns.run}>{(params) => <RunDetailPage runId={params.runId} />}</Route>
       <Route path={routePatterns.runChanges}>{(params) => <RunDetailPage runId={params.runId} section="changes" />}</Route>
       <Route path={routePatterns.tasks} component={TasksPage} />
+      <Route path={routePatterns.taskCompare}>{(params) => <ComparePage taskId={params.taskId} />}</Route>
+      <Route path={routePatterns.cleanup} component={CleanupPage} />
       <Route path={routePatterns.agents} component={AgentsPage} />
       <Route path={routePatterns.agent}>{(params) => <AgentPage agentId={params.agentId} />}</Route>
       <Route path={routePatterns.agentSetting}>
