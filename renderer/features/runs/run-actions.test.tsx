@@ -11,7 +11,7 @@ import { RunActions } from './run-actions';
 const ended = { canStop: false, endedAt: '2026-03-02T09:02:01.000Z' };
 
 function showActions(run: RunDetail, answers: ChannelAnswers = {}) {
-  const client = fakeOperatorClient({ getAgent: () => anAgent(), ...answers });
+  const client = fakeOperatorClient({ getAgent: () => anAgent(), listRuns: () => ({ runs: [aRunSummary()], nextCursor: null }), ...answers });
   const rendered = renderInConsole(<RunActions run={run} />, { client, route: `/runs/${run.id}` });
   return { ...rendered, client };
 }
@@ -107,5 +107,23 @@ describe('the run header’s actions', () => {
   it('a stranded run resumes from its failure box, not from the header', () => {
     showActions(aRun({ status: 'stranded', canResume: true, failure: { code: 'stranded', message: 'The console stopped while it ran.' }, ...ended }));
     expect(screen.queryByRole('button', { name: 'Resume' })).toBeNull();
+  });
+});
+
+describe('the run header’s way to Compare', () => {
+  it('links to the task’s Compare page once the task has more than one run', async () => {
+    const { client } = showActions(aRun(ended), {
+      listRuns: () => ({ runs: [aRunSummary(), aRunSummary({ id: 'run_2', agentId: 'agent_2' })], nextCursor: null }),
+    });
+    const link = await screen.findByRole('link', { name: 'Compare runs' });
+    expect(link.getAttribute('href')).toBe('#/tasks/task_1/compare');
+    expect(client.inputsOf('listRuns')).toEqual([{ taskId: 'task_1', limit: 2 }]);
+  });
+
+  it('offers no Compare for a task’s only run', async () => {
+    const { client } = showActions(aRun(ended));
+    await vi.waitFor(() => expect(client.inputsOf('listRuns')).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(screen.queryByRole('link', { name: 'Compare runs' })).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import type { RunDetail } from '../../../shared/entities';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { ErrorAlert } from '../../ui/error-alert';
 import { useAgent } from '../agents/use-agents';
+import { CompareRunsLink } from '../compare/compare-runs-link';
 import { BackToRuns } from './back-to-runs';
 import { canArchiveOrDelete, canRerun, canResumeRun } from './run-detail-format';
 import { resumesInFailureBox } from './run-failure';
@@ -118,6 +119,7 @@ export function RunActions({ run }: { run: RunDetail }) {
             Stop
           </button>
         ) : null}
+        <CompareRunsLink taskId={run.taskId} />
         <BackToRuns />
       </div>
       <span className="run-actions__progress muted" aria-live="polite">

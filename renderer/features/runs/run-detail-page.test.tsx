@@ -14,6 +14,7 @@ function showRun(run: RunDetail, answers: ChannelAnswers = {}) {
     getRun: () => run,
     getAgent: () => anAgent(),
     getCatalog: () => ({ providers: [aProvider()] }),
+    listRuns: () => ({ runs: [aRunSummary()], nextCursor: null }),
     ...answers,
   });
   return { ...renderInConsole(<RunDetailPage runId={run.id} />, { client, route: `/runs/${run.id}` }), client };
