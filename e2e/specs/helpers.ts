@@ -49,12 +49,27 @@ export async function addTask(page: Page, title: string) {
   await expect(page.getByText(title, { exact: true })).toBeVisible();
 }
 
-export async function runTask(page: Page, title: string, agent: string) {
+/** Opens the task's Run dialog and ticks exactly `agents` (the dialog ticks the last agent used). */
+async function tickAgents(page: Page, title: string, agents: [string, ...string[]]) {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
   await page.getByRole('button', { name: `Run ${title}` }).click();
-  await page.getByLabel('Agent').selectOption({ label: agent });
+  const list = page.getByRole('dialog', { name: `Run ${title}` }).getByRole('list', { name: 'Agents to run the task on' });
+  await list.getByRole('checkbox', { name: agents[0], exact: true }).waitFor();
+  for (const box of await list.getByRole('checkbox').all()) await box.setChecked(false);
+  for (const agent of agents) await list.getByRole('checkbox', { name: agent, exact: true }).check();
+}
+
+export async function runTask(page: Page, title: string, agent: string) {
+  await tickAgents(page, title, [agent]);
   await page.getByRole('button', { name: 'Start run' }).click();
   await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
+}
+
+/** Runs the task on several agents at once: the console opens the task's Compare page. */
+export async function runTaskOnAgents(page: Page, title: string, agents: [string, string, ...string[]]) {
+  await tickAgents(page, title, agents);
+  await page.getByRole('button', { name: `Start ${agents.length} runs` }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Compare runs' })).toBeVisible();
 }
 
 export const terminal = (page: Page) => page.getByRole('group', { name: 'Run output' }).or(page.getByRole('region', { name: 'Run output' }));
