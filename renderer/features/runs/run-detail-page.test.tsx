@@ -84,6 +84,7 @@ describe('the run detail page', () => {
       listRunEvents: () => ({ events: [], lastId: 0 }),
       getRunDiff: () => aRunDiff(),
       getLandingPlan: ({ target }) => aLandingPlan(target ? { target } : {}),
+      listRuns: () => ({ runs: [aRunSummary()], nextCursor: null }),
       listRunNetwork: () => aRunNetwork(),
       openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
       closeRunOutput: () => ({ ok: true }),
