@@ -125,7 +125,7 @@ async function projectObjectFolders(commonDir: string): Promise<string[]> {
  */
 async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: TaskRootRecordV2, owner: Owner | null, tools: RunFileTools | null): Promise<void> {
   const repository = record.repository!;
-  const commit = (await readBranchCommit(repository.gitDir, record.branch!)) ?? record.baseRevision!;
+  const commit = (await readRunBranchTip(repository.gitDir, record.branch!)) ?? record.baseRevision!;
   await fs.mkdir(paths.view, { mode: 0o700 });
   await writeWorktreeLinks(paths.root, repository, owner);
   await handToSandboxUser([paths.view], owner);
@@ -153,8 +153,11 @@ async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: Task
   await handToSandboxUser([paths.view, repository.adminDir], owner);
 }
 
-/** The commit a branch of the run's repository points at, read as data (a loose ref, else packed-refs). */
-async function readBranchCommit(gitDir: string, branch: string): Promise<string | null> {
+/**
+ * The commit a branch of the run's repository points at, read as data (a loose ref, else
+ * packed-refs): a regular file opened without following a link, and only a hash taken from it.
+ */
+export async function readRunBranchTip(gitDir: string, branch: string): Promise<string | null> {
   const hash = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
   const loose = await readRegularFile(path.join(gitDir, 'refs', 'heads', ...branch.split('/')), 256).catch(() => null);
   const looseHash = loose?.toString('utf8').trim();

@@ -36,6 +36,42 @@ export interface TaskViewDiff {
  * touched and no object is written anywhere.
  */
 export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, options: { maxDiffBytes?: number } = {}): Promise<TaskViewDiff> {
+  const question = await openViewQuestion(taskRoot, tools);
+  const { git, base } = question;
+  try {
+    const nameStatus = await git.run([...viewDiffArgs, '--name-status', '-z', base, '--']);
+    const numstat = await git.run([...viewDiffArgs, '--numstat', '-z', base, '--']);
+    const maxDiffBytes = options.maxDiffBytes ?? 8 * 1024 * 1024;
+    const unified = await git.run([...viewDiffArgs, '--src-prefix=a/', '--dst-prefix=b/', base, '--'], { maxOutputBytes: maxDiffBytes });
+    return {
+      files: withLineCounts(parseNameStatus(nameStatus.stdout.toString('utf8')), parseNumstat(numstat.stdout.toString('utf8'))),
+      unifiedDiff: unified.stdout.toString('utf8'),
+      truncated: unified.truncated,
+      nestedRepositories: question.nestedRepositories,
+    };
+  } finally {
+    await git.dispose();
+  }
+}
+
+/** How every question compares the view with a commit or tree: no external diff, no textconv, no submodule entered. */
+export const viewDiffArgs = ['diff', '-M', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', '--no-color', '--no-relative'];
+
+/**
+ * Hardened git set up to compare the view with a commit or tree of the run's: the agent's index
+ * copied, its untracked (not ignored) files marked intent-to-add in the copy, so `git diff <tree>`
+ * sees every file the agent left. The caller asks its questions, then disposes `git`.
+ */
+export interface ViewQuestion {
+  git: HardenedGit;
+  record: TaskRootRecord;
+  /** The run's base: its base revision, or for a copy the snapshot's tree. */
+  base: string;
+  /** Folders holding a repository of their own (untracked, or a gitlink in the index): never entered. */
+  nestedRepositories: string[];
+}
+
+export async function openViewQuestion(taskRoot: TaskRoot, tools: RunFileTools): Promise<ViewQuestion> {
   const record = await readRecord(taskRoot.root);
   if (!record) throw new Error(`${taskRoot.root} has no task root record; prepare it first.`);
   tools = toolsForRecord(tools, record);
@@ -74,19 +110,10 @@ export async function diffTaskView(taskRoot: TaskRoot, tools: RunFileTools, opti
     if (files.length > 0) {
       await git.run(['add', '--intent-to-add', '--pathspec-from-file=-', '--pathspec-file-nul'], { stdin: Buffer.from(`${files.join('\0')}\0`) });
     }
-    const diffArgs = ['diff', '-M', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', '--no-color', '--no-relative'];
-    const nameStatus = await git.run([...diffArgs, '--name-status', '-z', question.base, '--']);
-    const numstat = await git.run([...diffArgs, '--numstat', '-z', question.base, '--']);
-    const maxDiffBytes = options.maxDiffBytes ?? 8 * 1024 * 1024;
-    const unified = await git.run([...diffArgs, '--src-prefix=a/', '--dst-prefix=b/', question.base, '--'], { maxOutputBytes: maxDiffBytes });
-    return {
-      files: withLineCounts(parseNameStatus(nameStatus.stdout.toString('utf8')), parseNumstat(numstat.stdout.toString('utf8'))),
-      unifiedDiff: unified.stdout.toString('utf8'),
-      truncated: unified.truncated,
-      nestedRepositories,
-    };
-  } finally {
+    return { git, record, base: question.base, nestedRepositories };
+  } catch (error) {
     await git.dispose();
+    throw error;
   }
 }
 
