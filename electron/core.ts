@@ -23,6 +23,7 @@ import { OutputStreams } from './runs/output-streams';
 import { attemptStarts } from './runs/attempt-output';
 import { AgentVerifier, agentTestResult } from './runs/agent-verification';
 import { RunService } from './runs/run-service';
+import { CleanupService } from './cleanup/cleanup-service';
 import type { SandboxState } from './runs/admission';
 import { EventHub } from './events/event-hub';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
@@ -56,6 +57,8 @@ export interface Core {
   readonly ledger: Ledger;
   readonly events: EventHub;
   readonly runs: RunService;
+  /** Finished runs' task roots: their sizes, Clean up and its policy. */
+  readonly cleanup: CleanupService;
   readonly connections: ConnectionService;
   readonly dispatch: RequestDispatcher;
   close(): Promise<void>;
@@ -115,6 +118,10 @@ export function createCore(options: CoreOptions): Core {
     operatorEnv: options.operatorEnv,
     operatorHome,
   });
+  const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId) });
+  // A run's task root is measured when it ends; the policy is applied now and every hour.
+  runs.onEnded((runId) => cleanup.runEnded(runId));
+  cleanup.start();
   const verifier = new AgentVerifier(ledger, { admit: (agent) => runs.admit(agent), configRevision: (agent) => runs.admissionRevision(agent) }, options.log);
   /**
    * After anything admission looks at changed (an agent, its binding, a connection, the sandbox): the
@@ -314,12 +321,12 @@ export function createCore(options: CoreOptions): Core {
       'discardRun',
       'startRuns',
       'compareTaskRuns',
-      'getDiskUsage',
-      'planCleanup',
-      'cleanUpRuns',
-      'getCleanupPolicy',
-      'setCleanupPolicy',
     ] as const),
+    getDiskUsage: (input) => cleanup.diskUsage({ refresh: input?.refresh ?? false }),
+    planCleanup: () => cleanup.plan(),
+    cleanUpRuns: (input) => cleanup.cleanUp(input),
+    getCleanupPolicy: () => cleanup.policy(),
+    setCleanupPolicy: (input) => cleanup.setPolicy(input),
   };
 
   return {
@@ -327,6 +334,7 @@ export function createCore(options: CoreOptions): Core {
     ledger,
     events,
     runs,
+    cleanup,
     connections,
     dispatch: createRequestDispatcher(handlers, options.log),
     close: async () => {
@@ -335,6 +343,8 @@ export function createCore(options: CoreOptions): Core {
       await recovered;
       await probed;
       await runs.shutdown();
+      // After the runs: a run ending as they stop may still start a measure, which is waited for.
+      await cleanup.close();
       ledger.close();
     },
   };

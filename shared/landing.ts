@@ -124,6 +124,8 @@ export const cleanupCandidateSchema = z.object({
   landingState: z.enum(landingStates),
   endedAt: timestamp.nullable(),
   holdings: runHoldingsSchema,
+  /** Why what the run holds could not be read (its sandbox is not available here, its store is damaged); its holdings are then unknown, not empty. */
+  holdingsError: z.string().nullable().optional(),
   /** Landed or discarded runs go without a question; the others only when named in `confirmedUnlanded`. */
   freelyRemovable: z.boolean(),
   /** The run could still be resumed: its files go only when the operator says so. */

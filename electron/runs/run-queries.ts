@@ -35,10 +35,7 @@ export class RunQueries {
     const agent = ledger.agents.get(row.agent_id);
     const admission = savedAdmission(row.admission_json);
     const locators = ledger.runs.locators(runId);
-    const session = locators.find((locator) => locator.kind === 'session');
     const active = context.active.get(runId);
-    const provider = context.options.catalog.findProvider(admission?.providerId ?? agent?.providerId ?? '');
-    const ended = endedStatuses.includes(row.status);
     return {
       ...summary,
       providerId: admission?.providerId ?? agent?.providerId ?? 'unknown',
@@ -59,18 +56,30 @@ export class RunQueries {
       archived: row.archived_at !== null,
       confinement: this.workspace.confinementOf(admission, agent, row, this.sandboxProbe.current()),
       canStop: row.status === 'queued' || active !== undefined,
-      canResume:
-        ended &&
-        row.status !== 'refused' &&
-        row.archived_at === null &&
-        typeof session?.data.id === 'string' &&
-        admission !== undefined &&
-        (provider ? provider.definition.launch.resumable : false),
+      canResume: this.canResume(runId),
       canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
       notice: context.options.notices.forRun(runId),
       connection: admission?.connection ? { id: admission.connection.id, name: admission.connection.name, provider: admission.connection.provider } : null,
       setup: savedRunSetup(row.setup_json),
     };
+  }
+
+  /** Resume would take the run up: ended (not refused), its files still there, a native session its CLI can resume. */
+  canResume(runId: string): boolean {
+    const { ledger } = this.context;
+    const row = this.context.requireRun(runId);
+    const admission = savedAdmission(row.admission_json);
+    const session = ledger.runs.locators(runId).find((locator) => locator.kind === 'session');
+    const provider = this.context.options.catalog.findProvider(admission?.providerId ?? ledger.agents.get(row.agent_id)?.providerId ?? '');
+    return (
+      endedStatuses.includes(row.status) &&
+      row.status !== 'refused' &&
+      row.archived_at === null &&
+      row.files_removed_at === null &&
+      typeof session?.data.id === 'string' &&
+      admission !== undefined &&
+      (provider ? provider.definition.launch.resumable : false)
+    );
   }
 
   /**

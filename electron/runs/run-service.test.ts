@@ -286,7 +286,7 @@ describe('the run’s workspace', () => {
     const run = await b.waitForRun(started.id, ended);
     const diff = await b.call('getRunDiff', { runId: run.id });
     expect(diff.baseRevision).toBe(run.baseRevision);
-    expect(diff.files).toEqual([{ path: 'src/feature.txt', status: 'added' }]);
+    expect(diff.files).toEqual([{ path: 'src/feature.txt', status: 'added', additions: 1, deletions: 0 }]);
     expect(diff.unifiedDiff).toContain('+written by fixture-agent');
     // The run's branch lives in its own repository; the project only keeps a ref at the base, and no branch.
     const projectRefs = () => execFileSync('git', ['for-each-ref', '--format=%(refname)'], { cwd: b.projectDir, encoding: 'utf8' });
@@ -299,8 +299,11 @@ describe('the run’s workspace', () => {
     expect(existsSync(present(run.cwd, 'cwd'))).toBe(false);
     expect(existsSync(present(run.taskRoot, 'task root'))).toBe(false);
     expect(projectRefs()).not.toContain(run.id);
-    expect((await b.call('getRun', { runId: run.id })).archived).toBe(true);
-    await expect(b.call('getRunDiff', { runId: run.id })).rejects.toMatchObject({ code: 'not_found' });
+    const after = await b.call('getRun', { runId: run.id });
+    expect(after.archived).toBe(true);
+    // What its Changes showed stays, and says when the files went.
+    expect(await b.call('getRunDiff', { runId: run.id })).toEqual({ ...diff, filesRemovedAt: present(after.landing.filesRemovedAt, 'filesRemovedAt') });
+    await expect(b.call('openRunFolder', { runId: run.id })).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('is never removed while the run may still go on, and delete takes the record with it', async () => {

@@ -46,6 +46,7 @@ export class RunService {
   private readonly runNotices: RunNotices;
   /** "Network request blocked": raised by a run's egress proxy, resolved by its environment. */
   private readonly networkNotices: NetworkNotices;
+  private readonly endedListeners: Array<(runId: string) => void> = [];
 
   constructor(private readonly options: RunServiceOptions) {
     const sandboxProbe = options.sandboxProbe ?? noSandboxProbe;
@@ -55,6 +56,8 @@ export class RunService {
       dataDir: options.dataDir,
       operatorHome: options.operatorHome ?? homedir(),
       sandbox: () => sandboxProbe.ready(),
+      log: options.log,
+      now: this.context.now,
     });
     this.runNotices = new RunNotices({
       ledger: options.ledger,
@@ -76,7 +79,10 @@ export class RunService {
       runNotices: this.runNotices,
       launch: (active, session) => this.attempts.run(active, session),
     });
-    this.context.onEnded = (runId) => this.scheduler.runEnded(runId);
+    this.context.onEnded = (runId) => {
+      this.scheduler.runEnded(runId);
+      for (const listener of this.endedListeners) listener(runId);
+    };
     this.queries = new RunQueries(this.context, this.workspace, sandboxProbe);
   }
 
@@ -146,6 +152,12 @@ export class RunService {
     if (row.archived_at !== null) {
       throw new OperatorError({ code: 'conflict', message: 'This run was archived and its worktree removed, so it cannot be resumed. Run again starts the task over.' });
     }
+    if (row.files_removed_at !== null || this.workspace.isRemoving(runId)) {
+      throw new OperatorError({
+        code: 'conflict',
+        message: `This run’s files were ${row.files_removed_at !== null ? `removed on ${new Date(row.files_removed_at).toISOString()}` : 'being removed'}, so it cannot be resumed. Run again starts the task over.`,
+      });
+    }
     if (context.active.has(runId) || !endedStatuses.includes(row.status) || row.status === 'refused') {
       throw new OperatorError({ code: 'conflict', message: 'Only a run that has ended (and was not refused) can be resumed.' });
     }
@@ -210,10 +222,13 @@ export class RunService {
     return { accepted: true };
   }
 
-  /** Keeps the run's record and removes its worktree: an archived run is never resumed. */
+  /**
+   * Keeps the run's record and removes its worktree, the way Clean up does (a summary of its changes
+   * stays in the ledger): an archived run is never resumed.
+   */
   async archive(runId: string): Promise<RunSummary> {
-    const row = this.requireEnded(runId, 'archived');
-    await this.workspace.removeWorktree(row);
+    this.requireEnded(runId, 'archived');
+    await this.workspace.removeFiles(runId);
     this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was archived: it will not be resumed.');
     this.context.ledger.runs.update(runId, { archivedAt: this.context.now() });
     this.context.announce(runId);
@@ -254,6 +269,16 @@ export class RunService {
 
   network(runId: string): RunNetwork {
     return this.queries.network(runId);
+  }
+
+  /** Resume would take the run up again: it ended (not refused), its files are there, its session can be resumed. */
+  canResume(runId: string): boolean {
+    return this.queries.canResume(runId);
+  }
+
+  /** Called once a run has ended (Clean up measures its task root then). */
+  onEnded(listener: (runId: string) => void): void {
+    this.endedListeners.push(listener);
   }
 
   hasOpenRuns(agentId: string): boolean {

@@ -1,17 +1,22 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { RunDetail, RunDiff } from '../../shared/entities';
+import { runDiffSchema, type RunDetail, type RunDiff } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { asGitFailure } from '../confinement/git-errors';
+import { readRunHoldings, type RunHoldingsRead } from '../confinement/run-holdings';
 import type { SandboxProbe } from '../confinement/sandbox-probe';
 import { openTaskRoot } from '../confinement/task-root';
 import { taskRootPaths, type RunFileTools, type TaskRoot } from '../confinement/task-root-layout';
 import { removeTaskRoot } from '../confinement/task-root-removal';
+import { measureTaskRoot } from '../confinement/task-root-size';
 import { diffTaskView } from '../confinement/task-view-diff';
 import type { ToolIsolation } from '../confinement/tool-sandbox';
 import { openInFileManager } from '../file-manager';
 import type { StoredAgent } from '../ledger/agents-repository';
+import { isoNow } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
+import type { RunRow } from '../ledger/runs-repository';
+import type { Logger } from '../log';
 import { savedAdmission, type Admission } from './admission';
 
 export interface RunWorkspaceOptions {
@@ -20,17 +25,24 @@ export interface RunWorkspaceOptions {
   operatorHome: string;
   /** The sandbox probe's answer, awaited: the console's tools run in the same kind of sandbox as runs. */
   sandbox: () => Promise<SandboxProbe | null>;
+  log: Logger;
+  now: () => number;
 }
 
+/** How much of the unified diff the ledger keeps once a run's files are removed (the file list is always whole). */
+export const keptDiffBytes = 256 * 1024;
+
 /**
- * A run's folder on disk (its task root): how it is confined, what the agent changed in it, opening
- * it for the operator, and removing it (its repository, and the project's keep-ref) when the run is
- * archived or deleted. Everything here that reads or removes the run's files goes through the
- * console's tool sandbox (task-root.ts).
+ * A run's folder on disk (its task root): how it is confined, what the agent changed in it and what
+ * it holds, its size, opening it for the operator, and removing it (its repository, and the
+ * project's keep-ref) when the run is archived, discarded, cleaned up or deleted. Everything here
+ * that reads or removes the run's files goes through the console's tool sandbox (task-root.ts).
  */
 export class RunWorkspace {
   private readonly ledger: Ledger;
   private readonly dataDir: string;
+  /** Runs whose files are being removed right now: none of them is resumed meanwhile. */
+  private readonly removing = new Set<string>();
 
   constructor(private readonly options: RunWorkspaceOptions) {
     this.ledger = options.ledger;
@@ -64,11 +76,16 @@ export class RunWorkspace {
     };
   }
 
-  /** The run's view against its base revision: what the agent changed, committed or not. */
-  async diff(runId: string): Promise<RunDiff> {
+  /**
+   * The run's view against its base revision: what the agent changed, committed or not. Once its
+   * files are removed, the summary the ledger kept of them then, with when they were removed.
+   */
+  async diff(runId: string, options: { maxDiffBytes?: number } = {}): Promise<RunDiff> {
+    const row = this.ledger.runs.row(runId);
+    if (row && row.files_removed_at !== null) return keptDiff(row, row.files_removed_at);
     const { taskRoot, admission } = await this.existingTaskRoot(runId);
     const tools = await this.toolsFor(admission, 'read');
-    const diff = await diffTaskView(taskRoot, tools).catch((error: unknown) => {
+    const diff = await diffTaskView(taskRoot, tools, options).catch((error: unknown) => {
       throw asGitFailure(error, { repository: taskRoot.view, doing: 'read the run’s changes', retry: 'refresh the changes' });
     });
     return {
@@ -86,6 +103,62 @@ export class RunWorkspace {
     const { taskRoot } = await this.existingTaskRoot(runId);
     const opened = await openInFileManager(taskRoot.view);
     return { path: taskRoot.view, opened };
+  }
+
+  /** What the run holds that the project does not have: its uncommitted files and its commits not landed. */
+  async holdings(runId: string): Promise<RunHoldingsRead> {
+    const { row, taskRoot, admission } = await this.existingTaskRoot(runId);
+    const tools = await this.toolsFor(admission, 'read');
+    return readRunHoldings(taskRoot, tools, { landedRunTip: row.landed_run_tip }).catch((error: unknown) => {
+      throw asGitFailure(error, { repository: taskRoot.view, doing: 'read what the run holds', retry: 'try again' });
+    });
+  }
+
+  /**
+   * The task root's size on disk; null when its files are gone or du ran out of time. `du` only looks
+   * at names and sizes, never into a file, and never follows a link: like a removal, it may go ahead
+   * without an OS sandbox, with the hardened tool alone.
+   */
+  async size(runId: string): Promise<number | null> {
+    const row = this.ledger.runs.row(runId);
+    if (!row?.task_root || row.files_removed_at !== null || !existsSync(row.task_root)) return null;
+    const tools = await this.toolsFor(savedAdmission(row.admission_json), 'remove');
+    return measureTaskRoot(taskRootPaths(this.dataDir, runId), tools);
+  }
+
+  /** Its files are being removed (resume waits for nothing: it is refused). */
+  isRemoving(runId: string): boolean {
+    return this.removing.has(runId);
+  }
+
+  /**
+   * Removes the run's files (archive, clean up, discard), keeping first in the ledger a summary of
+   * what its Changes show (the file list with line counts, the unified diff cut at keptDiffBytes), so
+   * the run detail still shows what it changed, and when its files went. A run whose changes cannot
+   * be read (its sandbox is not available here) keeps no summary, and goes all the same: the operator
+   * asked for it.
+   */
+  async removeFiles(runId: string): Promise<void> {
+    const row = this.ledger.runs.row(runId);
+    if (!row || row.files_removed_at !== null) return;
+    if (this.removing.has(runId)) throw new OperatorError({ code: 'conflict', message: 'This run’s files are already being removed.' });
+    this.removing.add(runId);
+    try {
+      let summary: string | null = null;
+      if (row.task_root && existsSync(row.task_root)) {
+        summary = await this.diff(runId, { maxDiffBytes: keptDiffBytes }).then(
+          (diff) => JSON.stringify(diff),
+          (error: unknown) => {
+            this.options.log.warn('no summary of the run’s changes could be kept', { runId, error: String(error) });
+            return null;
+          },
+        );
+      }
+      await this.removeWorktree(row);
+      this.ledger.runs.recordFilesRemoved(runId, this.options.now(), summary);
+    } finally {
+      this.removing.delete(runId);
+    }
   }
 
   async removeWorktree(row: { id: string; task_id: string; admission_json: string | null }): Promise<void> {
@@ -121,16 +194,42 @@ export class RunWorkspace {
     return { isolation, operatorHome: this.options.operatorHome };
   }
 
-  private async existingTaskRoot(runId: string): Promise<{ taskRoot: TaskRoot; admission: Admission | undefined }> {
+  private async existingTaskRoot(runId: string): Promise<{ row: RunRow; taskRoot: TaskRoot; admission: Admission | undefined }> {
     const row = this.ledger.runs.row(runId);
     if (!row) throw new OperatorError({ code: 'not_found', message: 'That run is no longer in the console.' });
-    const taskRoot = row.task_root && row.archived_at === null && existsSync(row.task_root) ? await openTaskRoot(this.dataDir, runId) : null;
+    const present = row.task_root && row.archived_at === null && row.files_removed_at === null && existsSync(row.task_root);
+    const taskRoot = present ? await openTaskRoot(this.dataDir, runId) : null;
     if (!taskRoot) {
       throw new OperatorError({
         code: 'not_found',
-        message: row.archived_at !== null ? 'This run was archived, and its working folder was cleaned up with it.' : 'This run has no working folder (it never started).',
+        message:
+          row.archived_at !== null
+            ? 'This run was archived, and its working folder was cleaned up with it.'
+            : row.files_removed_at !== null
+              ? `This run’s files were removed on ${isoNow(row.files_removed_at)}; its history stays.`
+              : 'This run has no working folder (it never started).',
       });
     }
-    return { taskRoot, admission: savedAdmission(row.admission_json) };
+    return { row, taskRoot, admission: savedAdmission(row.admission_json) };
+  }
+}
+
+/** The summary kept when the run's files were removed. */
+function keptDiff(row: RunRow, removedAt: number): RunDiff {
+  const kept = row.diff_summary_json ? runDiffSchema.safeParse(parseJson(row.diff_summary_json)) : null;
+  if (!kept?.success) {
+    throw new OperatorError({
+      code: 'not_found',
+      message: `This run’s files were removed on ${isoNow(removedAt)}, and no summary of its changes was kept then (its changes could not be read, or an earlier version of the console removed them).`,
+    });
+  }
+  return { ...kept.data, filesRemovedAt: isoNow(removedAt) };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
