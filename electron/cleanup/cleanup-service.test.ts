@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../shared/entities';
 import { openRunTestBed, present, type RunTestBed } from '../testing/run-test-kit';
@@ -135,6 +136,22 @@ describe('Clean up', () => {
     expect((await b.call('cleanUpRuns', { runIds: [resumable.id], confirmedRunIds: [resumable.id] })).removed).toEqual([resumable.id]);
     expect((await b.call('getRun', { runId: resumable.id })).canResume).toBe(false);
     await expect(b.call('resumeRun', { runId: resumable.id })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('files were removed') });
+  });
+});
+
+describe('Clean up of a run whose holdings cannot be read', () => {
+  it('says so instead of showing it empty, keeps it unless confirmed, and removes it when confirmed', async () => {
+    const b = await bed();
+    const run = await finishedRun(b, ['--shell', commitsThenEdits]);
+    const root = present(run.taskRoot, 'task root');
+    writeFileSync(path.join(root, 'task-root.json'), 'not a record');
+    const candidate = (await b.call('planCleanup')).candidates.find((entry) => entry.runId === run.id);
+    expect(candidate).toMatchObject({ holdingsError: expect.stringContaining('lost the record'), freelyRemovable: false });
+    const first = await b.call('cleanUpRuns', { runIds: [run.id] });
+    expect(first.kept).toEqual([{ runId: run.id, reason: expect.stringContaining('what it holds could not be read') }]);
+    expect(existsSync(root)).toBe(true);
+    expect((await b.call('cleanUpRuns', { runIds: [run.id], confirmedRunIds: [run.id] })).removed).toEqual([run.id]);
+    expect(existsSync(root)).toBe(false);
   });
 });
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import {
   cleanupPolicySchema,
   type CleanupCandidate,
@@ -6,7 +7,6 @@ import {
   type LandingState,
   type RunHoldings,
 } from '../../shared/landing';
-import { isOperatorError } from '../../shared/errors';
 import type { EventHub } from '../events/event-hub';
 import { isoNow, toIso } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
@@ -263,7 +263,8 @@ export class CleanupService {
       const read = await this.options.workspace.holdings(row.id);
       return { holdings: { uncommittedFiles: read.uncommittedFiles, unlandedCommits: read.unlandedCommits, diskBytes }, unlandedCount: read.unlandedCommitCount, error: null };
     } catch (error) {
-      const gone = isOperatorError(error) && error.code === 'not_found';
+      // Gone from the disk (removed by hand): nothing to list. Any other failure is said, never shown as "holds nothing".
+      const gone = !row.task_root || !existsSync(row.task_root);
       return { holdings: { uncommittedFiles: [], unlandedCommits: [], diskBytes }, unlandedCount: 0, error: gone ? 'gone' : errorMessage(error) };
     }
   }

@@ -207,7 +207,9 @@ export class RunWorkspace {
             ? 'This run was archived, and its working folder was cleaned up with it.'
             : row.files_removed_at !== null
               ? `This run’s files were removed on ${isoNow(row.files_removed_at)}; its history stays.`
-              : 'This run has no working folder (it never started).',
+              : present
+                ? 'This run’s folder has lost the record the console wrote when it prepared it, so its files are not read.'
+                : 'This run has no working folder (it never started).',
       });
     }
     return { row, taskRoot, admission: savedAdmission(row.admission_json) };
