@@ -51,6 +51,7 @@ export async function prepareProjectCopy(
     branch: null,
     repository: null,
     baseTree,
+    baseBranch: null,
   };
   await writeRecord(paths.root, prepared);
   return prepared;

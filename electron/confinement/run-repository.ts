@@ -3,6 +3,7 @@ import path from 'node:path';
 import { asGitFailure } from './git-errors';
 import { runGit } from './git-command';
 import { openHardenedGit } from './hardened-git';
+import { readBranchCommit } from './run-branch-ref';
 import { ensureFolderWithin, readRegularFile, writeFileWithin, type Owner } from './safe-path';
 import { handToSandboxUser } from './sandbox-user';
 import {
@@ -57,6 +58,7 @@ export async function prepareRunRepository(
   const objectFormat = (await runGit(['rev-parse', '--show-object-format'], { cwd: projectPath })).stdout.trim() === 'sha256' ? 'sha256' : 'sha1';
   const borrowedObjects = await projectObjectFolders(commonDir);
   const baseRevision = await resolveCommit(projectPath, input.baseRevision ?? 'HEAD');
+  const baseBranch = await branchNamed(projectPath, input.baseRevision ?? 'HEAD');
   const noHooks = ['-c', 'core.hooksPath=/dev/null'];
 
   await runGit(['init', '--quiet', '--bare', '--template=', `--object-format=${objectFormat}`, gitDir]);
@@ -81,6 +83,7 @@ export async function prepareRunRepository(
     branch,
     repository: { gitDir, adminDir, borrowedObjects, objectFormat },
     baseTree: null,
+    baseBranch,
   };
   await writeRecord(paths.root, prepared);
   return prepared;
@@ -125,7 +128,8 @@ async function projectObjectFolders(commonDir: string): Promise<string[]> {
  */
 async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: TaskRootRecordV2, owner: Owner | null, tools: RunFileTools | null): Promise<void> {
   const repository = record.repository!;
-  const commit = (await readRunBranchTip(repository.gitDir, record.branch!)) ?? record.baseRevision!;
+  // A branch ref the agent made a link or a FIFO is not followed: the view starts again from the base.
+  const commit = (await readBranchCommit(repository.gitDir, record.branch!).catch(() => null)) ?? record.baseRevision!;
   await fs.mkdir(paths.view, { mode: 0o700 });
   await writeWorktreeLinks(paths.root, repository, owner);
   await handToSandboxUser([paths.view], owner);
@@ -154,23 +158,6 @@ async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: Task
 }
 
 /**
- * The commit a branch of the run's repository points at, read as data (a loose ref, else
- * packed-refs): a regular file opened without following a link, and only a hash taken from it.
- */
-export async function readRunBranchTip(gitDir: string, branch: string): Promise<string | null> {
-  const hash = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
-  const loose = await readRegularFile(path.join(gitDir, 'refs', 'heads', ...branch.split('/')), 256).catch(() => null);
-  const looseHash = loose?.toString('utf8').trim();
-  if (looseHash && hash.test(looseHash)) return looseHash;
-  const packed = await readRegularFile(path.join(gitDir, 'packed-refs'), 16 * 1024 * 1024).catch(() => null);
-  for (const line of packed?.toString('utf8').split('\n') ?? []) {
-    const [value, ref] = line.trim().split(' ');
-    if (ref === `refs/heads/${branch}` && value && hash.test(value)) return value;
-  }
-  return null;
-}
-
-/**
  * The files tying `view` to the run's repository, as the console wrote them: rewritten before every
  * sandboxed launch (a run cannot change them, they are bound read-only, but a local run could have).
  */
@@ -190,6 +177,21 @@ async function resolveCommit(projectPath: string, revision: string): Promise<str
     // An empty repository (an unborn HEAD) lands here: the operator is told to make a first commit.
     throw asGitFailure(error, { repository: projectPath, revision, doing: 'find the commit the run starts from' });
   }
+}
+
+/**
+ * The project's local branch a run starts from, which landing offers as its target: HEAD's branch
+ * (null when HEAD is detached), or the branch `revision` names; null for a tag, a commit or a remote
+ * branch.
+ */
+async function branchNamed(projectPath: string, revision: string): Promise<string | null> {
+  if (revision === 'HEAD') {
+    const head = await runGit(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: projectPath, okExitCodes: [0, 1] });
+    return head.stdout.trim() || null;
+  }
+  const name = revision.startsWith('refs/heads/') ? revision.slice('refs/heads/'.length) : revision;
+  const local = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${name}`], { cwd: projectPath, okExitCodes: [0, 1] });
+  return local.exitCode === 0 ? name : null;
 }
 
 /** Read right after git made the worktree, before any agent ran: the folder `view/.git` names. */

@@ -30,6 +30,8 @@ export interface TaskRoot {
   baseRevision: string | null;
   /** The run's branch in its own repository; null for a copy. */
   branch: string | null;
+  /** The project's branch the run started from (task-root-record.ts); null when none. */
+  baseBranch: string | null;
   kind: TaskRootKind;
   /** The project's directory, resolved (symbolic links followed). */
   projectPath: string;

@@ -19,6 +19,12 @@ export interface TaskRootRecordV2 {
   repository: TaskRepository | null;
   /** For a copy: the tree object (in `base.git`) of the view as it was copied. */
   baseTree: string | null;
+  /**
+   * The project's local branch the run started from (HEAD's branch, or the branch its base revision
+   * named), landing's default target; null for a detached HEAD, a tag or commit, a copy, and records
+   * written before landing (read as absent).
+   */
+  baseBranch: string | null;
 }
 
 /** Written by consoles before the run's own repository: a worktree of the project's repository. */
@@ -62,6 +68,7 @@ export function toTaskRoot(paths: ReturnType<typeof taskRootPaths>, record: Task
     kind: record.kind,
     projectPath: record.projectPath,
     repository: record.version === 2 ? record.repository : null,
+    baseBranch: record.version === 2 ? (record.baseBranch ?? null) : null,
     legacy: record.version === 1,
   };
 }

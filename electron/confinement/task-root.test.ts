@@ -49,6 +49,8 @@ describe('prepareTaskRoot for a git project', () => {
       kind: 'worktree',
       baseRevision: head,
       branch: 'operator-console/run_a1',
+      // Started from HEAD on main: landing offers main as its target.
+      baseBranch: 'main',
       legacy: false,
       repository: { gitDir: path.join(root, 'git'), adminDir: path.join(root, 'git', 'worktrees', 'view'), objectFormat: 'sha1' },
     });
@@ -93,6 +95,8 @@ describe('prepareTaskRoot for a git project', () => {
 
     const taskRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a3', project: gitProject(), baseRevision: 'HEAD~1' });
     expect(taskRoot.baseRevision).toBe(initial);
+    // A commit is no branch to land into.
+    expect(taskRoot.baseBranch).toBeNull();
     expect(existsSync(path.join(taskRoot.view, 'later.txt'))).toBe(false);
     await expect(
       prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_a3', project: gitProject(), baseRevision: 'HEAD' }),
@@ -117,6 +121,20 @@ describe('prepareTaskRoot for a git project', () => {
     expect(readFileSync(path.join(again.view, 'committed.txt'), 'utf8')).toBe('kept\n');
     expect(git(again.view, 'log', '-1', '--format=%s')).toBe('agent commit');
     expect(git(again.view, 'status', '--porcelain')).toBe('');
+  });
+
+  it('records the branch the run is based on: a named local branch, none for a detached HEAD, none in an older record', async () => {
+    git(fixture.project, 'branch', 'feature/x');
+    const named = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_b1', project: gitProject(), baseRevision: 'feature/x' });
+    expect(named.baseBranch).toBe('feature/x');
+    git(fixture.project, 'checkout', '--quiet', '--detach');
+    const detached = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_b2', project: gitProject() });
+    expect(detached.baseBranch).toBeNull();
+    // A record written before landing existed has no baseBranch: read as none.
+    const recordFile = path.join(named.root, 'task-root.json');
+    const { baseBranch: _dropped, ...older } = JSON.parse(readFileSync(recordFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(recordFile, JSON.stringify(older));
+    expect((await openTaskRoot(fixture.dataDir, 'run_b1'))?.baseBranch).toBeNull();
   });
 
   it('refuses run ids that are not safe folder and branch names', async () => {
