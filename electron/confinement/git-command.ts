@@ -28,6 +28,10 @@ export interface GitCommandOptions {
   /** Exit codes that are answers rather than failures (`git diff --no-index` exits 1 on a difference). */
   okExitCodes?: number[];
   maxBuffer?: number;
+  /** Written to git's standard input (a pack for index-pack, a message for commit-tree). */
+  input?: Buffer | string;
+  /** Default two minutes; a push over a slow network may need longer. */
+  timeoutMs?: number;
 }
 
 export interface GitCommandResult {
@@ -52,14 +56,14 @@ export function hostGitEnvironment(extra: Record<string, string> = {}): Record<s
 export function runGit(args: string[], options: GitCommandOptions = {}): Promise<GitCommandResult> {
   const okExitCodes = options.okExitCodes ?? [0];
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       'git',
       args,
       {
         cwd: options.cwd,
         env: hostGitEnvironment(options.env),
         maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
-        timeout: gitTimeoutMs,
+        timeout: options.timeoutMs ?? gitTimeoutMs,
         encoding: 'utf8',
       },
       (error, stdout, stderr) => {
@@ -72,5 +76,9 @@ export function runGit(args: string[], options: GitCommandOptions = {}): Promise
         reject(new GitCommandError(args, exitCode, stderr || (error?.message ?? ''), timedOut));
       },
     );
+    if (options.input !== undefined) {
+      child.stdin?.on('error', () => undefined); // git may exit before reading it all
+      child.stdin?.end(options.input);
+    }
   });
 }

@@ -34,6 +34,13 @@ export interface HardenedGitSpace {
   objectFormat: 'sha1' | 'sha256';
   /** The sandbox's user, who must be able to write the scratch folder. */
   user: Owner | null;
+  /**
+   * Where git writes new objects (a commit in the run's store): one of `objectDirs`, which the caller
+   * also lists in `writable`. Default: the scratch folder, so nothing of the run's is written.
+   */
+  objectDirectory?: string;
+  /** Variables added for this git (GIT_AUTHOR_*, GIT_COMMITTER_*); never a path or a program git would run. */
+  env?: Record<string, string>;
 }
 
 export interface HardenedGit {
@@ -113,7 +120,9 @@ export async function openHardenedGit(space: HardenedGitSpace): Promise<Hardened
   }
   const indexFile = path.join(scratch, 'index');
   const git = gitPath();
+  const objectDirectory = space.objectDirectory ?? path.join(gitDir, 'objects');
   const env: Record<string, string> = {
+    ...space.env,
     PATH: [...new Set([path.dirname(git), '/usr/bin', '/bin'])].join(':'),
     HOME: home,
     LC_ALL: 'C',
@@ -127,10 +136,11 @@ export async function openHardenedGit(space: HardenedGitSpace): Promise<Hardened
     GIT_DIR: gitDir,
     GIT_WORK_TREE: space.workTree,
     GIT_INDEX_FILE: indexFile,
-    // Git's own writes (the empty blob an intent-to-add records) go to the scratch folder; the run's
-    // objects are only ever read, as alternates.
-    GIT_OBJECT_DIRECTORY: path.join(gitDir, 'objects'),
-    GIT_ALTERNATE_OBJECT_DIRECTORIES: space.objectDirs.join(':'),
+    // Git's own writes (the empty blob an intent-to-add records) go to the scratch folder, and the
+    // run's objects are only ever read, as alternates; unless the caller names where a commit it
+    // makes for the run goes.
+    GIT_OBJECT_DIRECTORY: objectDirectory,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: space.objectDirs.filter((folder) => folder !== objectDirectory).join(':'),
   };
   return {
     indexFile,

@@ -39,7 +39,7 @@ export async function readBranchCommit(gitDir: string, branch: string): Promise<
 /** The tip of the run's branch in its store, for landing; a store or branch that is not there, or an unsafe ref, is the operator's error. */
 export async function readRunBranchTip(taskRoot: TaskRoot): Promise<string> {
   if (!taskRoot.repository || !taskRoot.branch) {
-    throw new OperatorError({ code: 'conflict', message: 'This run worked on a copy of a plain folder: it has no branch of its own to commit on or land.' });
+    throw new OperatorError({ code: 'conflict', message: 'This run has no store of its own to commit on or land from: it worked on a copy of a plain folder, or was made by an earlier console.' });
   }
   let tip: string | null;
   try {

@@ -1,5 +1,5 @@
 import type { HardenedGit } from './hardened-git';
-import { readRunBranchTip } from './run-repository';
+import { readBranchCommit } from './run-branch-ref';
 import type { RunFileTools, TaskRoot } from './task-root-layout';
 import type { TaskRootRecord } from './task-root-record';
 import { openViewQuestion, viewDiffArgs } from './task-view-diff';
@@ -23,7 +23,7 @@ const defaultMaxCommits = 200;
 /**
  * Reads what a run holds: its uncommitted files and its commits not landed yet (after `landedRunTip`,
  * the run's own tip that landed, else after its base). The branch tip is read as data
- * (readRunBranchTip); everything else is hardened git in the tool sandbox on a copy of the agent's
+ * (readBranchCommit, run-branch-ref.ts); everything else is hardened git in the tool sandbox on a copy of the agent's
  * index (task-view-diff.ts), so nothing the run wrote can run a program, hang the console or be
  * changed by the question.
  */
@@ -67,7 +67,7 @@ async function branchTip(git: HardenedGit, record: TaskRootRecord): Promise<stri
   // A task root made by an earlier console keeps its branch in the project's own repository.
   const gitDir = record.version === 2 ? record.repository?.gitDir : record.git?.commonDir;
   if (!gitDir) return null;
-  const tip = await readRunBranchTip(gitDir, record.branch);
+  const tip = await readBranchCommit(gitDir, record.branch);
   return tip && (await isCommit(git, tip)) ? tip : null;
 }
 

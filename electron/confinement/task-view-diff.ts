@@ -150,10 +150,11 @@ function diffQuestion(taskRoot: TaskRoot, record: TaskRootRecord): DiffQuestion 
 }
 
 // Copies the index if it is a regular file (not a link, a FIFO or a device); a swap between the test
-// and the copy can only make the copy wait, and the time limit ends that.
+// and the copy can only make the copy wait, and the time limit ends that. Landing's commit
+// (landing/run-store-commit.ts) starts from the same copy.
 const copyIndexScript = 'if [ -f "$1" ] && [ ! -L "$1" ]; then exec head -c 536870912 -- "$1" > "$2"; fi; exit 3';
 
-async function copyIndex(git: HardenedGit, indexSource: string, tools: RunFileTools, hiddenPaths: string[]): Promise<void> {
+export async function copyIndex(git: HardenedGit, indexSource: string, tools: RunFileTools, hiddenPaths: string[]): Promise<void> {
   const copied = await runTool(tools.isolation, {
     command: ['/bin/sh', '-c', copyIndexScript, 'sh', indexSource, git.indexFile],
     env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
