@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { LandingService } from './landing/landing-service';
 import { openInFileManager } from './file-manager';
 import type { Logger } from './log';
 import { OperatorError } from '../shared/errors';
@@ -122,6 +123,7 @@ export function createCore(options: CoreOptions): Core {
   // A run's task root is measured when it ends; the policy is applied now and every hour.
   runs.onEnded((runId) => cleanup.runEnded(runId));
   cleanup.start();
+  const landing = new LandingService({ ledger, runs, notices, log: options.log, operatorEnv: options.operatorEnv ?? process.env });
   const verifier = new AgentVerifier(ledger, { admit: (agent) => runs.admit(agent), configRevision: (agent) => runs.admissionRevision(agent) }, options.log);
   /**
    * After anything admission looks at changed (an agent, its binding, a connection, the sandbox): the
@@ -310,18 +312,15 @@ export function createCore(options: CoreOptions): Core {
     countOpenNotices: () => ({ open: notices.countOpen() }),
     dismissNotice: (input) => notices.dismiss(input.noticeId),
     runAgain: (input) => runs.runAgain(input.noticeId),
-    // TEMPORARY (issue13 branch only, replaced before it reaches main): the landing channels.
-    ...notBuiltYet([
-      'getLandingPlan',
-      'commitRunChanges',
-      'landRun',
-      'resolveRunConflicts',
-      'pushRunBranch',
-      'createPullRequest',
-      'discardRun',
-      'startRuns',
-      'compareTaskRuns',
-    ] as const),
+    getLandingPlan: (input) => landing.plan(input.runId, input.target),
+    commitRunChanges: (input) => landing.commit(input.runId, input.message),
+    landRun: (input) => landing.land(input),
+    resolveRunConflicts: (input) => landing.resolveConflicts(input.runId, input.target),
+    pushRunBranch: (input) => landing.push(input.runId),
+    createPullRequest: (input) => landing.createPullRequest(input.runId, input.title, input.body),
+    discardRun: (input) => landing.discard(input.runId),
+    startRuns: (input) => landing.startMany(input.taskId, input.agentIds),
+    compareTaskRuns: (input) => landing.compare(input.taskId),
     getDiskUsage: (input) => cleanup.diskUsage({ refresh: input?.refresh ?? false }),
     planCleanup: () => cleanup.plan(),
     cleanUpRuns: (input) => cleanup.cleanUp(input),
@@ -348,16 +347,6 @@ export function createCore(options: CoreOptions): Core {
       ledger.close();
     },
   };
-}
-
-function notBuiltYet<K extends keyof CoreHandlers>(names: readonly K[]): Pick<CoreHandlers, K> {
-  const handlers = {} as Record<K, () => never>;
-  for (const name of names) {
-    handlers[name] = () => {
-      throw new OperatorError({ code: 'conflict', message: `${name} is not built yet.` });
-    };
-  }
-  return handlers;
 }
 
 /** At most `perMinute` calls allowed in any sliding minute. */

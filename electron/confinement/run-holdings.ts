@@ -67,7 +67,8 @@ async function branchTip(git: HardenedGit, record: TaskRootRecord): Promise<stri
   // A task root made by an earlier console keeps its branch in the project's own repository.
   const gitDir = record.version === 2 ? record.repository?.gitDir : record.git?.commonDir;
   if (!gitDir) return null;
-  const tip = await readBranchCommit(gitDir, record.branch);
+  // A ref the agent turned into a link or a FIFO names no tip: its work then counts as uncommitted, never lost.
+  const tip = await readBranchCommit(gitDir, record.branch).catch(() => null);
   return tip && (await isCommit(git, tip)) ? tip : null;
 }
 

@@ -346,6 +346,33 @@ export class RunsRepository {
     this.db.prepare('UPDATE runs SET base_branch = ? WHERE id = ?').run(branch, runId);
   }
 
+  /** The agent's last message of the run (its own summary of what it did), from the timeline. */
+  lastAssistantMessage(runId: string): string | null {
+    const row = this.db
+      .prepare(
+        `SELECT json_extract(payload_json, '$.text') AS text FROM run_events
+         WHERE run_id = ? AND kind = 'message' AND json_extract(payload_json, '$.role') = 'assistant'
+         ORDER BY id DESC LIMIT 1`,
+      )
+      .get(runId) as { text: unknown } | undefined;
+    return typeof row?.text === 'string' && row.text.trim() ? row.text : null;
+  }
+
+  /**
+   * The tokens the run's CLI reported in its usage events (input plus output), or null when it
+   * reported none. Each event is counted as reported; how CLIs that report running totals are
+   * counted is the usage ledger's to say (issue 14).
+   */
+  reportedTokens(runId: string): number | null {
+    const row = this.db
+      .prepare(
+        `SELECT count(*) AS n, sum(coalesce(json_extract(payload_json, '$.inputTokens'), 0) + coalesce(json_extract(payload_json, '$.outputTokens'), 0)) AS total
+         FROM run_events WHERE run_id = ? AND kind = 'usage'`,
+      )
+      .get(runId) as { n: number; total: number | null };
+    return row.n > 0 ? Math.max(0, Math.round(row.total ?? 0)) : null;
+  }
+
   /** Ended runs whose task root is still on disk, oldest first: what Clean up and the disk figures look at. */
   withFiles(): RunRow[] {
     return this.db

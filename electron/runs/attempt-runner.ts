@@ -131,6 +131,8 @@ export class AttemptRunner {
     // the operator can delete), and then the Stop is taken.
     const taskRoot = await prepareTaskRoot({ dataDir: service.dataDir, runId: active.runId, project, owner, tools });
     context.ledger.runs.update(active.runId, { taskRoot: taskRoot.root, cwd: taskRoot.view, baseRevision: taskRoot.baseRevision });
+    // Landing's default target: the branch the run started from.
+    context.ledger.runs.recordBaseBranch(active.runId, taskRoot.baseBranch);
     throwIfStopped(active);
     // The project's files and the run's variables, at every preparation; the setup command further on.
     const setup = await prepareRunSetup(context, active, { projectId: project.id, taskId: task.id, taskRoot, owner });

@@ -281,6 +281,16 @@ export class RunService {
     this.endedListeners.push(listener);
   }
 
+  /** The run is being driven now (preparing, running, or waiting between attempts). */
+  isActive(runId: string): boolean {
+    return this.context.active.has(runId);
+  }
+
+  /** Tells the renderer the run changed (its landing state, say). */
+  announce(runId: string): void {
+    this.context.announce(runId);
+  }
+
   hasOpenRuns(agentId: string): boolean {
     return this.context.ledger.runs.hasOpenRuns(agentId);
   }

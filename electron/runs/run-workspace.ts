@@ -40,7 +40,7 @@ export const keptDiffBytes = 256 * 1024;
  */
 export class RunWorkspace {
   private readonly ledger: Ledger;
-  private readonly dataDir: string;
+  readonly dataDir: string;
   /** Runs whose files are being removed right now: none of them is resumed meanwhile. */
   private readonly removing = new Set<string>();
 

@@ -110,6 +110,8 @@ export interface RunTestBedOptions {
   vault?: (dataDir: string) => SecretVault;
   /** The operator's home as runs see it (a fixture's, with planted secrets); default this user's. */
   operatorHome?: string;
+  /** The operator's environment (where the console looks for `gh`, say); default this process's. */
+  operatorEnv?: NodeJS.ProcessEnv;
 }
 
 export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<RunTestBed> {
@@ -128,6 +130,7 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
       catalogPath,
       vault: options.vault?.(data.path),
       ...(options.operatorHome ? { operatorHome: options.operatorHome } : {}),
+      ...(options.operatorEnv ? { operatorEnv: options.operatorEnv } : {}),
     });
   let core = openCore();
   const call = <C extends ChannelName>(channel: C, input?: ChannelInput<C>) => callCore(core, channel, input);

@@ -1,0 +1,301 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { OperatorErrorShape } from '../../shared/errors';
+import { makeTempDir } from '../testing/temp-dir';
+import { openRunTestBed, present, type RunTestBed, type RunTestBedOptions } from '../testing/run-test-kit';
+
+/**
+ * Landing through the console's channels, as the renderer asks: real runs of the fixture agent (real
+ * PTYs, real task roots and stores), real git in the project and a local bare repository standing in
+ * for its remote.
+ */
+
+const beds: RunTestBed[] = [];
+const cleanups: Array<() => void> = [];
+async function bed(options: RunTestBedOptions = {}) {
+  const opened = await openRunTestBed(options);
+  beds.push(opened);
+  // The operator's identity, as their project's git config holds it: the author of what they land.
+  projectGit(opened, 'config', 'user.name', 'Olga Operator');
+  projectGit(opened, 'config', 'user.email', 'olga@example.invalid');
+  return opened;
+}
+afterEach(async () => {
+  for (const opened of beds.splice(0)) await opened.close();
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
+
+function projectGit(b: RunTestBed, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: b.projectDir, encoding: 'utf8' }).trim();
+}
+
+/** An agent that writes `notes/plan.md` with its own words and leaves it uncommitted. */
+function planWriter(b: RunTestBed, words: string) {
+  return b.createAgent(['--json-events', '--write-file', 'notes/plan.md', '--file-content', `${words}\n`]);
+}
+
+async function finishedRun(b: RunTestBed, runId: string) {
+  const run = await b.waitForRun(runId, ended, 20_000);
+  expect(run.status).toBe('succeeded');
+  return run;
+}
+
+/** The error a request was refused with, as the transport answers it (its code, reason and message). */
+async function refusal(promise: Promise<unknown>): Promise<OperatorErrorShape> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+  return error as OperatorErrorShape;
+}
+
+describe('several agents on one task', () => {
+  it('runs the task on three agents, compares them, lands one by squash and discards the others in the same step', async () => {
+    const b = await bed();
+    const agents = [await planWriter(b, 'plan by one'), await planWriter(b, 'plan by two'), await planWriter(b, 'plan by three')];
+    const task = await b.createTask('Plan the refund flow');
+    const { runs } = await b.call('startRuns', { taskId: task.id, agentIds: agents.map((agent) => agent.id) });
+    expect(runs).toHaveLength(3);
+    // Each run in its own task root and store.
+    const details = await Promise.all(runs.map((run) => finishedRun(b, run.id)));
+    expect(new Set(details.map((run) => run.taskRoot)).size).toBe(3);
+
+    const compared = await b.call('compareTaskRuns', { taskId: task.id });
+    expect(compared.taskTitle).toBe('Plan the refund flow');
+    expect(compared.runs.map((run) => run.agentName).sort()).toEqual(agents.map((agent) => agent.name).sort());
+    for (const run of compared.runs) {
+      expect(run).toMatchObject({ status: 'succeeded', attempts: 1, filesChanged: 1, linesAdded: 1, linesRemoved: 0, changesNote: null });
+      expect(run.durationMs).toBeGreaterThanOrEqual(0);
+      expect(run.landing.state).toBe('not_landed');
+    }
+
+    const [chosen, ...others] = runs.map((run) => run.id) as [string, string, string];
+    const plan = await b.call('getLandingPlan', { runId: chosen });
+    expect(plan).toMatchObject({ available: true, baseBranch: 'main', target: 'main', fastForward: true, clean: true, conflicts: [] });
+    expect(plan.holdings.uncommittedFiles).toEqual(['notes/plan.md']);
+    expect(plan.commitMessage.split('\n')[0]).toBe('Plan the refund flow');
+    // Landing what is not committed is refused: what lands is what the operator reviewed.
+    const uncommitted = await refusal(b.call('landRun', { runId: chosen, target: 'main', strategy: 'squash' }));
+    expect(uncommitted.reason).toBe('uncommitted_changes');
+
+    const committed = await b.call('commitRunChanges', { runId: chosen, message: 'Plan the refund flow\n\nThe agent’s plan.' });
+    expect(committed.files).toEqual(['notes/plan.md']);
+    const afterCommit = await b.call('getLandingPlan', { runId: chosen });
+    expect(afterCommit.holdings.uncommittedFiles).toEqual([]);
+    expect(afterCommit.holdings.unlandedCommits.map((commit) => commit.subject)).toEqual(['Plan the refund flow']);
+    expect(afterCommit.touchedFiles).toEqual(['notes/plan.md']);
+
+    const mainBefore = projectGit(b, 'rev-parse', 'main');
+    const landed = await b.call('landRun', { runId: chosen, target: 'main', strategy: 'squash', message: 'Refund plan (squashed)', discardRunIds: others });
+    expect(landed.discarded.sort()).toEqual([...others].sort());
+    // The project's branch moved by one squash commit, authored by the operator, and the checkout (clean) followed.
+    expect(projectGit(b, 'rev-parse', 'main^')).toBe(mainBefore);
+    expect(projectGit(b, 'rev-list', '--parents', '-n', '1', 'main').split(' ')).toHaveLength(2);
+    expect(projectGit(b, 'log', '-1', '--format=%an <%ae>|%s', 'main')).toBe('Olga Operator <olga@example.invalid>|Refund plan (squashed)');
+    expect(landed.workingCopyUpdated).toBe(true);
+    expect(readFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'utf8')).toBe('plan by one\n');
+    expect(projectGit(b, 'status', '--porcelain')).toBe('');
+    expect(landed.landing).toMatchObject({
+      state: 'landed',
+      landed: { commit: projectGit(b, 'rev-parse', 'main'), target: 'main', strategy: 'squash', by: 'Olga Operator <olga@example.invalid>' },
+    });
+
+    // The others: discarded, their files gone, their history kept.
+    for (const otherId of others) {
+      const other = await b.call('getRun', { runId: otherId });
+      expect(other.landing.state).toBe('discarded');
+      expect(other.landing.filesRemovedAt).not.toBeNull();
+      expect(existsSync(present(other.taskRoot))).toBe(false);
+      expect(other.outputBytes).toBeGreaterThan(0);
+    }
+    const listed = await b.call('listRuns', { taskId: task.id, landingState: 'discarded' });
+    expect(listed.runs.map((run) => run.id).sort()).toEqual([...others].sort());
+    expect((await b.call('listRuns', { landingState: 'landed' })).runs.map((run) => run.id)).toEqual([chosen]);
+    expect((await b.call('getLandingPlan', { runId: chosen })).blockedBy).toMatch(/already in main/);
+  });
+});
+
+describe('landing', () => {
+  it('finds a conflict in the dry run before anything changes, raises one notice naming the files, and asks the agent to resolve it', async () => {
+    const b = await bed();
+    const agent = await b.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'default' });
+    const task = await b.createTask('Rewrite the README');
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await finishedRun(b, started.id);
+    // What the agent did in its view (the fixture's default profile only talks): a commit on its branch.
+    const view = present(run.cwd);
+    writeFileSync(path.join(view, 'README.md'), '# project, as the agent wrote it\n');
+    execFileSync('git', ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.invalid', 'commit', '-qam', 'agent readme'], { cwd: view });
+    // Meanwhile the operator changed the same lines on main.
+    writeFileSync(path.join(b.projectDir, 'README.md'), '# project, as the operator wrote it\n');
+    projectGit(b, 'commit', '-qam', 'operator readme');
+    const mainBefore = projectGit(b, 'rev-parse', 'main');
+
+    const plan = await b.call('getLandingPlan', { runId: run.id });
+    expect(plan).toMatchObject({ available: true, clean: false, fastForward: false, conflicts: ['README.md'] });
+    const refused = await refusal(b.call('landRun', { runId: run.id, target: 'main', strategy: 'merge' }));
+    expect(refused.reason).toBe('landing_conflicts');
+    expect(refused.message).toContain('README.md');
+    // Nothing changed: the branch, the checkout.
+    expect(projectGit(b, 'rev-parse', 'main')).toBe(mainBefore);
+    expect(projectGit(b, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(path.join(b.projectDir, 'README.md'), 'utf8')).toBe('# project, as the operator wrote it\n');
+    // Trying again joins the same notice.
+    await refusal(b.call('landRun', { runId: run.id, target: 'main', strategy: 'squash' }));
+    const notices = (await b.call('listNotices', { runId: run.id })).filter((notice) => notice.kind === 'run_conflict');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ title: 'Run conflicts with main', status: 'open', actionLabel: 'Ask the agent to resolve' });
+    expect(notices[0]?.message).toContain('README.md');
+    expect(notices[0]?.actionUrl).toBe(`#/runs/${run.id}/changes?target=main`);
+
+    // Ask the agent to resolve: a follow-up turn on the same run, whose prompt names the conflict and
+    // where the target is; the run's store has the target's commit under the ref the prompt names.
+    await b.call('resolveRunConflicts', { runId: run.id, target: 'main' });
+    const resumed = await b.waitForRun(run.id, (detail) => detail.attempts.length === 2 && ended(detail), 20_000);
+    expect(resumed.status).toBe('succeeded');
+    const output = new TextDecoder().decode(b.core.ledger.output.read(run.id, 0, b.core.ledger.output.totalBytes(run.id)).bytes);
+    expect(output).toContain('both sides changed README.md');
+    const storeRef = readFileSync(path.join(present(run.taskRoot), 'git', 'refs', 'operator-console', 'land-target'), 'utf8').trim();
+    expect(storeRef).toBe(mainBefore);
+  });
+
+  it('refuses to land over the operator’s uncommitted changes in the files it touches, and updates a clean checkout', async () => {
+    const b = await bed();
+    const agent = await planWriter(b, 'the agent’s plan');
+    const task = await b.createTask();
+    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+    await b.call('commitRunChanges', { runId: run.id, message: 'Plan' });
+    // The operator is writing the same file in their checkout, and another one.
+    mkdirSync(path.join(b.projectDir, 'notes'));
+    writeFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'my own draft\n');
+    writeFileSync(path.join(b.projectDir, 'scratch.txt'), 'unrelated\n');
+
+    const plan = await b.call('getLandingPlan', { runId: run.id });
+    expect(plan.checkout).toEqual({ path: b.projectDir, blockingFiles: ['notes/plan.md'] });
+    const refused = await refusal(b.call('landRun', { runId: run.id, target: 'main', strategy: 'fast-forward' }));
+    expect(refused.reason).toBe('checkout_dirty');
+    expect(readFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'utf8')).toBe('my own draft\n');
+    const notice = (await b.call('listNotices', { runId: run.id })).find((entry) => entry.kind === 'landing_blocked');
+    expect(notice?.message).toContain('notes/plan.md');
+
+    // The draft goes (the operator moved it away): landing fast-forwards main and its checkout, and
+    // the unrelated uncommitted file is left as it was.
+    execFileSync('rm', ['-r', path.join(b.projectDir, 'notes')]);
+    const landed = await b.call('landRun', { runId: run.id, target: 'main', strategy: 'fast-forward' });
+    expect(landed.workingCopyUpdated).toBe(true);
+    expect(readFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'utf8')).toBe('the agent’s plan\n');
+    expect(readFileSync(path.join(b.projectDir, 'scratch.txt'), 'utf8')).toBe('unrelated\n');
+    expect(projectGit(b, 'log', '-1', '--format=%s', 'main')).toBe('Plan');
+    // The notice that stood in the way resolved itself.
+    expect((await b.call('listNotices', { runId: run.id })).find((entry) => entry.kind === 'landing_blocked')?.status).toBe('resolved');
+  });
+
+  it('moves only the branch when the target is not checked out', async () => {
+    const b = await bed();
+    projectGit(b, 'branch', 'release');
+    const agent = await planWriter(b, 'release plan');
+    const task = await b.createTask();
+    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+    await b.call('commitRunChanges', { runId: run.id, message: 'Release plan' });
+    const plan = await b.call('getLandingPlan', { runId: run.id, target: 'release' });
+    expect(plan).toMatchObject({ target: 'release', checkout: null, clean: true });
+    expect(plan.branches).toEqual(expect.arrayContaining(['main', 'release']));
+    const landed = await b.call('landRun', { runId: run.id, target: 'release', strategy: 'merge', message: 'Merge the release plan' });
+    expect(landed.workingCopyUpdated).toBe(false);
+    expect(projectGit(b, 'log', '-1', '--format=%s', 'release')).toBe('Merge the release plan');
+    expect(projectGit(b, 'rev-list', '--parents', '-n', '1', 'release').split(' ')).toHaveLength(3);
+    expect(existsSync(path.join(b.projectDir, 'notes'))).toBe(false);
+    expect(projectGit(b, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  });
+});
+
+describe('push and pull request', () => {
+  it('pushes the run’s branch to the project’s remote and derives the forge’s compare address; gh opens the pull request', async () => {
+    const remote = makeTempDir('oc-landing-remote-');
+    const bin = makeTempDir('oc-landing-gh-');
+    cleanups.push(remote.remove, bin.remove);
+    execFileSync('git', ['init', '-q', '--bare', remote.path]);
+    // A `gh` standing in for the GitHub CLI (its network path cannot run here): it records its argv.
+    const argvFile = path.join(bin.path, 'argv.json');
+    const gh = path.join(bin.path, 'gh');
+    writeFileSync(
+      gh,
+      [
+        '#!/usr/bin/env node',
+        "const fs = require('node:fs');",
+        "if (process.argv[2] === 'auth') process.exit(0);",
+        "if (process.argv[2] === '--version') { console.log('gh version 2.60.0'); process.exit(0); }",
+        `fs.writeFileSync(${JSON.stringify(argvFile)}, JSON.stringify(process.argv.slice(2)));`,
+        "console.log('https://github.com/acme/refunds/pull/7');",
+      ].join('\n'),
+    );
+    chmodSync(gh, 0o755);
+    const b = await bed({ operatorEnv: { ...process.env, PATH: `${bin.path}:${process.env.PATH ?? ''}` } });
+    // The remote as a GitHub project knows it; pushes go to the local bare repository.
+    projectGit(b, 'remote', 'add', 'origin', 'https://github.com/acme/refunds.git');
+    projectGit(b, 'remote', 'set-url', '--push', 'origin', remote.path);
+    const agent = await planWriter(b, 'pushed plan');
+    const task = await b.createTask();
+    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+    await b.call('commitRunChanges', { runId: run.id, message: 'Pushed plan' });
+
+    const plan = await b.call('getLandingPlan', { runId: run.id });
+    // Shown: where the push goes.
+    expect(plan.remote).toEqual({ name: 'origin', url: remote.path });
+    expect(plan.pullRequests).toEqual({ available: true, hint: null });
+    const landing = await b.call('pushRunBranch', { runId: run.id });
+    const branch = `operator-console/${run.id}`;
+    expect(landing).toMatchObject({
+      state: 'pushed',
+      pushed: { remote: 'origin', branch, compareUrl: `https://github.com/acme/refunds/compare/main...${branch}?expand=1` },
+    });
+    const pushed = execFileSync('git', ['log', '-1', '--format=%s', `refs/heads/${branch}`], { cwd: remote.path, encoding: 'utf8' }).trim();
+    expect(pushed).toBe('Pushed plan');
+
+    const created = await b.call('createPullRequest', { runId: run.id, title: 'Refund plan', body: 'From the console.' });
+    expect(created.url).toBe('https://github.com/acme/refunds/pull/7');
+    expect(JSON.parse(readFileSync(argvFile, 'utf8'))).toEqual(['pr', 'create', '--base=main', `--head=${branch}`, '--title=Refund plan', '--body=From the console.']);
+    expect((await b.call('getRun', { runId: run.id })).landing.pushed?.pullRequestUrl).toBe('https://github.com/acme/refunds/pull/7');
+  });
+
+  it('says what to install when gh is not there, and that a project without a remote cannot push', async () => {
+    const b = await bed({ operatorEnv: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' } });
+    const agent = await planWriter(b, 'local plan');
+    const task = await b.createTask();
+    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+    const plan = await b.call('getLandingPlan', { runId: run.id });
+    expect(plan.remote).toBeNull();
+    const refused = await refusal(b.call('pushRunBranch', { runId: run.id }));
+    expect(refused.reason).toBe('no_remote');
+    projectGit(b, 'remote', 'add', 'origin', 'https://github.com/acme/refunds.git');
+    const withRemote = await b.call('getLandingPlan', { runId: run.id });
+    expect(withRemote.pullRequests.available).toBe(false);
+    expect(withRemote.pullRequests.hint).toMatch(/GitHub CLI/);
+  });
+});
+
+describe('discard', () => {
+  it('removes the run’s files and its store, keeps its history, and never lands afterwards', async () => {
+    const b = await bed();
+    const agent = await planWriter(b, 'thrown away');
+    const task = await b.createTask();
+    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+    await b.call('commitRunChanges', { runId: run.id, message: 'Throwaway' });
+    await b.call('getLandingPlan', { runId: run.id }); // the dry run copied its commits into the project
+    const discarded = await b.call('discardRun', { runId: run.id });
+    expect(discarded.landing.state).toBe('discarded');
+    expect(existsSync(present(run.taskRoot))).toBe(false);
+    expect(projectGit(b, 'for-each-ref', '--format=%(refname)', 'refs/operator-console/')).not.toContain(run.id);
+    const plan = await b.call('getLandingPlan', { runId: run.id });
+    expect(plan).toMatchObject({ available: false, blockedBy: 'This run’s work was discarded.' });
+    // What its Changes showed is kept.
+    const diff = await b.call('getRunDiff', { runId: run.id });
+    expect(diff.filesRemovedAt).not.toBeNull();
+    expect(diff.files.map((file) => file.path)).toEqual(['notes/plan.md']);
+  });
+});
