@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
-import { readRegularFile, UnsafePathError } from './safe-path';
+import { inspectWithin, readRegularFile, UnsafePathError } from './safe-path';
 import type { TaskRoot } from './task-root-layout';
 
 /**
@@ -18,6 +18,12 @@ const objectName = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
  * ref that is a link, a FIFO or anything but a regular file throws UnsafePathError.
  */
 export async function readBranchCommit(gitDir: string, branch: string): Promise<string | null> {
+  // Every folder from the store down to the ref must be a real folder (a linked `refs/heads/x` would
+  // be followed by the open, which checks only the last component).
+  for (const relative of [path.join('refs', 'heads', ...branch.split('/')), 'packed-refs']) {
+    const { unsafe } = await inspectWithin(path.dirname(gitDir), path.join(path.basename(gitDir), relative));
+    if (unsafe) throw new UnsafePathError(unsafe, 'not a real folder');
+  }
   const loose = await readRegularFile(path.join(gitDir, 'refs', 'heads', ...branch.split('/')), 256).catch((error: unknown) => {
     // A folder on the way that is not a folder (ENOTDIR) is a branch that is not there; a link or FIFO is refused.
     if (error instanceof UnsafePathError) throw error;

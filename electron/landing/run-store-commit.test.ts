@@ -84,7 +84,19 @@ describe('commitRunChanges', () => {
     });
     expect(readFileSync(outside, 'utf8')).toBe(`${git(fixture.project, 'rev-parse', 'HEAD')}\n`);
 
-    unlinkSync(ref);
+    // A linked folder on the way to the ref is not followed either.
+    const folder = path.dirname(ref);
+    const elsewhere = path.join(fixture.base, 'elsewhere');
+    execFileSync('cp', ['-a', folder, elsewhere]);
+    rmSync(folder, { recursive: true });
+    symlinkSync(elsewhere, folder);
+    await expect(commitRunChanges(taskRoot, fixture.tools, { message: 'm', author: operatorIdentity, now })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/not a plain ref file/),
+    });
+    unlinkSync(folder);
+    execFileSync('mkdir', [folder]);
+
     execFileSync('mkfifo', [ref]);
     const started = Date.now();
     await expect(commitRunChanges(taskRoot, fixture.tools, { message: 'm', author: operatorIdentity, now })).rejects.toMatchObject({

@@ -2,7 +2,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
 import { isObjectName, readRunBranchTip } from '../confinement/run-branch-ref';
-import { unlinkWithin, writeFileWithin, type Owner } from '../confinement/safe-path';
+import { inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from '../confinement/safe-path';
 import type { RunFileTools, TaskRoot } from '../confinement/task-root-layout';
 import { copyIndex } from '../confinement/task-view-diff';
 import { openRunStoreGit } from './run-store-git';
@@ -85,6 +85,9 @@ export async function commitRunChanges(taskRoot: TaskRoot, tools: RunFileTools, 
     const adminRelative = path.relative(taskRoot.root, repository.adminDir);
     await writeStoreFile(taskRoot, path.join(adminRelative, 'HEAD'), `ref: refs/heads/${taskRoot.branch}\n`, store.owner);
     await placeIndex(taskRoot, adminRelative, git.indexFile, store.owner);
+  } catch (error) {
+    if (!(error instanceof UnsafePathError)) throw error;
+    throw new OperatorError({ code: 'conflict', message: `The run's store is not as the console made it (${error.message}), and the console will not write through it. Discard the run, or commit in its folder by hand.` });
   } finally {
     await git.dispose();
   }
@@ -109,6 +112,8 @@ async function writeStoreFile(taskRoot: TaskRoot, relative: string, content: str
 /** The scratch index (written by hardened git, not the agent) replaces the view's, by a rename that never follows a link. */
 async function placeIndex(taskRoot: TaskRoot, adminRelative: string, indexFile: string, owner: Owner | null): Promise<void> {
   const staged = path.join(adminRelative, 'index.operator-console');
+  const { unsafe } = await inspectWithin(taskRoot.root, staged);
+  if (unsafe) throw new UnsafePathError(unsafe, 'not a real folder');
   await unlinkWithin(taskRoot.root, staged);
   const stagedPath = path.join(taskRoot.root, staged);
   await fs.copyFile(indexFile, stagedPath, fsConstants.COPYFILE_EXCL);
