@@ -76,7 +76,7 @@ describe('importRunCommits', () => {
     await agentCommits(taskRoot, { 'big.txt': `${'random '.repeat(1000)}${Math.random()}\n`.repeat(50) }, 'big');
     await expect(importRunCommits(taskRoot, fixture.tools, 'run_i3', { maxPackBytes: 100 })).rejects.toMatchObject({
       code: 'conflict',
-      message: expect.stringMatching(/more than 0 MiB of new objects/),
+      message: expect.stringMatching(/more than 100 bytes of new objects/),
     });
   });
 });

@@ -50,7 +50,7 @@ export async function importRunCommits(taskRoot: TaskRoot, tools: RunFileTools, 
     if (packed.truncated) {
       throw new OperatorError({
         code: 'conflict',
-        message: `The run's commits hold more than ${Math.round(limit / 1024 / 1024)} MiB of new objects, more than the console brings into a project. Look at what the agent committed (large build output?) and land it by hand if it is meant.`,
+        message: `The run's commits hold more than ${limit >= 1024 * 1024 ? `${Math.round(limit / 1024 / 1024)} MiB` : `${limit} bytes`} of new objects, more than the console brings into a project. Look at what the agent committed (large build output?) and land it by hand if it is meant.`,
       });
     }
     pack = packed.stdout;
