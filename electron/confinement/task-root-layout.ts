@@ -75,6 +75,8 @@ export const worktreeName = 'view';
 export const taskBranchPrefix = 'operator-console/';
 /** The project's ref that keeps a run's base (and so everything its store borrows) from a gc. */
 export const projectKeepRefPrefix = 'refs/operator-console/runs/';
+/** The project's ref that holds a run's commits once landing copied them in (landing/run-import.ts). */
+export const projectImportedRefPrefix = 'refs/operator-console/imported/';
 
 // Run ids become folder names and branch names: keep them to characters that are safe in both.
 const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;

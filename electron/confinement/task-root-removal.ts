@@ -4,6 +4,7 @@ import { runGit } from './git-command';
 import {
   assertRunId,
   kindAt,
+  projectImportedRefPrefix,
   projectKeepRefPrefix,
   repositoryDirName,
   taskRootPaths,
@@ -52,6 +53,8 @@ export async function removeTaskRoot(location: TaskRootLocation, tools: RunFileT
   if (projectIsGit) {
     const noHooks = ['-c', 'core.hooksPath=/dev/null'];
     await runGit([...noHooks, 'update-ref', '-d', `${projectKeepRefPrefix}${location.runId}`], { cwd: projectPath }).catch(() => undefined);
+    // The run's commits landing copied in go with it (what landed is in its target branch).
+    await runGit([...noHooks, 'update-ref', '-d', `${projectImportedRefPrefix}${location.runId}`], { cwd: projectPath }).catch(() => undefined);
     if (record?.version === 1 && record.branch) {
       await runGit(['worktree', 'prune'], { cwd: projectPath }).catch(() => undefined);
       if (await hasBranch(projectPath, record.branch)) {

@@ -117,6 +117,13 @@ describe('several agents on one task', () => {
     expect(listed.runs.map((run) => run.id).sort()).toEqual([...others].sort());
     expect((await b.call('listRuns', { landingState: 'landed' })).runs.map((run) => run.id)).toEqual([chosen]);
     expect((await b.call('getLandingPlan', { runId: chosen })).blockedBy).toMatch(/already in main/);
+
+    // Landed, so Clean up removes its files without a question; the project keeps no ref of it, and
+    // what landed stays in main.
+    const cleaned = await b.call('cleanUpRuns', { runIds: [chosen] });
+    expect(cleaned.removed).toEqual([chosen]);
+    expect(projectGit(b, 'for-each-ref', '--format=%(refname)', 'refs/operator-console/')).not.toContain(chosen);
+    expect(projectGit(b, 'show', 'main:notes/plan.md')).toBe('plan by one');
   });
 });
 

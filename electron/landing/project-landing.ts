@@ -3,8 +3,7 @@ import { OperatorError } from '../../shared/errors';
 import { GitCommandError, runGit } from '../confinement/git-command';
 import { asGitFailure, gitFailure } from '../confinement/git-errors';
 import { isObjectName } from '../confinement/run-branch-ref';
-import { assertRunId } from '../confinement/task-root-layout';
-import { importedRefPrefix } from './run-import';
+import { assertRunId, projectImportedRefPrefix } from '../confinement/task-root-layout';
 
 /**
  * Landing in the project: the operator's own repository, so this is the operator's git with their
@@ -336,7 +335,7 @@ async function projectRemotes(projectPath: string): Promise<string[]> {
 /** Removes the ref that kept the run's imported commits (run-import.ts). */
 export async function forgetRunInProject(projectPath: string, runId: string): Promise<void> {
   assertRunId(runId);
-  await git(projectPath, [...noHooks, 'update-ref', '-d', `${importedRefPrefix}${runId}`], 'forget the run’s imported commits');
+  await git(projectPath, [...noHooks, 'update-ref', '-d', `${projectImportedRefPrefix}${runId}`], 'forget the run’s imported commits');
 }
 
 async function branchCommit(projectPath: string, branch: string): Promise<string> {

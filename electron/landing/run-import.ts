@@ -2,7 +2,7 @@ import { OperatorError } from '../../shared/errors';
 import { runGit } from '../confinement/git-command';
 import { asGitFailure } from '../confinement/git-errors';
 import { readRunBranchTip } from '../confinement/run-branch-ref';
-import { assertRunId, type RunFileTools, type TaskRoot } from '../confinement/task-root-layout';
+import { assertRunId, projectImportedRefPrefix, type RunFileTools, type TaskRoot } from '../confinement/task-root-layout';
 import { openRunStoreGit } from './run-store-git';
 
 /**
@@ -15,8 +15,6 @@ import { openRunStoreGit } from './run-store-git';
  * The tip is then kept by a ref of the console's, `refs/operator-console/imported/<runId>`, so
  * nothing the landing needs is pruned, and the project's branches are untouched.
  */
-
-export const importedRefPrefix = 'refs/operator-console/imported/';
 
 /** A run's commits are source changes; a pack beyond this is refused rather than held in memory. */
 const maxPackBytes = 1024 * 1024 * 1024;
@@ -76,6 +74,6 @@ export async function importRunCommits(taskRoot: TaskRoot, tools: RunFileTools, 
     });
   }
   const commitCount = Number((await runGit(['rev-list', '--count', `${base}..${tip}`], { cwd: project })).stdout.trim());
-  await runGit([...noHooks, 'update-ref', '-m', `operator-console: import run ${runId}`, `${importedRefPrefix}${runId}`, tip], { cwd: project });
+  await runGit([...noHooks, 'update-ref', '-m', `operator-console: import run ${runId}`, `${projectImportedRefPrefix}${runId}`, tip], { cwd: project });
   return { tip, base, commitCount };
 }
