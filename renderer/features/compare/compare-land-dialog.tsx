@@ -9,7 +9,9 @@ import { FormField } from '../../ui/form-field';
 import { pluralize } from '../../ui/format';
 import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
+import { listFew, shortSha } from '../runs/landing-format';
 import { landingSummary } from '../runs/landing-labels';
+import { useCommitRunChanges } from '../runs/use-landing';
 import { isComparedRunActive } from './compare-labels';
 import { useCompareLandingPlan, useLandRun } from './use-compare';
 
@@ -21,32 +23,36 @@ const strategyLabels: Record<LandingStrategy, { label: string; hint: string }> =
   squash: { label: 'Squash', hint: 'One new commit on the branch holds all of the run’s work.' },
 };
 
-/** Why Land cannot go ahead with this dry run's answer, in words; null when it can. */
+/**
+ * Why Land cannot go ahead with this dry run's answer, in words; null when it can. Uncommitted files
+ * are something to land: Land commits them first.
+ */
 function landingBlocker(plan: LandingPlan): string | null {
   if (!plan.available) return plan.blockedBy ?? 'This run cannot be landed.';
-  if (plan.holdings.unlandedCommits.length === 0) return 'Nothing to land: the run has no commits the project does not have yet.';
+  if (plan.holdings.unlandedCommits.length === 0 && plan.holdings.uncommittedFiles.length === 0) {
+    return 'Nothing to land: the run has no changes the project does not have yet.';
+  }
   if (!plan.clean) return `The run conflicts with ${plan.target}.`;
   if (plan.checkout && plan.checkout.blockingFiles.length > 0) return `${plan.target} has uncommitted changes in the files landing would touch.`;
   return null;
 }
 
-/** The dry run's answer: clean or conflicting, what is in the way, and what happens to the checkout. */
+/**
+ * The dry run's answer: clean or conflicting, what is in the way, and what happens to the checkout.
+ * It answers for the run's commits only: files still uncommitted are tried once Land committed them.
+ */
 function DryRun({ plan, runId }: { plan: LandingPlan; runId: string }) {
   const changesRoute = actionPath({ kind: 'run-changes', runId });
-  const uncommitted = plan.holdings.uncommittedFiles.length;
+  const commits = plan.holdings.unlandedCommits.length;
   return (
     <div className="dialog-form" aria-live="polite">
-      {uncommitted > 0 ? (
-        <p className="callout callout--warning">
-          The agent left {pluralize(uncommitted, 'uncommitted file')}: only commits land. <Link href={changesRoute}>Commit them on the run’s Changes</Link>{' '}
-          first to land them too.
-        </p>
-      ) : null}
       {plan.clean ? (
-        <p className="callout callout--success">
-          {pluralize(plan.holdings.unlandedCommits.length, 'commit')} land cleanly in <code>{plan.target}</code>
-          {plan.touchedFiles.length > 0 ? `, changing ${pluralize(plan.touchedFiles.length, 'file')}` : ''}.
-        </p>
+        commits > 0 ? (
+          <p className="callout callout--success">
+            {pluralize(commits, 'commit')} land cleanly in <code>{plan.target}</code>
+            {plan.touchedFiles.length > 0 ? `, changing ${pluralize(plan.touchedFiles.length, 'file')}` : ''}.
+          </p>
+        ) : null
       ) : (
         <div className="callout callout--danger">
           <p>
@@ -116,6 +122,11 @@ export function CompareLandDialog({
   const [target, setTarget] = useState<string | null>(null);
   const plan = useCompareLandingPlan(run.runId, target);
   const landRun = useLandRun();
+  const commit = useCommitRunChanges();
+  const [commitMessage, setCommitMessage] = useState<string | null>(null);
+  const [commitProblem, setCommitProblem] = useState<string | null>(null);
+  /** The commit Land made of the uncommitted files, and why landing stopped after it (the new dry run's answer). */
+  const [committed, setCommitted] = useState<{ commit: string; files: string[]; stoppedBy: string | null } | null>(null);
   const [strategy, setStrategy] = useState<LandingStrategy | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const discardable = others.filter((other) => other.landing.state !== 'discarded');
@@ -130,26 +141,57 @@ export function CompareLandDialog({
   const data = plan.data;
   const blocker = data ? landingBlocker(data) : null;
   const effectiveStrategy: LandingStrategy = strategy === 'fast-forward' && data && !data.fastForward ? 'merge' : (strategy ?? (data?.fastForward ? 'fast-forward' : 'merge'));
-  const effectiveMessage = message ?? data?.landMessage ?? '';
+  // A run with no commits yet may have no merge message to propose: its commit message stands in.
+  const effectiveMessage = message ?? (data ? data.landMessage || data.commitMessage : '');
   const discardIds = discardable.filter((other) => discard.has(other.runId)).map((other) => other.runId);
 
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (!data || landRun.isPending || blocker || plan.isFetching) return;
-    if (effectiveStrategy !== 'fast-forward' && !effectiveMessage.trim()) {
-      setProblem('A merge or squash commit needs a message.');
-      return;
-    }
+  const uncommitted = data?.holdings.uncommittedFiles ?? [];
+  const effectiveCommitMessage = commitMessage ?? data?.commitMessage ?? '';
+  const busy = commit.isPending || landRun.isPending;
+
+  const land = (fresh: LandingPlan, strategyToUse: LandingStrategy, landMessage: string) =>
     landRun.mutate(
       {
         runId: run.runId,
-        target: data.target,
-        strategy: effectiveStrategy,
-        ...(effectiveStrategy === 'fast-forward' ? {} : { message: effectiveMessage }),
+        target: fresh.target,
+        strategy: strategyToUse,
+        ...(strategyToUse === 'fast-forward' ? {} : { message: landMessage }),
         ...(discardIds.length > 0 ? { discardRunIds: discardIds } : {}),
       },
       { onSuccess: onLanded },
     );
+
+  /**
+   * Land with uncommitted files: they are committed on the run's branch first (the agent rarely
+   * commits), then the dry run is asked again, since only now does it see those files. Landing goes
+   * on only when the new answer still allows it with the strategy the operator saw; otherwise the
+   * dialog shows the new answer and the operator decides (the commit stays on the run's branch).
+   */
+  const commitThenLand = async (landMessage: string) => {
+    const made = await commit.mutateAsync({ runId: run.runId, message: effectiveCommitMessage }).catch(() => null);
+    if (!made) return; // commit.error is shown in the dialog
+    const again = await plan.refetch();
+    const fresh = again.data;
+    const stoppedBy = !fresh
+      ? 'The dry run could not be asked again.'
+      : (landingBlocker(fresh) ?? (effectiveStrategy === 'fast-forward' && !fresh.fastForward ? `${fresh.target} can no longer simply move forward: choose another strategy.` : null));
+    setCommitted({ commit: made.commit, files: made.files, stoppedBy });
+    if (fresh && !stoppedBy) land(fresh, effectiveStrategy, landMessage);
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!data || busy || blocker || plan.isFetching) return;
+    if (uncommitted.length > 0 && !effectiveCommitMessage.trim()) {
+      setCommitProblem('A commit needs a message.');
+      return;
+    }
+    if (effectiveStrategy !== 'fast-forward' && !effectiveMessage.trim()) {
+      setProblem('A merge or squash commit needs a message.');
+      return;
+    }
+    if (uncommitted.length > 0) void commitThenLand(effectiveMessage);
+    else land(data, effectiveStrategy, effectiveMessage);
   };
 
   let body;
@@ -172,6 +214,34 @@ export function CompareLandDialog({
             </select>
           )}
         </FormField>
+        {committed ? (
+          <p className={committed.stoppedBy ? 'callout callout--warning' : 'callout callout--success'}>
+            Committed {pluralize(committed.files.length, 'file')} on the run’s branch as <code>{shortSha(committed.commit)}</code>.
+            {committed.stoppedBy ? ` Landing stopped: ${committed.stoppedBy}` : ''}
+          </p>
+        ) : null}
+        {uncommitted.length > 0 ? (
+          <>
+            <p className="callout callout--warning">
+              {pluralize(uncommitted.length, 'uncommitted file')} will be committed first on the run’s branch <code>{data.pushBranch}</code> ({listFew(uncommitted)}),
+              with your git identity as the author.
+            </p>
+            <FormField label="Commit message" problem={commitProblem ?? undefined} hint="The first line is the subject.">
+              {(control) => (
+                <textarea
+                  {...control}
+                  className="textarea"
+                  rows={4}
+                  value={effectiveCommitMessage}
+                  onChange={(event) => {
+                    setCommitProblem(null);
+                    setCommitMessage(event.target.value);
+                  }}
+                />
+              )}
+            </FormField>
+          </>
+        ) : null}
         {plan.isFetching ? <p className="muted">Trying {target ?? data.target}…</p> : <DryRun plan={data} runId={run.runId} />}
         <fieldset className="form-section">
           <legend className="form-section__legend">Strategy</legend>
@@ -240,13 +310,14 @@ export function CompareLandDialog({
           </fieldset>
         ) : null}
         {plan.isRefetchError ? <ErrorAlert error={plan.error} prefix="Could not run the dry run again." /> : null}
+        {commit.isError ? <ErrorAlert error={commit.error} prefix="Could not commit the changes." /> : null}
         {landRun.isError ? <ErrorAlert error={landRun.error} prefix="Could not land the run." /> : null}
       </form>
     );
   }
 
   const offerLand = Boolean(data?.available);
-  const blocked = Boolean(blocker) || plan.isFetching || landRun.isPending;
+  const blocked = Boolean(blocker) || plan.isFetching || busy;
   return (
     <ModalDialog
       title={`Land ${name}’s run`}
@@ -255,6 +326,7 @@ export function CompareLandDialog({
       initialFocusRef={cancelRef}
       footer={
         <>
+          {commit.isPending ? <span className="form-card__progress">Committing…</span> : null}
           {landRun.isPending ? <span className="form-card__progress">Landing…</span> : null}
           {blocker && offerLand ? <span className="muted">{blocker}</span> : null}
           <button ref={cancelRef} type="button" className="button" onClick={onClose}>

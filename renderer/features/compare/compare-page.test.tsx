@@ -134,6 +134,80 @@ describe('Compare: a task’s runs side by side', () => {
     expect(client.inputsOf('getLandingPlan')[0]).toEqual({ runId: 'run_1' });
   });
 
+  it('Land this one on a run that left uncommitted files commits them first with the editable message, asks the dry run again, then lands', async () => {
+    let committed = false;
+    const { user, client } = showCompare({
+      getLandingPlan: ({ runId }) =>
+        committed
+          ? aCleanLandingPlan({ runId, touchedFiles: ['notes/plan.md'] })
+          : aCleanLandingPlan({
+              runId,
+              holdings: { uncommittedFiles: ['notes/plan.md', 'notes/todo.md'], unlandedCommits: [], diskBytes: 1_000 },
+              touchedFiles: [],
+              commitMessage: 'Write the refund module\n\nThe plan, in notes.',
+            }),
+      commitRunChanges: () => {
+        committed = true;
+        return { commit: 'f00dfeed1234567', files: ['notes/plan.md', 'notes/todo.md'] };
+      },
+      landRun: (input) => ({ landing: landedIn('main'), workingCopyUpdated: false, discarded: input.discardRunIds ?? [] }),
+    });
+    await user.click(await screen.findByRole('button', { name: 'Land Codex writer' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Land Codex writer’s run' });
+    expect(await within(dialog).findByText(/2 uncommitted files will be committed first/)).toBeTruthy();
+    const commitMessage = within(dialog).getByRole('textbox', { name: 'Commit message' });
+    expect(commitMessage).toHaveProperty('value', 'Write the refund module\n\nThe plan, in notes.');
+    await user.clear(commitMessage);
+    await user.type(commitMessage, 'The plan, by Codex');
+    await user.click(within(dialog).getByRole('checkbox', { name: 'Discard Claude writer' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Land' }));
+
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    const order = client.calls.map((call) => call.channel).filter((channel) => ['commitRunChanges', 'getLandingPlan', 'landRun'].includes(channel));
+    // Committed first, the dry run asked again after the commit, and only then landed (the refreshes
+    // that follow a commit or a landing may ask the dry run more often).
+    const committedAt = order.indexOf('commitRunChanges');
+    const landedAt = order.indexOf('landRun');
+    expect(committedAt).toBeGreaterThan(order.indexOf('getLandingPlan'));
+    expect(landedAt).toBeGreaterThan(committedAt);
+    expect(order.slice(committedAt + 1, landedAt)).toContain('getLandingPlan');
+    expect(client.inputsOf('commitRunChanges')).toEqual([{ runId: 'run_1', message: 'The plan, by Codex' }]);
+    expect(client.inputsOf('landRun')).toEqual([{ runId: 'run_1', target: 'main', strategy: 'fast-forward' }]);
+  });
+
+  it('a commit the core refuses is shown in the dialog and nothing lands; a dry run after the commit that finds conflicts stops before landing', async () => {
+    let committed = false;
+    let refuse = true;
+    const { user, client } = showCompare({
+      getLandingPlan: ({ runId }) =>
+        committed
+          ? aCleanLandingPlan({ runId, clean: false, fastForward: false, conflicts: ['notes/plan.md'] })
+          : aCleanLandingPlan({ runId, holdings: { uncommittedFiles: ['notes/plan.md'], unlandedCommits: [], diskBytes: 1_000 }, touchedFiles: [] }),
+      commitRunChanges: () => {
+        if (refuse) throw new OperatorError({ code: 'conflict', message: 'The run’s store is locked by git.' });
+        committed = true;
+        return { commit: 'f00dfeed1234567', files: ['notes/plan.md'] };
+      },
+      landRun: () => {
+        throw new Error('landRun must not be sent');
+      },
+    });
+    await user.click(await screen.findByRole('button', { name: 'Land Codex writer' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Land Codex writer’s run' });
+    await within(dialog).findByText(/1 uncommitted file will be committed first/);
+    await user.click(within(dialog).getByRole('button', { name: 'Land and discard 1 other' }));
+    expect(await within(dialog).findByText(/The run’s store is locked by git\./)).toBeTruthy();
+    expect(within(dialog).getByText(/Could not commit the changes\./)).toBeTruthy();
+
+    refuse = false;
+    await user.click(within(dialog).getByRole('button', { name: 'Land and discard 1 other' }));
+    expect(await within(dialog).findByText(/Landing stopped: The run conflicts with main\./)).toBeTruthy();
+    expect(within(within(dialog).getByRole('list', { name: 'Conflicting files' })).getByText('notes/plan.md')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Land and discard 1 other' }).getAttribute('aria-disabled')).toBe('true');
+    expect(client.inputsOf('commitRunChanges')).toHaveLength(2);
+    expect(client.inputsOf('landRun')).toEqual([]);
+  });
+
   it('a dry run that finds conflicts names the files and lands nothing; another target is tried with its own dry run', async () => {
     const { user, client } = showCompare({
       getLandingPlan: ({ runId, target }) =>
