@@ -17,6 +17,10 @@ test('the operator clicks through every page and each says what to do next', asy
   await expect(page.getByRole('heading', { level: 1, name: 'Agents' })).toBeVisible();
   await expect(page.getByText('No agents yet')).toBeVisible();
 
+  await nav.getByRole('link', { name: 'Clean up' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Clean up' })).toBeVisible();
+  await expect(page.getByText('Nothing to clean up')).toBeVisible();
+
   await nav.getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
   await page.getByRole('link', { name: 'AI connections' }).click();

@@ -40,6 +40,18 @@ export function AgentsIcon() {
   );
 }
 
+/** A broom: Clean up sweeps away the files of finished runs. */
+export function CleanupIcon() {
+  return (
+    <svg {...iconProps}>
+      <path d="M13.75 2.25 8.5 7.5" />
+      <path d="M8.75 6.75 9.25 7.25a1 1 0 0 1 0 1.4L8.6 9.3 6.7 7.4l.65-.65a1 1 0 0 1 1.4 0z" />
+      <path d="M6.7 7.4 2.25 9.75 6.25 13.75 8.6 9.3" />
+      <path d="M4.25 11.75 5.5 10.5" />
+    </svg>
+  );
+}
+
 export function SettingsIcon() {
   return (
     <svg {...iconProps}>

@@ -46,7 +46,7 @@ describe('the palette before anything is typed', () => {
       'Keyboard shortcuts',
       'Stop Plan the refund flow — Codex fast',
     ]);
-    expect(shown['Go to']).toEqual(['Runs', 'Tasks', 'Agents', 'Notices', 'Settings']);
+    expect(shown['Go to']).toEqual(['Runs', 'Tasks', 'Agents', 'Notices', 'Clean up', 'Settings']);
     expect(shown['Runs']).toEqual(['Plan the refund flow — Codex fast · Running', 'Fix the invoice rounding — Codex fast · Failed']);
     // Archived tasks and closed notices are not offered.
     expect(shown['Tasks']).toEqual(['Plan the refund flow', 'Fix the invoice rounding']);
@@ -85,6 +85,7 @@ describe('searching the palette', () => {
   it('finds a notice by its message and an agent by its model, and drops groups with no match', () => {
     expect(labels(filterPaletteGroups(buildPaletteGroups(data), 'api key'))).toEqual({ Notices: ['Codex fast needs an AI connection'] });
     expect(labels(filterPaletteGroups(buildPaletteGroups(data), 'gpt-5'))).toEqual({ Agents: ['Codex fast'] });
+    expect(labels(filterPaletteGroups(buildPaletteGroups(data), 'disk'))).toEqual({ 'Go to': ['Clean up'] });
     expect(filterPaletteGroups(buildPaletteGroups(data), 'zebra')).toEqual([]);
   });
 

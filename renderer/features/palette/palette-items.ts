@@ -46,11 +46,13 @@ export function runLabel(run: RunSummary): string {
   return `${run.taskTitle} — ${run.agentName} · ${runStatusLabel(run.status)}`;
 }
 
-const pages: { label: string; shortcut: ShortcutId; path: string }[] = [
+/** The pages of the main navigation; `keywords` are more words a page is found by. */
+const pages: { label: string; shortcut?: ShortcutId; path: string; keywords?: string[] }[] = [
   { label: 'Runs', shortcut: 'go-runs', path: actionPath({ kind: 'runs' }) },
   { label: 'Tasks', shortcut: 'go-tasks', path: actionPath({ kind: 'tasks' }) },
   { label: 'Agents', shortcut: 'go-agents', path: actionPath({ kind: 'agents' }) },
   { label: 'Notices', shortcut: 'go-notices', path: actionPath({ kind: 'notices' }) },
+  { label: 'Clean up', path: actionPath({ kind: 'cleanup' }), keywords: ['disk', 'remove', 'free space'] },
   { label: 'Settings', shortcut: 'go-settings', path: actionPath({ kind: 'settings' }) },
 ];
 
@@ -137,8 +139,8 @@ export function buildPaletteGroups(data: PaletteData): PaletteGroup[] {
   const goTo: PaletteItem[] = pages.map((page) => ({
     id: `page:${page.path}`,
     label: page.label,
-    keywords: ['go to', 'page'],
-    shortcut: page.shortcut,
+    keywords: ['go to', 'page', ...(page.keywords ?? [])],
+    ...(page.shortcut ? { shortcut: page.shortcut } : {}),
     command: { kind: 'navigate', path: page.path },
   }));
 
