@@ -8,11 +8,16 @@ import { expect } from '../console-test';
 
 export const fixtureAgent = path.resolve(import.meta.dirname, '..', 'fixtures', 'fixture-agent.mjs');
 
-/** A git repository for the project, as an operator's would be. */
+/**
+ * A git repository for the project, as an operator's would be: with the operator's git identity in
+ * its config, which Commit and Land take as the author.
+ */
 export function makeRepository(dir: string): string {
   mkdirSync(dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=e2e@example.invalid', '-c', 'user.name=E2E', ...args], { cwd: dir });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
   git('init', '-q', '-b', 'main');
+  git('config', 'user.name', 'E2E Operator');
+  git('config', 'user.email', 'e2e@example.invalid');
   writeFileSync(path.join(dir, 'README.md'), '# checkout service\n');
   git('add', '-A');
   git('commit', '-q', '-m', 'initial');
