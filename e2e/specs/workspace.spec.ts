@@ -53,7 +53,7 @@ test('an operator reviews what a run changed and how it was confined, then archi
   await archiveDialog.getByRole('button', { name: 'Archive' }).click();
   await expect(archiveDialog).toBeHidden();
   await expect(page.getByText('Archived', { exact: true })).toBeVisible();
-  await expect(changes).toContainText('working folder was cleaned up');
+  await expect(changes).toContainText('files were cleaned up');
   await expect(changes.getByRole('button', { name: 'Open folder' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Resume' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Archive run' })).toHaveCount(0);
