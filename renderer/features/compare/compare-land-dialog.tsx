@@ -1,7 +1,7 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import type { ChannelOutput } from '../../../shared/contract';
-import { landingStrategies, type LandingPlan, type LandingStrategy, type RunComparison } from '../../../shared/landing';
+import type { LandingPlan, LandingStrategy, RunComparison } from '../../../shared/landing';
 import { actionPath } from '../../../shared/routes';
 import { Choice } from '../../ui/choice';
 import { ErrorAlert } from '../../ui/error-alert';
@@ -11,17 +11,12 @@ import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
 import { listFew, shortSha } from '../runs/landing-format';
 import { landingSummary } from '../runs/landing-labels';
+import { effectiveStrategy, StrategyChoice } from '../runs/strategy-choice';
 import { useCommitRunChanges } from '../runs/use-landing';
 import { isComparedRunActive } from './compare-labels';
 import { useCompareLandingPlan, useLandRun } from './use-compare';
 
 export type LandResult = ChannelOutput<'landRun'>;
-
-const strategyLabels: Record<LandingStrategy, { label: string; hint: string }> = {
-  'fast-forward': { label: 'Fast-forward', hint: 'The branch moves to the run’s commits as they are.' },
-  merge: { label: 'Merge commit', hint: 'A merge commit joins the run’s commits to the branch.' },
-  squash: { label: 'Squash', hint: 'One new commit on the branch holds all of the run’s work.' },
-};
 
 /**
  * Why Land cannot go ahead with this dry run's answer, in words; null when it can. Uncommitted files
@@ -140,7 +135,7 @@ export function CompareLandDialog({
 
   const data = plan.data;
   const blocker = data ? landingBlocker(data) : null;
-  const effectiveStrategy: LandingStrategy = strategy === 'fast-forward' && data && !data.fastForward ? 'merge' : (strategy ?? (data?.fastForward ? 'fast-forward' : 'merge'));
+  const landWith = effectiveStrategy(strategy, data?.fastForward ?? false);
   // A run with no commits yet may have no merge message to propose: its commit message stands in.
   const effectiveMessage = message ?? (data ? data.landMessage || data.commitMessage : '');
   const discardIds = discardable.filter((other) => discard.has(other.runId)).map((other) => other.runId);
@@ -174,9 +169,9 @@ export function CompareLandDialog({
     const fresh = again.data;
     const stoppedBy = !fresh
       ? 'The dry run could not be asked again.'
-      : (landingBlocker(fresh) ?? (effectiveStrategy === 'fast-forward' && !fresh.fastForward ? `${fresh.target} can no longer simply move forward: choose another strategy.` : null));
+      : (landingBlocker(fresh) ?? (landWith === 'fast-forward' && !fresh.fastForward ? `${fresh.target} can no longer simply move forward: choose another strategy.` : null));
     setCommitted({ commit: made.commit, files: made.files, stoppedBy });
-    if (fresh && !stoppedBy) land(fresh, effectiveStrategy, landMessage);
+    if (fresh && !stoppedBy) land(fresh, landWith, landMessage);
   };
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -186,12 +181,12 @@ export function CompareLandDialog({
       setCommitProblem('A commit needs a message.');
       return;
     }
-    if (effectiveStrategy !== 'fast-forward' && !effectiveMessage.trim()) {
+    if (landWith !== 'fast-forward' && !effectiveMessage.trim()) {
       setProblem('A merge or squash commit needs a message.');
       return;
     }
     if (uncommitted.length > 0) void commitThenLand(effectiveMessage);
-    else land(data, effectiveStrategy, effectiveMessage);
+    else land(data, landWith, effectiveMessage);
   };
 
   let body;
@@ -243,26 +238,9 @@ export function CompareLandDialog({
           </>
         ) : null}
         {plan.isFetching ? <p className="muted">Trying {target ?? data.target}…</p> : <DryRun plan={data} runId={run.runId} />}
-        <fieldset className="form-section">
-          <legend className="form-section__legend">Strategy</legend>
-          <div className="choice-list">
-            {landingStrategies.map((option) => (
-              <Choice
-                key={option}
-                type="radio"
-                name={strategyName}
-                value={option}
-                checked={effectiveStrategy === option}
-                disabled={option === 'fast-forward' && !data.fastForward}
-                onChange={() => setStrategy(option)}
-                label={strategyLabels[option].label}
-                hint={option === 'fast-forward' && !data.fastForward ? `Not possible: ${data.target} has moved on since the run began.` : strategyLabels[option].hint}
-              />
-            ))}
-          </div>
-        </fieldset>
-        {effectiveStrategy === 'fast-forward' ? null : (
-          <FormField label={effectiveStrategy === 'squash' ? 'Squash commit message' : 'Merge commit message'} problem={problem ?? undefined}>
+        <StrategyChoice name={strategyName} strategy={landWith} fastForward={data.fastForward} target={data.target} onChoose={setStrategy} />
+        {landWith === 'fast-forward' ? null : (
+          <FormField label={landWith === 'squash' ? 'Squash commit message' : 'Merge commit message'} problem={problem ?? undefined}>
             {(control) => (
               <textarea
                 {...control}

@@ -1,19 +1,13 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import type { ChannelOutput } from '../../../shared/contract';
-import { landingStrategies, type LandingPlan, type LandingStrategy } from '../../../shared/landing';
-import { Choice } from '../../ui/choice';
+import type { LandingPlan, LandingStrategy } from '../../../shared/landing';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
 import { defaultLandTarget, dryRunAnswer, landRefusedReason, shortSha, strategyLabels } from './landing-format';
+import { effectiveStrategy, StrategyChoice } from './strategy-choice';
 import { useLandingPlan, useLandRun } from './use-landing';
-
-const strategyHints: Record<LandingStrategy, string> = {
-  'fast-forward': 'Moves the branch to the run’s last commit: no new commit, the run’s commits as they are.',
-  merge: 'A merge commit joins the run’s commits to the branch.',
-  squash: 'One new commit on the branch holds all of the run’s work.',
-};
 
 type Landed = ChannelOutput<'landRun'>;
 
@@ -52,7 +46,7 @@ export function LandDialog({
 
   const branches = basePlan.branches.includes(target) ? basePlan.branches : [target, ...basePlan.branches];
   const fastForward = plan?.fastForward ?? basePlan.fastForward;
-  const strategy: LandingStrategy = chosenStrategy === 'fast-forward' && !fastForward ? 'merge' : (chosenStrategy ?? (fastForward ? 'fast-forward' : 'merge'));
+  const strategy = effectiveStrategy(chosenStrategy, fastForward);
   const message = editedMessage ?? plan?.landMessage ?? '';
   const refused = plan ? landRefusedReason(plan) : 'The dry run for this branch has not answered yet.';
   const blocked = refused !== null || land.isPending;
@@ -145,30 +139,7 @@ export function LandDialog({
           )}
         </FormField>
 
-        <fieldset className="form-section">
-          <legend className="form-section__legend">Strategy</legend>
-          <div className="choice-list">
-            {landingStrategies.map((candidate) => (
-              <Choice
-                key={candidate}
-                type="radio"
-                name={`${formId}-strategy`}
-                value={candidate}
-                checked={strategy === candidate}
-                onChange={(checked) => {
-                  if (checked) setChosenStrategy(candidate);
-                }}
-                label={candidate === 'fast-forward' ? 'Fast-forward' : candidate === 'merge' ? 'Merge commit' : 'Squash'}
-                hint={
-                  candidate === 'fast-forward' && !fastForward
-                    ? `Not possible: ${plan?.target ?? target} has commits the run does not have.`
-                    : strategyHints[candidate]
-                }
-                disabled={candidate === 'fast-forward' && !fastForward}
-              />
-            ))}
-          </div>
-        </fieldset>
+        <StrategyChoice name={`${formId}-strategy`} strategy={strategy} fastForward={fastForward} target={plan?.target ?? target} onChoose={setChosenStrategy} />
 
         {strategy !== 'fast-forward' ? (
           <FormField label={strategy === 'squash' ? 'Squash commit message' : 'Merge commit message'} problem={messageProblem}>

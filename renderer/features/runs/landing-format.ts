@@ -1,21 +1,7 @@
-import type { LandingPlan, LandingState, LandingStrategy } from '../../../shared/landing';
+import type { LandingPlan, LandingStrategy } from '../../../shared/landing';
 import { pluralize } from '../../ui/format';
 
 /** Landing's words, shared by the Changes' landing bar and its dialogs. Pure, so it is tested without a DOM. */
-
-export const landingStateLabels: Record<LandingState, string> = {
-  not_landed: 'Not landed',
-  landed: 'Landed',
-  pushed: 'Pushed',
-  discarded: 'Discarded',
-};
-
-export const landingStateTones: Record<LandingState, string> = {
-  not_landed: 'neutral',
-  landed: 'success',
-  pushed: 'success',
-  discarded: 'muted',
-};
 
 export const strategyLabels: Record<LandingStrategy, string> = {
   'fast-forward': 'fast-forward',

@@ -8,7 +8,8 @@ import { Loading, QueryError } from '../../ui/query-error';
 import { CommitDialog } from './commit-dialog';
 import { DiscardDialog } from './discard-dialog';
 import { LandDialog } from './land-dialog';
-import { landingStateLabels, landingStateTones, landUnavailableReason, pullRequestBody, shortSha, strategyLabels, webAddress } from './landing-format';
+import { landingStateLabels, landingTone } from './landing-labels';
+import { landUnavailableReason, pullRequestBody, shortSha, strategyLabels, webAddress } from './landing-format';
 import { PullRequestDialog } from './pull-request-dialog';
 import { useLandingPlan, usePushRunBranch, useResolveRunConflicts } from './use-landing';
 
@@ -55,7 +56,7 @@ export function LandingState({ landing }: { landing: RunLanding }) {
   const { landed, pushed } = landing;
   return (
     <div className="run-landing__state">
-      <span className={`status-badge tone-${landingStateTones[landing.state]}`}>
+      <span className={`status-badge tone-${landingTone(landing.state)}`}>
         <span className="status-badge__mark" aria-hidden="true" />
         {landingStateLabels[landing.state]}
       </span>
@@ -75,7 +76,6 @@ export function LandingState({ landing }: { landing: RunLanding }) {
         </span>
       ) : null}
       {landing.discardedAt ? <span>Discarded on {formatFullTimestamp(landing.discardedAt)}.</span> : null}
-      {landing.filesRemovedAt ? <span>The run’s files were removed on {formatFullTimestamp(landing.filesRemovedAt)}.</span> : null}
     </div>
   );
 }
