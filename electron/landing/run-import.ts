@@ -35,6 +35,14 @@ export async function importRunCommits(taskRoot: TaskRoot, tools: RunFileTools, 
   const doing = 'bring the run’s commits into the project';
   const limit = options.maxPackBytes ?? maxPackBytes;
 
+  const importedRef = `${projectImportedRefPrefix}${runId}`;
+  // Brought in already as it is now (the dry run runs each time the Changes are looked at): nothing to copy.
+  const already = await runGit(['rev-parse', '-q', '--verify', `${importedRef}^{commit}`], { cwd: project, okExitCodes: [0, 1] });
+  if (already.exitCode === 0 && already.stdout.trim() === tip) {
+    const count = Number((await runGit(['rev-list', '--count', `${base}..${tip}`], { cwd: project })).stdout.trim());
+    return { tip, base, commitCount: count };
+  }
+
   const store = await openRunStoreGit(taskRoot, tools);
   let pack: Buffer;
   try {
@@ -74,6 +82,6 @@ export async function importRunCommits(taskRoot: TaskRoot, tools: RunFileTools, 
     });
   }
   const commitCount = Number((await runGit(['rev-list', '--count', `${base}..${tip}`], { cwd: project })).stdout.trim());
-  await runGit([...noHooks, 'update-ref', '-m', `operator-console: import run ${runId}`, `${projectImportedRefPrefix}${runId}`, tip], { cwd: project });
+  await runGit([...noHooks, 'update-ref', '-m', `operator-console: import run ${runId}`, importedRef, tip], { cwd: project });
   return { tip, base, commitCount };
 }
