@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron';
+import { app, BrowserWindow, dialog, nativeTheme, session, shell } from 'electron';
 import { createCore, type Core } from './core';
 import { resolveDataDir } from './data-dir';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
@@ -82,7 +82,14 @@ function startShell(): void {
   function openWindow(): BrowserWindow {
     const window = new BrowserWindow(appWindowOptions({ preloadPath }));
     windows.add(window);
-    guardNavigation(window.webContents, location, log);
+    guardNavigation(window.webContents, location, log, {
+      // Only an http(s) address the console recorded on a run itself (a compare page, a pull request).
+      openExternal: (url) => {
+        if (!/^https?:\/\//i.test(url) || !core?.ledger.runs.isRecordedForgeAddress(url)) return false;
+        void shell.openExternal(url);
+        return true;
+      },
+    });
     window.once('ready-to-show', () => window.show());
     window.on('closed', () => windows.delete(window));
     const loading = location.rendererDir

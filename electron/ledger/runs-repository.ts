@@ -327,6 +327,11 @@ export class RunsRepository {
     this.db.prepare('UPDATE runs SET pull_request_url = ? WHERE id = ?').run(url, runId);
   }
 
+  /** The address is one the console derived and recorded on a run (a compare page, a pull request): the desktop window may open it. */
+  isRecordedForgeAddress(url: string): boolean {
+    return this.db.prepare('SELECT 1 FROM runs WHERE compare_url = ? OR pull_request_url = ? LIMIT 1').get(url, url) !== undefined;
+  }
+
   recordDiscarded(runId: string, at: number): void {
     this.db.prepare("UPDATE runs SET landing_state = 'discarded', discarded_at = ? WHERE id = ?").run(at, runId);
   }

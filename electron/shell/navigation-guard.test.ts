@@ -46,6 +46,24 @@ describe('the navigation guard', () => {
     expect(contents.windowOpenHandler?.({ url: location.indexUrl })).toEqual({ action: 'deny' });
   });
 
+  it('hands the system browser only the forge addresses the console recorded, and still opens no window', () => {
+    const contents = new StandInWebContents(location.indexUrl);
+    const log = createMemoryLogger();
+    const opened: string[] = [];
+    const recorded = 'https://github.com/acme/refunds/compare/main...operator-console/run_1?expand=1';
+    guardNavigation(contents as unknown as WebContents, location, log, {
+      openExternal: (url) => {
+        if (url !== recorded) return false;
+        opened.push(url);
+        return true;
+      },
+    });
+    expect(contents.windowOpenHandler?.({ url: recorded })).toEqual({ action: 'deny' });
+    expect(contents.windowOpenHandler?.({ url: 'https://attacker.example/phish' })).toEqual({ action: 'deny' });
+    expect(opened).toEqual([recorded]);
+    expect(log.lines.map((line) => line.message)).toEqual(['forge address opened in the browser', 'window.open refused']);
+  });
+
   it('refuses to attach a webview', () => {
     const { contents } = guardedWindow();
     const event = navigationEvent('');

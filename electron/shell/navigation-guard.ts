@@ -8,12 +8,15 @@ import type { AppLocation } from './app-location';
  * are hash changes, which are same-document and never reach these events.
  *
  * External links are denied rather than handed to the system browser: every action link the console
- * makes is an in-app route, and opening arbitrary URLs from agent output is not worth the risk.
+ * makes is an in-app route, and opening arbitrary URLs from agent output is not worth the risk. The
+ * one exception is an address the console derived itself and recorded on a run (a forge's compare
+ * page, a pull request): `openExternal` is asked, and opens only those, in the system browser.
  */
 export function guardNavigation(
   contents: Pick<WebContents, 'on' | 'setWindowOpenHandler'>,
   location: AppLocation,
   log: Logger,
+  options: { openExternal?: (url: string) => boolean } = {},
 ): void {
   const refuseForeign = (event: { preventDefault(): void; url: string }, kind: string) => {
     if (location.isAppPage(event.url)) return;
@@ -24,6 +27,11 @@ export function guardNavigation(
   contents.on('will-redirect', (event) => refuseForeign(event, 'redirect'));
 
   contents.setWindowOpenHandler((details) => {
+    // The window never opens it either way; a recorded forge address goes to the system browser.
+    if (options.openExternal?.(details.url)) {
+      log.info('forge address opened in the browser', { url: describeUrl(details.url) });
+      return { action: 'deny' };
+    }
     log.warn('window.open refused', { url: describeUrl(details.url) });
     return { action: 'deny' };
   });

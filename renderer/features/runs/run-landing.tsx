@@ -15,7 +15,8 @@ import { useLandingPlan, usePushRunBranch, useResolveRunConflicts } from './use-
 
 /**
  * A forge address: a link when it is a web address, else text, and Copy address either way (the
- * desktop window opens no outside pages, so the address may have to go to a browser by hand).
+ * browser may be on another machine than the console). In the desktop app the link opens the system
+ * browser, for addresses the console recorded on a run only (electron/shell/navigation-guard.ts).
  */
 function ForgeLink({ url, children }: { url: string; children: string }) {
   const href = webAddress(url);
