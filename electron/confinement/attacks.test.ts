@@ -282,6 +282,59 @@ describe('attacks from inside a sandboxed run', () => {
     }
   });
 
+  it('a sandboxed run that commits attributes naming its own filter, tries to plant config and hooks, and turns its index into a FIFO gets nothing from Commit, Land and Push', async () => {
+    const c = await openConsole();
+    const pwned = path.join(c.fixture.base, 'PWNED');
+    const evil = `#!/bin/sh\nid >> '${pwned}'; cat\n`;
+    const gitDir = '"$(git rev-parse --git-common-dir)"';
+    const script = [
+      `printf '%s' '${evil.replaceAll("'", "'\\''")}' > evil.sh && chmod +x evil.sh`,
+      // Committed by the agent on its branch: attributes that name a filter, a diff and a merge driver of its own.
+      "echo '* filter=evil diff=evil merge=evil' > .gitattributes && echo 'the agent plan' > plan.txt",
+      'git add -A && git -c user.name=agent -c user.email=agent@example.invalid commit -q -m "agent work"',
+      // Planting in its store: config and hooks are read-only in the sandbox, so each try is reported.
+      `(git config core.sshCommand "$PWD/evil.sh" 2>/dev/null && echo PLANTED-CONFIG || echo CONFIG-REFUSED)`,
+      `(cp evil.sh ${gitDir}/hooks/pre-push 2>/dev/null && echo PLANTED-HOOK || echo HOOK-REFUSED)`,
+      // Its own global config (its home) may say anything: the console never reads it.
+      'git config --global filter.evil.smudge "$PWD/evil.sh"; git config --global filter.evil.clean "$PWD/evil.sh"; git config --global credential.helper "!$PWD/evil.sh"',
+      // Left uncommitted, and the index swapped for a FIFO.
+      "echo 'more from the agent' >> plan.txt",
+      'index="$(git rev-parse --git-dir)/index" && rm -f "$index" && mkfifo "$index" && echo FIFO-INDEX',
+    ].join(' && ');
+    const agent = await c.commandAgent(['--shell', script]);
+    const runId = await c.run(agent.id);
+    const run = await c.bed.waitForRun(runId, ended, 30_000);
+    expect(run.status).toBe('succeeded');
+    expect(c.output(runId)).toContain('CONFIG-REFUSED');
+    expect(c.output(runId)).toContain('HOOK-REFUSED');
+    expect(c.output(runId)).toContain('FIFO-INDEX');
+
+    // The operator's project, with a bare repository standing in for its remote and an identity.
+    const project = c.bed.projectDir;
+    const projectGit = (...args: string[]) => execFileSync('git', args, { cwd: project, encoding: 'utf8' }).trim();
+    projectGit('config', 'user.name', 'Olga Operator');
+    projectGit('config', 'user.email', 'olga@example.invalid');
+    const remote = path.join(c.fixture.base, 'remote.git');
+    execFileSync('git', ['init', '-q', '--bare', remote]);
+    projectGit('remote', 'add', 'origin', remote);
+
+    const started = Date.now();
+    await c.bed.call('commitRunChanges', { runId, message: 'The agent’s last change' });
+    const plan = await c.bed.call('getLandingPlan', { runId });
+    expect(plan).toMatchObject({ available: true, clean: true });
+    await c.bed.call('landRun', { runId, target: 'main', strategy: 'squash', message: 'Land the agent’s work' });
+    await c.bed.call('pushRunBranch', { runId });
+    expect(Date.now() - started).toBeLessThan(60_000);
+
+    // What the agent wrote landed, byte for byte, in main and in the operator's checkout; its
+    // attributes came along as a file, and no filter, driver, hook or helper of its ran anywhere.
+    expect(readFileSync(path.join(project, 'plan.txt'), 'utf8')).toBe('the agent plan\nmore from the agent\n');
+    expect(projectGit('show', 'main:.gitattributes')).toBe('* filter=evil diff=evil merge=evil');
+    expect(projectGit('status', '--porcelain')).toBe('');
+    expect(execFileSync('git', ['log', '-1', '--format=%s', `refs/heads/operator-console/${runId}`], { cwd: remote, encoding: 'utf8' }).trim()).toBe('The agent’s last change');
+    expect(existsSync(pwned)).toBe(false);
+  }, 90_000);
+
   it('the key a managed connection delivers is never written where the run can write, and a dead console leaves none behind', async () => {
     const dataDir = path.join(openFolderOutsideTheHome('oc-data-recovery-'), 'data');
     const c = await openConsole({ dataDir });
