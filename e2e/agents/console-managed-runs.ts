@@ -129,7 +129,7 @@ export function describeManagedRuns(providerId: AgentProviderId, expected: Conso
       const view = bed.taskRoot(run.id).view;
       expect(readFileSync(path.join(view, firstFile), 'utf8')).toBe(script.fileContent);
       const diff = await bed.diff(run.id);
-      expect(diff.files).toContainEqual({ path: firstFile, status: 'added' });
+      expect(diff.files).toContainEqual({ path: firstFile, status: 'added', additions: expect.any(Number), deletions: 0 });
       expect(diff.unifiedDiff).toContain(script.fileContent.trim());
       // ... and the scripted conversation ran to its end.
       const outcomes = bed.server.modelRequests().map((request) => request.outcome.type);

@@ -43,7 +43,7 @@ export function describePreconfiguredRun(providerId: AgentProviderId, expected: 
       expect(detail.connection).toBeNull();
       expect(existsSync(path.join(bed.taskRoot(run.id).view, firstFile)), context).toBe(true);
       expect(readFileSync(path.join(bed.taskRoot(run.id).view, firstFile), 'utf8')).toBe(bed.server.script.fileContent);
-      expect((await bed.diff(run.id)).files).toContainEqual({ path: firstFile, status: 'added' });
+      expect((await bed.diff(run.id)).files).toContainEqual({ path: firstFile, status: 'added', additions: expect.any(Number), deletions: 0 });
 
       // The key came from the operator's own files, as the CLI reads them.
       for (const request of bed.server.modelRequests()) expect(request.headers[expected.keyHeader], context).toBe(expected.keyValue(bed.apiKey));
