@@ -12,6 +12,7 @@ import { Loading, QueryError } from '../../ui/query-error';
 import { listFew, shortSha } from '../runs/landing-format';
 import { landingSummary } from '../runs/landing-labels';
 import { effectiveStrategy, StrategyChoice } from '../runs/strategy-choice';
+import { TargetBranchField } from '../runs/target-branch-field';
 import { useCommitRunChanges } from '../runs/use-landing';
 import { isComparedRunActive } from './compare-labels';
 import { useCompareLandingPlan, useLandRun } from './use-compare';
@@ -195,20 +196,9 @@ export function CompareLandDialog({
   else if (data && !data.available) {
     body = <p className="callout callout--warning">{data.blockedBy ?? 'This run cannot be landed.'}</p>;
   } else if (data) {
-    const branches = data.branches.includes(data.target) ? data.branches : [data.target, ...data.branches];
     body = (
       <form id={formId} className="dialog-form" onSubmit={submit} noValidate>
-        <FormField label="Target branch" hint={data.baseBranch ? `The run started from ${data.baseBranch}.` : undefined}>
-          {(control) => (
-            <select {...control} className="select" value={data.target} onChange={(event) => setTarget(event.target.value)}>
-              {branches.map((branch) => (
-                <option key={branch} value={branch}>
-                  {branch}
-                </option>
-              ))}
-            </select>
-          )}
-        </FormField>
+        <TargetBranchField branches={data.branches} value={data.target} baseBranch={data.baseBranch} onChange={setTarget} />
         {committed ? (
           <p className={committed.stoppedBy ? 'callout callout--warning' : 'callout callout--success'}>
             Committed {pluralize(committed.files.length, 'file')} on the run’s branch as <code>{shortSha(committed.commit)}</code>.

@@ -7,6 +7,7 @@ import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
 import { defaultLandTarget, dryRunAnswer, landRefusedReason, shortSha, strategyLabels } from './landing-format';
 import { effectiveStrategy, StrategyChoice } from './strategy-choice';
+import { TargetBranchField } from './target-branch-field';
 import { useLandingPlan, useLandRun } from './use-landing';
 
 type Landed = ChannelOutput<'landRun'>;
@@ -44,7 +45,6 @@ export function LandDialog({
   const targetRef = useRef<HTMLSelectElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
 
-  const branches = basePlan.branches.includes(target) ? basePlan.branches : [target, ...basePlan.branches];
   const fastForward = plan?.fastForward ?? basePlan.fastForward;
   const strategy = effectiveStrategy(chosenStrategy, fastForward);
   const message = editedMessage ?? plan?.landMessage ?? '';
@@ -118,26 +118,16 @@ export function LandDialog({
       }
     >
       <form id={formId} className="dialog-form" onSubmit={submit} noValidate>
-        <FormField label="Target branch" hint={basePlan.baseBranch ? `The run was based on ${basePlan.baseBranch}.` : 'The run started from a detached commit.'}>
-          {(control) => (
-            <select
-              ref={targetRef}
-              {...control}
-              className="select"
-              value={target}
-              onChange={(event) => {
-                setTarget(event.target.value);
-                land.reset();
-              }}
-            >
-              {branches.map((branch) => (
-                <option key={branch} value={branch}>
-                  {branch}
-                </option>
-              ))}
-            </select>
-          )}
-        </FormField>
+        <TargetBranchField
+          branches={basePlan.branches}
+          value={target}
+          baseBranch={basePlan.baseBranch}
+          selectRef={targetRef}
+          onChange={(branch) => {
+            setTarget(branch);
+            land.reset();
+          }}
+        />
 
         <StrategyChoice name={`${formId}-strategy`} strategy={strategy} fastForward={fastForward} target={plan?.target ?? target} onChoose={setChosenStrategy} />
 
