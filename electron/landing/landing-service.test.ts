@@ -221,6 +221,40 @@ describe('landing', () => {
   });
 });
 
+describe('a console that stopped in the middle of a landing', () => {
+  it('finds a squash that moved the branch but was never recorded, and never lands it twice; forgets one that never moved it', async () => {
+    const b = await bed();
+    const agent = await planWriter(b, 'squashed before the crash');
+    const task = await b.createTask();
+    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+    await b.call('commitRunChanges', { runId: run.id, message: 'Plan' });
+    await b.call('getLandingPlan', { runId: run.id }); // the run's commits are in the project now
+    const tip = projectGit(b, 'rev-parse', `refs/operator-console/imported/${run.id}`);
+
+    // A landing the console began and never recorded, its branch not moved yet: forgotten at the next look.
+    const main = projectGit(b, 'rev-parse', 'main');
+    const intent = { runTip: tip, target: 'main', strategy: 'squash' as const, at: Date.now(), by: 'Olga Operator <olga@example.invalid>' };
+    b.core.ledger.runs.recordLandingIntent(run.id, { ...intent, commit: tip });
+    const untouched = await b.call('getLandingPlan', { runId: run.id });
+    expect(untouched.available).toBe(true);
+    expect((await b.call('getRun', { runId: run.id })).landing.state).toBe('not_landed');
+    expect(b.core.ledger.runs.row(run.id)?.landing_intent_json).toBeNull();
+
+    // The console stopped after the squash commit moved main and before the ledger said so: what
+    // the landing wrote as its intent, then the branch moving, as landing does them.
+    const squash = execFileSync('git', ['commit-tree', `${tip}^{tree}`, '-p', main, '-m', 'Squashed plan'], { cwd: b.projectDir, encoding: 'utf8' }).trim();
+    b.core.ledger.runs.recordLandingIntent(run.id, { ...intent, commit: squash });
+    projectGit(b, 'update-ref', 'refs/heads/main', squash, main);
+
+    const plan = await b.call('getLandingPlan', { runId: run.id });
+    expect(plan).toMatchObject({ available: false, blockedBy: 'Everything this run committed is already in main.' });
+    expect((await b.call('getRun', { runId: run.id })).landing).toMatchObject({ state: 'landed', landed: { commit: squash, target: 'main', strategy: 'squash' } });
+    const again = await refusal(b.call('landRun', { runId: run.id, target: 'main', strategy: 'squash' }));
+    expect(again.message).toMatch(/already in main/);
+    expect(projectGit(b, 'rev-parse', 'main')).toBe(squash);
+  });
+});
+
 describe('push and pull request', () => {
   it('pushes the run’s branch to the project’s remote and derives the forge’s compare address; gh opens the pull request', async () => {
     const remote = makeTempDir('oc-landing-remote-');

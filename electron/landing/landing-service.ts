@@ -6,14 +6,14 @@ import { readRunHoldings } from '../confinement/run-holdings';
 import { openTaskRoot } from '../confinement/task-root';
 import type { RunFileTools, TaskRoot } from '../confinement/task-root-layout';
 import type { Ledger } from '../ledger/ledger';
-import type { RunRow } from '../ledger/runs-repository';
+import type { LandingIntent, RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
 import { savedAdmission } from '../runs/admission';
 import type { RunService } from '../runs/run-service';
 import { endedStatuses } from '../runs/run-transitions';
 import { compareUrl } from './forge-url';
-import { forgetRunInProject, landInProject, LandingRefusal, planLanding, projectBranches, projectIdentity, projectRemote, pushRunBranch } from './project-landing';
+import { branchContains, forgetRunInProject, landInProject, LandingRefusal, planLanding, projectBranches, projectIdentity, projectRemote, pushRunBranch } from './project-landing';
 import { createPullRequest, detectGh } from './pull-request';
 import { importRunCommits } from './run-import';
 import { commitRunChanges, offerTargetToRun } from './run-store-commit';
@@ -54,7 +54,7 @@ export class LandingService {
 
   /** The dry run behind the Land dialog: nothing the operator has changes (the run's commits are only copied in). */
   async plan(runId: string, requestedTarget?: string): Promise<LandingPlan> {
-    const row = this.requireRun(runId);
+    const row = await this.settleLandingIntent(this.requireRun(runId));
     const task = this.ledger.tasks.get(row.task_id);
     const commitMessage = this.commitMessage(row);
     const blocked = (reason: string, holdings: RunHoldings = emptyHoldings(row)): LandingPlan => ({
@@ -142,7 +142,7 @@ export class LandingService {
     message?: string | undefined;
     discardRunIds?: string[] | undefined;
   }): Promise<{ landing: RunLanding; workingCopyUpdated: boolean; discarded: string[] }> {
-    const row = this.requireLandable(input.runId);
+    const row = this.requireLandable((await this.settleLandingIntent(this.requireRun(input.runId))).id);
     const { taskRoot, tools } = await this.openRun(row);
     const others = (input.discardRunIds ?? []).filter((id) => id !== row.id);
     for (const otherId of others) {
@@ -162,7 +162,12 @@ export class LandingService {
     }
     const identity = await this.identity(taskRoot);
     const imported = await importRunCommits(taskRoot, tools, row.id);
+    // Landed before as it is now: a squash leaves no ancestor for the dry run to find, so the ledger says it.
+    if (row.landed_run_tip === imported.tip && row.landed_target !== null) {
+      throw new OperatorError({ code: 'conflict', reason: 'nothing_to_land', message: `Everything this run committed is already in ${row.landed_target}.` });
+    }
     const message = input.message ?? this.landMessage(row, holdings);
+    const by = `${identity.name} <${identity.email}>`;
     let landed: Awaited<ReturnType<typeof landInProject>>;
     try {
       landed = await landInProject(taskRoot.projectPath, {
@@ -172,20 +177,16 @@ export class LandingService {
         strategy: input.strategy,
         message,
         identity,
+        // Kept before the branch moves: a console stopped right after finds the landing (settleLandingIntent).
+        beforeMove: (commit) =>
+          this.ledger.runs.recordLandingIntent(row.id, { commit, runTip: imported.tip, target: input.target, strategy: input.strategy, at: this.now(), by }),
       });
     } catch (error) {
+      this.ledger.runs.recordLandingIntent(row.id, null);
       if (error instanceof LandingRefusal) this.raiseRefusalNotice(row, input.target, error);
       throw error;
     }
-    const at = this.now();
-    this.ledger.runs.recordLanded(row.id, {
-      commit: landed.commit,
-      runTip: imported.tip,
-      target: input.target,
-      strategy: input.strategy,
-      at,
-      by: `${identity.name} <${identity.email}>`,
-    });
+    this.ledger.runs.recordLanded(row.id, { commit: landed.commit, runTip: imported.tip, target: input.target, strategy: input.strategy, at: this.now(), by });
     this.resolveLandingNotices(row.id, `The run landed in ${input.target}.`);
     this.options.log.info('run landed', { runId: row.id, target: input.target, strategy: input.strategy, commit: landed.commit });
     const discarded: string[] = [];
@@ -322,6 +323,30 @@ export class LandingService {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /**
+   * A landing the console began and never recorded (it stopped between moving the branch and writing
+   * the ledger): recorded now when the branch holds its commit, else forgotten, since the branch never
+   * moved. So a squash is never landed twice, and the run's state tells the truth.
+   */
+  private async settleLandingIntent(row: RunRow): Promise<RunRow> {
+    if (!row.landing_intent_json) return row;
+    let intent: LandingIntent | null;
+    try {
+      intent = JSON.parse(row.landing_intent_json) as LandingIntent;
+    } catch {
+      intent = null;
+    }
+    const project = this.ledger.tasks.get(row.task_id) ? this.projectOf(row) : null;
+    if (intent && project && (await branchContains(project.path, intent.target, intent.commit))) {
+      this.ledger.runs.recordLanded(row.id, intent);
+      this.options.log.info('an unrecorded landing was found and recorded', { runId: row.id, target: intent.target, commit: intent.commit });
+      this.announce(row.id);
+    } else {
+      this.ledger.runs.recordLandingIntent(row.id, null);
+    }
+    return this.requireRun(row.id);
+  }
 
   private landingOf(runId: string): RunLanding {
     return this.options.runs.summary(runId).landing;

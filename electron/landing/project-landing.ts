@@ -65,6 +65,11 @@ export interface LandInput {
   identity: { name: string; email: string };
   /** The target's commit the operator saw in the plan: landing refuses when it moved since. */
   expectedTargetCommit?: string;
+  /**
+   * Called with the commit the target is about to point at, just before it moves: the caller keeps
+   * it, so a console that stops between the move and its own record finds the landing later.
+   */
+  beforeMove?: (commit: string) => void;
 }
 
 export interface Landed {
@@ -135,6 +140,7 @@ export async function landInProject(projectPath: string, input: LandInput): Prom
   }
 
   const commit = input.strategy === 'fast-forward' ? input.tip : await landingCommit(projectPath, plan, input);
+  input.beforeMove?.(commit);
   if (plan.checkout) {
     await fastForwardCheckout(plan.checkout.path, input.target, plan.targetCommit, commit);
     return { commit, workingCopyUpdated: true, worktreePath: plan.checkout.path };
@@ -333,6 +339,13 @@ async function projectRemotes(projectPath: string): Promise<string[]> {
 }
 
 /** Removes the ref that kept the run's imported commits (run-import.ts). */
+/** Whether `branch` of the project holds `commit` (it, or a descendant, is what the branch points at). */
+export async function branchContains(projectPath: string, branch: string, commit: string): Promise<boolean> {
+  if (!isObjectName(commit)) return false;
+  const result = await runGit(['merge-base', '--is-ancestor', commit, `refs/heads/${branch}`], { cwd: projectPath, okExitCodes: [0, 1, 128] });
+  return result.exitCode === 0;
+}
+
 export async function forgetRunInProject(projectPath: string, runId: string): Promise<void> {
   assertRunId(runId);
   await git(projectPath, [...noHooks, 'update-ref', '-d', `${projectImportedRefPrefix}${runId}`], 'forget the run’s imported commits');

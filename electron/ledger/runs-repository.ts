@@ -33,6 +33,16 @@ interface RunSummaryRow {
   disk_bytes: number | null;
 }
 
+/** What a landing under way is about to do (runs.landing_intent_json). */
+export interface LandingIntent {
+  commit: string;
+  runTip: string;
+  target: string;
+  strategy: LandingStrategy;
+  at: number;
+  by: string;
+}
+
 /** The run row itself, for the run service (which owns what the JSON columns hold). */
 export interface RunRow {
   id: string;
@@ -62,6 +72,8 @@ export interface RunRow {
   disk_measured_at: number | null;
   /** What the run's Changes showed when its files were removed (shared runDiffSchema). */
   diff_summary_json: string | null;
+  /** A landing under way: the target's new commit, written just before the branch moves (LandingIntent). */
+  landing_intent_json: string | null;
   created_at: number;
   started_at: number | null;
   ended_at: number | null;
@@ -312,9 +324,15 @@ export class RunsRepository {
     this.db
       .prepare(
         `UPDATE runs SET landing_state = CASE WHEN landing_state = 'pushed' THEN 'pushed' ELSE 'landed' END,
-           landed_commit = ?, landed_run_tip = ?, landed_target = ?, landed_strategy = ?, landed_at = ?, landed_by = ? WHERE id = ?`,
+           landed_commit = ?, landed_run_tip = ?, landed_target = ?, landed_strategy = ?, landed_at = ?, landed_by = ?,
+           landing_intent_json = NULL WHERE id = ?`,
       )
       .run(landed.commit, landed.runTip, landed.target, landed.strategy, landed.at, landed.by, runId);
+  }
+
+  /** Kept just before a landing moves its target branch; null clears it (the landing was recorded, or refused). */
+  recordLandingIntent(runId: string, intent: LandingIntent | null): void {
+    this.db.prepare('UPDATE runs SET landing_intent_json = ? WHERE id = ?').run(intent ? JSON.stringify(intent) : null, runId);
   }
 
   recordPushed(runId: string, pushed: { remote: string; branch: string; at: number; compareUrl: string | null }): void {

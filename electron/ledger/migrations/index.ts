@@ -8,6 +8,7 @@ import { noticeResolution } from './006-notice-resolution';
 import { environments } from './007-environments';
 import { allowSettingUpStatus, projectSetup } from './008-project-setup';
 import { landing } from './009-landing';
+import { landingIntent } from './010-landing-intent';
 
 export interface Migration {
   version: number;
@@ -36,4 +37,5 @@ export const migrations: readonly Migration[] = [
   { version: 7, name: 'environments', sql: environments },
   { version: 8, name: 'project-setup', sql: projectSetup, run: allowSettingUpStatus, rebuildsTables: true },
   { version: 9, name: 'landing', sql: landing },
+  { version: 10, name: 'landing-intent', sql: landingIntent },
 ];
