@@ -263,13 +263,14 @@ describe('push and pull request', () => {
     execFileSync('git', ['init', '-q', '--bare', remote.path]);
     // A `gh` standing in for the GitHub CLI (its network path cannot run here): it records its argv.
     const argvFile = path.join(bin.path, 'argv.json');
+    const authChecks = path.join(bin.path, 'auth-checks');
     const gh = path.join(bin.path, 'gh');
     writeFileSync(
       gh,
       [
         '#!/usr/bin/env node',
         "const fs = require('node:fs');",
-        "if (process.argv[2] === 'auth') process.exit(0);",
+        `if (process.argv[2] === 'auth') { fs.appendFileSync(${JSON.stringify(authChecks)}, 'auth\\n'); process.exit(0); }`,
         "if (process.argv[2] === '--version') { console.log('gh version 2.60.0'); process.exit(0); }",
         `fs.writeFileSync(${JSON.stringify(argvFile)}, JSON.stringify(process.argv.slice(2)));`,
         "console.log('https://github.com/acme/refunds/pull/7');",
@@ -289,6 +290,9 @@ describe('push and pull request', () => {
     // Shown: where the push goes.
     expect(plan.remote).toEqual({ name: 'origin', url: remote.path });
     expect(plan.pullRequests).toEqual({ available: true, hint: null });
+    // gh's login is asked once, not at every look at the run's Changes.
+    await b.call('getLandingPlan', { runId: run.id });
+    expect(readFileSync(authChecks, 'utf8')).toBe('auth\n');
     const landing = await b.call('pushRunBranch', { runId: run.id });
     const branch = `operator-console/${run.id}`;
     expect(landing).toMatchObject({

@@ -28,6 +28,9 @@ export interface LandingServiceOptions {
   now?: () => number;
 }
 
+/** How long the answer of `gh auth status` stands for the dry runs. */
+const ghAnswerKeptMs = 5 * 60_000;
+
 /** Notice kinds landing raises: the run's commits conflict with the target, or the target's checkout is in the way. */
 export const landingConflictKind = 'run_conflict';
 export const landingBlockedKind = 'landing_blocked';
@@ -46,6 +49,7 @@ export const landingBlockedKind = 'landing_blocked';
 export class LandingService {
   private readonly ledger: Ledger;
   private readonly now: () => number;
+  private ghAnswer: { at: number; answer: { available: boolean; hint: string | null } } | null = null;
 
   constructor(private readonly options: LandingServiceOptions) {
     this.ledger = options.ledger;
@@ -89,7 +93,7 @@ export class LandingService {
     const target = requestedTarget ?? (row.base_branch && branches.includes(row.base_branch) ? row.base_branch : (current ?? branches[0] ?? ''));
     const base = { ...blocked('', holdings), available: true, blockedBy: null, branches, target };
     const remote = await projectRemote(taskRoot.projectPath, target || undefined);
-    const pullRequests = remote ? await detectGh(this.options.operatorEnv) : { available: false, hint: 'The project has no remote to open a pull request on.' };
+    const pullRequests = remote ? await this.pullRequestsAvailable() : { available: false, hint: 'The project has no remote to open a pull request on.' };
     const shared = {
       ...base,
       remote: remote && { name: remote.name, url: remote.url },
@@ -246,7 +250,8 @@ export class LandingService {
     const landing = this.landingOf(runId);
     if (!landing.pushed) throw new OperatorError({ code: 'conflict', message: 'Push the run’s branch first: the pull request is opened from it.' });
     const project = this.projectOf(row);
-    const gh = await detectGh(this.options.operatorEnv);
+    // Asked afresh (the answer the dry run showed may be minutes old), and kept for the next dry runs.
+    const gh = await this.pullRequestsAvailable({ fresh: true });
     if (!gh.available) throw new OperatorError({ code: 'conflict', reason: 'gh_unavailable', message: gh.hint ?? 'The GitHub CLI (gh) is not available.' });
     const created = await createPullRequest(
       project.path,
@@ -323,6 +328,18 @@ export class LandingService {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Whether `gh` can open pull requests. `gh auth status` may ask GitHub (seconds), and the dry run
+   * runs each time a run's Changes are looked at: the answer is kept for a few minutes.
+   */
+  private async pullRequestsAvailable(options: { fresh?: boolean } = {}): Promise<{ available: boolean; hint: string | null }> {
+    const kept = this.ghAnswer;
+    if (!options.fresh && kept && this.now() - kept.at < ghAnswerKeptMs) return kept.answer;
+    const answer = await detectGh(this.options.operatorEnv);
+    this.ghAnswer = { at: this.now(), answer };
+    return answer;
+  }
 
   /**
    * A landing the console began and never recorded (it stopped between moving the branch and writing
