@@ -326,6 +326,16 @@ export function createCore(options: CoreOptions): Core {
     cleanUpRuns: (input) => cleanup.cleanUp(input),
     getCleanupPolicy: () => cleanup.policy(),
     setCleanupPolicy: (input) => cleanup.setPolicy(input),
+    // Issue 14, being built: each line is replaced by its service.
+    getRunUsage: () => notYet('getRunUsage'),
+    getUsageReport: () => notYet('getUsageReport'),
+    getPriceTable: () => notYet('getPriceTable'),
+    setPriceTable: () => notYet('setPriceTable'),
+    listBudgets: () => notYet('listBudgets'),
+    saveBudget: () => notYet('saveBudget'),
+    deleteBudget: () => notYet('deleteBudget'),
+    getNotificationSettings: () => notYet('getNotificationSettings'),
+    setNotificationSettings: () => notYet('setNotificationSettings'),
   };
 
   return {
@@ -361,4 +371,8 @@ function rateLimit(options: { perMinute: number }): { allow(): boolean } {
       return true;
     },
   };
+}
+
+function notYet(channel: string): never {
+  throw new OperatorError({ code: 'internal', message: `${channel} is not built yet.` });
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { desktopNotificationSchema } from './attention';
 import { attemptStartSchema } from './entities';
+import { attentionChannels } from './channels/attention';
 import { agentChannels } from './channels/agents';
 import { connectionChannels } from './channels/connections';
 import { environmentChannels } from './channels/environments';
@@ -10,6 +12,7 @@ import { runChannels } from './channels/runs';
 import { setupChannels } from './channels/setup';
 import { systemChannels } from './channels/system';
 import { taskChannels } from './channels/tasks';
+import { usageChannels } from './channels/usage';
 
 /**
  * The contract between the renderer and the core: every request channel and every pushed event, each
@@ -34,6 +37,8 @@ export const channels = {
   ...runChannels,
   ...landingChannels,
   ...noticeChannels,
+  ...usageChannels,
+  ...attentionChannels,
 } as const;
 
 /**
@@ -50,6 +55,14 @@ export const events = {
   /** AI connections were created, changed, tested or deleted: refetch listConnections. */
   connectionsChanged: z.object({}),
   runsChanged: z.object({ runIds: z.array(z.string()) }),
+  /** Usage was recorded for these runs: refetch their usage and the Usage page. */
+  usageChanged: z.object({ runIds: z.array(z.string()) }),
+  /** Budgets were created, changed or deleted, or a period rolled over: refetch listBudgets. */
+  budgetsChanged: z.object({}),
+  /** The price table changed: every estimate is refetched. */
+  pricesChanged: z.object({}),
+  /** Something needs the operator: show it as a desktop notification (once; see shared/attention.ts). */
+  desktopNotification: desktopNotificationSchema,
   /** New timeline entries for a run: refetch them with listRunEvents. */
   runTimeline: z.object({ runId: z.string() }),
   /** Live output for one subscription (binary on the wire). */

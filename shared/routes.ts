@@ -26,7 +26,14 @@ export type ActionTarget =
   | { kind: 'settings-environments' }
   /** An environment's settings; with `allowHost`, its Allowed hosts open with that host filled in, ready to save. */
   | { kind: 'settings-environment'; environmentId: string; allowHost?: string }
-  | { kind: 'notices' };
+  | { kind: 'notices' }
+  /** Usage and estimated cost, by day and task, for a date range. */
+  | { kind: 'usage' }
+  | { kind: 'settings-budgets' }
+  /** One budget's setting (its limit focused): what a "Budget reached" notice links to. */
+  | { kind: 'budget'; budgetId: string }
+  | { kind: 'settings-prices' }
+  | { kind: 'settings-notifications' };
 
 /** Path patterns the renderer's router matches; kept beside the builder so the two cannot drift. */
 export const routePatterns = {
@@ -44,6 +51,8 @@ export const routePatterns = {
   settingsEnvironment: '/settings/environments/:environmentId',
   projectSetup: '/settings/projects/:projectId',
   notices: '/notices',
+  usage: '/usage',
+  settingsBudget: '/settings/budgets/:budgetId',
 } as const;
 
 const enc = encodeURIComponent;
@@ -87,6 +96,16 @@ export function actionPath(target: ActionTarget): string {
       return `/settings/environments/${enc(target.environmentId)}${target.allowHost ? `?allow=${enc(target.allowHost)}` : ''}`;
     case 'notices':
       return '/notices';
+    case 'usage':
+      return '/usage';
+    case 'settings-budgets':
+      return '/settings/budgets';
+    case 'budget':
+      return `/settings/budgets/${enc(target.budgetId)}`;
+    case 'settings-prices':
+      return '/settings/prices';
+    case 'settings-notifications':
+      return '/settings/notifications';
   }
 }
 

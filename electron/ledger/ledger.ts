@@ -1,15 +1,18 @@
 import path from 'node:path';
 import { AgentsRepository } from './agents-repository';
+import { BudgetsRepository } from './budgets-repository';
 import { ConnectionsRepository } from './connections-repository';
 import { EnvironmentsRepository } from './environments-repository';
 import { openLedgerDb, type LedgerDb, type OpenLedgerOptions } from './ledger-db';
 import { NoticesRepository } from './notices-repository';
+import { NotificationsRepository } from './notifications-repository';
 import { OutputRepository } from './output-repository';
 import { ProjectSetupRepository } from './project-setup-repository';
 import { ProjectsRepository } from './projects-repository';
 import { RunsRepository } from './runs-repository';
 import { SettingsRepository } from './settings-repository';
 import { TasksRepository } from './tasks-repository';
+import { UsageRepository } from './usage-repository';
 
 export const ledgerFileName = 'ledger.sqlite';
 
@@ -30,6 +33,11 @@ export interface Ledger {
   readonly output: OutputRepository;
   /** The console's own settings (the clean-up policy). */
   readonly settings: SettingsRepository;
+  /** Token usage per attempt (issue 14). */
+  readonly usage: UsageRepository;
+  readonly budgets: BudgetsRepository;
+  /** Which events desktop notifications were sent for. */
+  readonly notifications: NotificationsRepository;
   close(): void;
 }
 
@@ -49,6 +57,9 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     notices: new NoticesRepository(db),
     output: new OutputRepository(db),
     settings: new SettingsRepository(db),
+    usage: new UsageRepository(db),
+    budgets: new BudgetsRepository(db),
+    notifications: new NotificationsRepository(db),
     close: () => db.close(),
   };
 }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { connectionProviders, type AiConnection } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { commandPlaceholders, placeholdersIn } from './command/launch';
 import { definitionIds, eventFormats, getDefinition } from './definitions';
+import { findResourceFile, moduleDir } from '../resource-file';
 import type { LaunchProfile } from './launch';
 import type { ProviderDefinition } from './provider-definition';
 
@@ -253,24 +253,9 @@ export function parseProviderCatalog(json: unknown, source = 'provider catalog')
   return new ProviderCatalog(parsed.data);
 }
 
-const catalogRelativePath = path.join('resources', 'providers', 'catalog.json');
-
-/**
- * Finds resources/providers/catalog.json by walking up from this module. From source
- * (electron/providers/) and from the build (dist/electron/, or a chunk in dist/electron/chunks/) the
- * repository root is a different number of levels up, so searching is sturdier than a fixed `../..`.
- */
-export function defaultCatalogPath(fromDir = path.dirname(fileURLToPath(import.meta.url))): string {
-  let dir = fromDir;
-  for (let level = 0; level < 6; level += 1) {
-    const candidate = path.join(dir, catalogRelativePath);
-    if (existsSync(candidate)) return candidate;
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  // Not found: name the conventional location so the error says where it was expected.
-  return path.resolve(fromDir, '..', '..', catalogRelativePath);
+/** Finds resources/providers/catalog.json from this module, in the source tree and in the build alike. */
+export function defaultCatalogPath(fromDir = moduleDir(import.meta.url)): string {
+  return findResourceFile(path.join('providers', 'catalog.json'), fromDir);
 }
 
 export function loadProviderCatalog(options: { path?: string } = {}): ProviderCatalog {

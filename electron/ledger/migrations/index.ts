@@ -9,6 +9,7 @@ import { environments } from './007-environments';
 import { allowSettingUpStatus, projectSetup } from './008-project-setup';
 import { landing } from './009-landing';
 import { landingIntent } from './010-landing-intent';
+import { usage } from './011-usage';
 
 export interface Migration {
   version: number;
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   { version: 8, name: 'project-setup', sql: projectSetup, run: allowSettingUpStatus, rebuildsTables: true },
   { version: 9, name: 'landing', sql: landing },
   { version: 10, name: 'landing-intent', sql: landingIntent },
+  { version: 11, name: 'usage', sql: usage },
 ];
