@@ -21,9 +21,13 @@ export function BudgetRow({ budget, selected, onEdit, onDelete }: { budget: Budg
   // The budget a link named: in view, its limit focused and selected, ready to be raised.
   useEffect(() => {
     if (!selected) return;
-    rowRef.current?.scrollIntoView({ block: 'center' });
-    limitRef.current?.focus();
-    limitRef.current?.select();
+    // After the layout has focused the new page's heading (it does so in the same commit), not before.
+    const timer = setTimeout(() => {
+      rowRef.current?.scrollIntoView({ block: 'center' });
+      limitRef.current?.focus({ preventScroll: true });
+      limitRef.current?.select();
+    }, 0);
+    return () => clearTimeout(timer);
   }, [selected]);
 
   return (
