@@ -21,6 +21,12 @@ export interface BudgetServiceOptions {
   now?: () => number;
 }
 
+/**
+ * The rollover timer looks at the wall clock at least this often: a timer counts time the machine was
+ * awake, so a laptop asleep over midnight would otherwise hear of the new day hours late.
+ */
+const clockRecheckMs = 5 * 60_000;
+
 /** Why the budgets' verdicts may have changed: admission's notices and verifications are looked at again. */
 export type BudgetChange = 'saved' | 'deleted' | 'rollover' | 'prices';
 
@@ -148,7 +154,7 @@ export class BudgetService {
     }
   }
 
-  /** One timer, at the earliest end of any budget's current period. */
+  /** One timer, at the earliest end of any budget's current period (or sooner, to read the clock again). */
   private arm(): void {
     this.timer?.cancel();
     this.timer = null;
@@ -158,10 +164,11 @@ export class BudgetService {
     const now = this.now();
     const next = Math.min(...budgets.map((budget) => periodAround(budget.period, now).end));
     this.timer = setLongTimer(
-      next,
+      Math.min(next, now + clockRecheckMs),
       () => {
         this.timer = null;
         if (this.closed) return;
+        if (this.now() < next) return this.arm();
         this.options.log.info('budget period rolled over', { at: new Date(next).toISOString() });
         this.changed('rollover');
       },
