@@ -27,6 +27,8 @@ import { RunService } from './runs/run-service';
 import { CleanupService } from './cleanup/cleanup-service';
 import type { SandboxState } from './runs/admission';
 import { EventHub } from './events/event-hub';
+import { BudgetService } from './usage/budget-service';
+import { PriceTableStore } from './usage/price-table-store';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
 export interface CoreOptions {
@@ -50,6 +52,8 @@ export interface CoreOptions {
    */
   operatorEnv?: NodeJS.ProcessEnv | undefined;
   operatorHome?: string | undefined;
+  /** The console's clock (tests set it near midnight to see a budget period roll over). Default: Date.now. */
+  now?: (() => number) | undefined;
 }
 
 /** The console's core: plain Node, the same in the desktop app and the browser host. */
@@ -70,8 +74,9 @@ export function createCore(options: CoreOptions): Core {
   const dataDir = ensureDataDir(options.dataDir);
   const ledger = openLedger(dataDir, { nativeBinding: options.sqliteNativeBinding });
   const events = new EventHub();
+  const now = options.now ?? Date.now;
   const projects = new ProjectService(ledger, events);
-  const notices = new NoticeService(ledger, events);
+  const notices = new NoticeService(ledger, events, now);
   const tasks = new TaskService(ledger, events);
   const catalog = loadProviderCatalog(options.catalogPath ? { path: options.catalogPath } : {});
   const agents = new AgentService(ledger, catalog, events);
@@ -104,6 +109,8 @@ export function createCore(options: CoreOptions): Core {
   );
   const operatorHome = options.operatorHome ?? homedir();
   const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
+  const prices = new PriceTableStore(ledger, now);
+  const budgets = new BudgetService({ ledger, events, prices, log: options.log, now });
   const runs = new RunService({
     ledger,
     catalog,
@@ -118,6 +125,8 @@ export function createCore(options: CoreOptions): Core {
     sandboxProbe: { current: () => probe, ready: () => probed },
     operatorEnv: options.operatorEnv,
     operatorHome,
+    budgets,
+    now,
   });
   const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId) });
   // A run's task root is measured when it ends; the policy is applied now and every hour.
@@ -147,6 +156,16 @@ export function createCore(options: CoreOptions): Core {
     if (environmentId) runs.reviewEnvironmentNotices(environmentId);
     events.emit('agentsChanged', {});
   });
+  // A budget saved, deleted or rolled over (or priced anew) changes admission's answer: agents are
+  // verified again and "Budget reached" notices whose budget is whole again resolve themselves.
+  budgets.onChange(() => {
+    reviewAgents();
+    events.emit('agentsChanged', {});
+  });
+  events.listen((event) => {
+    if (event === 'pricesChanged') budgets.pricesChanged();
+  });
+  budgets.start();
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
@@ -331,9 +350,9 @@ export function createCore(options: CoreOptions): Core {
     getUsageReport: () => notYet('getUsageReport'),
     getPriceTable: () => notYet('getPriceTable'),
     setPriceTable: () => notYet('setPriceTable'),
-    listBudgets: () => notYet('listBudgets'),
-    saveBudget: () => notYet('saveBudget'),
-    deleteBudget: () => notYet('deleteBudget'),
+    listBudgets: () => budgets.list(),
+    saveBudget: (input) => budgets.save(input),
+    deleteBudget: (input) => budgets.delete(input.budgetId),
     getNotificationSettings: () => notYet('getNotificationSettings'),
     setNotificationSettings: () => notYet('setNotificationSettings'),
   };
@@ -349,6 +368,7 @@ export function createCore(options: CoreOptions): Core {
     close: async () => {
       if (closed) return;
       closed = true;
+      budgets.close();
       await recovered;
       await probed;
       await runs.shutdown();

@@ -52,11 +52,11 @@ export interface NewNotice {
 }
 
 /**
- * Notices about runs that did start (a request the environment blocked): Run again starts their
- * tasks again whatever became of the runs. Every other notice's Run again starts only refused runs,
- * the ones that never started.
+ * Notices about runs that did start (a request the environment blocked; a budget a run crossed, so it
+ * was not retried): Run again starts their tasks again whatever became of the runs. Every other
+ * notice's Run again starts only refused runs, the ones that never started.
  */
-export const startedRunNoticeKinds = ['network_blocked'] as const;
+export const startedRunNoticeKinds = ['network_blocked', 'budget_exhausted'] as const;
 
 const noticeSelect = `
   SELECT n.*,

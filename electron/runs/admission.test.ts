@@ -4,6 +4,7 @@ import type { StoredAgent } from '../ledger/agents-repository';
 import { ProviderCatalog } from '../providers/catalog';
 import { testCatalog } from '../testing/run-test-kit';
 import { requiresConnection } from '../../shared/connection-rule';
+import type { Budget } from '../../shared/usage';
 import { admissionConfigRevision, admitRun, savedAdmission, type AdmissionInput, type ConnectionState } from './admission';
 
 const catalog = new ProviderCatalog(testCatalog() as never);
@@ -182,5 +183,55 @@ describe('the OS sandbox rule', () => {
       sandbox: { available: false, reason: 'bwrap: not found' },
     });
     expect(verdict.admitted).toBe(true);
+  });
+});
+
+describe('the budget rule', () => {
+  const spent = (overrides: Partial<Budget> = {}): Budget => ({
+    id: 'bgt_1',
+    scope: 'agent',
+    targetId: 'agt_1',
+    targetName: 'Coder',
+    measure: 'tokens',
+    period: 'day',
+    limit: 1000,
+    spent: 1801,
+    periodStart: '2026-12-02T00:00:00.000Z',
+    resetsAt: '2026-12-03T00:00:00.000Z',
+    exhausted: true,
+    createdAt: '2026-12-01T00:00:00.000Z',
+    updatedAt: '2026-12-01T00:00:00.000Z',
+    ...overrides,
+  });
+  const bound = { agent: agent({ connectionId: 'con_1' }), connection: connection() };
+
+  it('comes after every other rule: a run refused for its connection is refused for that, not for its budget', () => {
+    const verdict = admit({ budgets: [spent()] });
+    expect(verdict).toMatchObject({ admitted: false, failure: { reason: 'ai_connection_required' } });
+    expect(admit({ ...bound, budgets: [spent()] })).toMatchObject({ admitted: false, failure: { code: 'configuration_incomplete', reason: 'budget_exhausted', actionUrl: '#/settings/budgets/bgt_1' } });
+    expect(admit({ ...bound, budgets: [spent({ exhausted: false, spent: 10 })] })).toMatchObject({ admitted: true });
+  });
+
+  it('holds the run to its delivered connection’s budget, not to one whose key it is not given', () => {
+    const onConnection = spent({ scope: 'connection', targetId: 'con_1', targetName: 'Team key' });
+    expect(admit({ ...bound, budgets: [onConnection] })).toMatchObject({ admitted: false, failure: { reason: 'budget_exhausted' } });
+    // A local, preconfigured agent bound to it uses the operator's login: its key is not delivered.
+    expect(admit({ ...bound, agent: agent({ connectionId: 'con_1', homeMode: 'preconfigured', environmentId: 'env_local' }), environment: local, budgets: [onConnection] })).toMatchObject({
+      admitted: true,
+      admission: { connection: null },
+    });
+  });
+
+  it('leaves a resumed run its saved admission, and is part of the revision verification waits on', () => {
+    const first = admit(bound);
+    if (!first.admitted) throw new Error('expected an admission');
+    expect(admit({ ...bound, saved: first.admission, budgets: [spent()] })).toMatchObject({ admitted: true });
+    const revision = (budgets: Budget[]) => admissionConfigRevision({ agent: bound.agent, connection: bound.connection, environment: sandboxed, catalog, sandbox: null, budgets });
+    expect(revision([])).toBe(admissionConfigRevision({ agent: bound.agent, connection: bound.connection, environment: sandboxed, catalog, sandbox: null }));
+    expect(revision([spent()])).not.toBe(revision([]));
+    expect(revision([spent()])).not.toBe(revision([spent({ exhausted: false })]));
+    expect(revision([spent()])).not.toBe(revision([spent({ periodStart: '2026-12-03T00:00:00.000Z' })]));
+    // What it spent grows with every attempt; the verdict does not change with it.
+    expect(revision([spent()])).toBe(revision([spent({ spent: 2500 })]));
   });
 });

@@ -7,6 +7,8 @@ import { resolveAgentLaunch } from '../agents/agent-profile';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { StoredConnection } from '../ledger/connections-repository';
 import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
+import type { Budget } from '../../shared/usage';
+import { budgetRefusal, budgetsHolding, spentBudget } from '../usage/budget-rule';
 
 /** The AI connection a run was admitted with: metadata only, the secret is opened at launch. */
 export interface AdmittedConnection {
@@ -92,6 +94,11 @@ export interface AdmissionInput {
    * AI-connection rule is not held to it.
    */
   saved?: Admission | undefined;
+  /**
+   * The budgets on the agent and on its bound connection, with what they have spent (issue 14). Only
+   * those that hold this run count: the agent's, and the connection's when its key is delivered.
+   */
+  budgets?: readonly Budget[] | undefined;
   now: number;
 }
 
@@ -170,6 +177,14 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       actionUrl: agentRoute,
     });
   }
+  // The budget rule, after every other: a run whose agent's budget, or whose delivered connection's,
+  // is spent is refused, as a missing connection is. A resumed run keeps the admission it was given:
+  // its spending was allowed when it started, and resuming it is the operator's explicit choice.
+  if (!saved) {
+    const spent = spentBudget(input.budgets ?? [], { agentId: agent.id, connectionId: connection?.id ?? null });
+    if (spent) return refuse(budgetRefusal(spent));
+  }
+
   // The network rules are read now and recorded: a resumed run keeps them, whatever the environment
   // says by then. A local environment has no proxy, so nothing it lists could be enforced.
   const networkMode = saved ? saved.networkMode : environment.networkMode;
@@ -258,8 +273,15 @@ function preconfiguredHomeRefusal(agent: StoredAgent, environment: Environment):
  * A digest of everything admission looks at for an agent. A refused verification is kept until this
  * changes: retrying an unchanged configuration would only be refused again.
  */
-export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'environment' | 'connection' | 'catalog' | 'sandbox'>): string {
+export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'environment' | 'connection' | 'catalog' | 'sandbox' | 'budgets'>): string {
   const { agent, environment, connection } = input;
+  // Whether each budget that may hold the agent's runs is spent, and in which period: a budget
+  // raised, removed, spent or rolled over changes the answer (not what it spent: that grows with
+  // every attempt without changing the verdict). Left out when there are none, so the revisions
+  // recorded before budgets existed still hold.
+  const budgets = budgetsHolding(input.budgets ?? [], { agentId: agent.id, connectionId: connection?.id ?? null })
+    .map((budget) => ({ id: budget.id, exhausted: budget.exhausted, periodStart: budget.periodStart, limit: budget.limit }))
+    .sort((a, b) => a.id.localeCompare(b.id));
   let profileRevision = 'unknown';
   try {
     profileRevision = resolveAgentLaunch(input.catalog, agent).revision;
@@ -292,6 +314,7 @@ export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'e
           updatedAt: connection.updatedAt,
         }
       : null,
+    ...(budgets.length > 0 ? { budgets } : {}),
   };
   return createHash('sha256').update(canonicalJson(shape)).digest('hex');
 }

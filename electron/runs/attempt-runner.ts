@@ -10,6 +10,7 @@ import type { LaunchSpec, SessionRequest } from '../providers/launch';
 import { OutputPipeline } from '../pty/output-pipeline';
 import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
 import { judgeAttempt } from './attempt-outcome';
+import { budgetStoppingRetry, endOverBudget } from './budget-stop';
 import { followTimeline } from './attempt-timeline';
 import { confineLaunch, type ConfinedLaunch, type ConfineLaunchInput } from './attempt-confinement';
 import { framedSetupOutput, prepareRunSetup, saveRunSetup, setupClosing, setupFailure, setupOpening, type PreparedSetup } from './attempt-setup';
@@ -314,8 +315,11 @@ export class AttemptRunner {
     }
     const { failure } = outcome;
     if (failure.quota) context.note(active.runId, attemptId, 'quota_observed', { ...failure.quota });
-    const retryAt = outcome.kind === 'retry' ? outcome.retryAt : null;
+    // A run that crossed its budget during this attempt is not given another one.
+    const overBudget = outcome.kind === 'retry' ? budgetStoppingRetry(context, active) : null;
+    const retryAt = outcome.kind === 'retry' && !overBudget ? outcome.retryAt : null;
     context.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'failed', failureCode: failure.code, retryAt });
+    if (overBudget) return endOverBudget(context, this.options.runNotices, active, overBudget);
     if (outcome.kind === 'retry') {
       context.note(active.runId, attemptId, 'retry_scheduled', {
         code: failure.code,

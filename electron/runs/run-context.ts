@@ -19,6 +19,8 @@ import { configFingerprint, type Admission, type SandboxState } from './admissio
 import type { ConfinedLaunch } from './attempt-confinement';
 import type { LongTimer } from './long-timer';
 import { transitionRun } from './run-transitions';
+import type { Budget } from '../../shared/usage';
+import type { BudgetHolder } from '../usage/budget-rule';
 
 export interface RunServiceOptions {
   ledger: Ledger;
@@ -39,9 +41,23 @@ export interface RunServiceOptions {
   sandbox?: () => SandboxState | null;
   /** The probe itself: how runs and the console's tools are sandboxed here. Null where nothing probes (tests without a sandbox). */
   sandboxProbe?: SandboxProbeSource;
+  /**
+   * Budgets (issue 14): admission holds a new run to its agent's and its delivered connection's, a
+   * run that crossed one is not retried, and a "Budget reached" notice says what let it go. Absent,
+   * nothing is budgeted.
+   */
+  budgets?: RunBudgets | undefined;
   now?: () => number;
   /** Terminal size before the viewer has said how big its pane is. */
   initialSize?: { cols: number; rows: number };
+}
+
+/** What runs ask of the budgets (electron/usage/budget-service.ts). */
+export interface RunBudgets {
+  /** The budgets holding a run of the agent given this connection's key, with what they spent now. */
+  holding(holder: BudgetHolder): Budget[];
+  /** What let a budget's refused runs start again since `since` (ms), in words. */
+  recovery(budgetId: string, since: number): string;
 }
 
 export interface SandboxProbeSource {

@@ -6,7 +6,10 @@ import type { Ledger } from '../ledger/ledger';
 import { startedRunNoticeKinds } from '../ledger/notices-repository';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
+import { budgetExhausted } from '../../shared/usage';
+import { budgetIdOfLink, notRetriedSentence } from '../usage/budget-rule';
 import { aiConnectionRequired, type Admission, type AdmissionResult } from './admission';
+import type { RunBudgets } from './run-context';
 
 export interface RunNoticesOptions {
   ledger: Ledger;
@@ -16,6 +19,8 @@ export interface RunNoticesOptions {
   admit: (agent: StoredAgent & { deleted: boolean }) => AdmissionResult;
   /** Starts a run of a task on an agent (Run again starts each refused task this way). */
   start: (taskId: string, agentId: string) => RunSummary;
+  /** Budgets: what let a "Budget reached" notice's runs go, in words. */
+  budgets?: RunBudgets | undefined;
 }
 
 /** Refusals from admission that a notice stands for until the agent's configuration fixes them. */
@@ -98,12 +103,19 @@ export class RunNotices {
       if (!agent) continue;
       const verdict = this.options.admit(agent);
       if (verdict.admitted) {
-        this.notices.resolve(notice.id, admissionFixed(notice, agent, verdict.admission, this.ledger.environments.get(verdict.admission.environmentId)?.name));
+        this.notices.resolve(notice.id, this.fixedBy(notice, agent, verdict.admission));
         this.options.log.info('notice resolved: its cause is gone', { noticeId: notice.id, kind: notice.kind, agentId: agent.id });
       } else if (!verdict.deferred && verdict.failure.reason === notice.reason && verdict.failure.code === notice.code) {
         this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, verdict.failure));
       }
     }
+  }
+
+  /** What fixed an admission notice, in words: a budget says how it became whole again. */
+  private fixedBy(notice: Notice, agent: StoredAgent, admission: Admission): string {
+    const budgetId = notice.reason === budgetExhausted ? budgetIdOfLink(notice.actionUrl) : null;
+    if (budgetId && this.options.budgets) return this.options.budgets.recovery(budgetId, Date.parse(notice.createdAt));
+    return admissionFixed(notice, agent, admission, this.ledger.environments.get(admission.environmentId)?.name);
   }
 
   /** Resolves a run's open notices of these kinds (a stranded run that was resumed, archived or deleted), saying how. */
@@ -149,8 +161,9 @@ export class RunNotices {
       taskId: task.id,
       dedupeKey: `${failure.code}:${failure.reason ?? ''}:${agent.id}`,
     });
-    // A later run joined an open notice: it now names every task it stands for.
-    if (notice.runIds.length > 1) this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, failure));
+    // A later run joined an open notice: it now names every task it stands for. A budget's notice
+    // also says which of its runs were stopped between attempts rather than refused.
+    if (notice.runIds.length > 1 || failure.reason === budgetExhausted) this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, failure));
   }
 
   private ownerNoticeContent(noticeId: string, agent: { id: string; name: string }, failure: OperatorErrorShape) {
@@ -160,7 +173,10 @@ export class RunNotices {
       const task = row ? this.ledger.tasks.get(row.task_id) : undefined;
       return task ? [task.title] : [];
     });
-    return ownerNoticeContent(failure, agent, titles, runIds[0] ?? null);
+    // A run that crossed its budget while it ran was not refused: it finished its attempt, unretried.
+    const crossed = failure.reason === budgetExhausted ? runIds.filter((runId) => this.ledger.runs.row(runId)?.status === 'failed').length : 0;
+    const addendum = crossed === 0 ? undefined : crossed === 1 ? notRetriedSentence : `${crossed} runs finished their current attempts and were not retried.`;
+    return ownerNoticeContent(failure, agent, titles, runIds[0] ?? null, addendum);
   }
 }
 
@@ -190,6 +206,7 @@ export function admissionFixed(
 
 function noticeTitle(failure: OperatorErrorShape): string {
   if (failure.reason === aiConnectionRequired) return 'AI connection required';
+  if (failure.reason === budgetExhausted) return 'Budget reached';
   switch (failure.code) {
     case 'sandbox_unavailable':
       return 'OS sandbox unavailable';
@@ -210,16 +227,17 @@ function noticeTitle(failure: OperatorErrorShape): string {
 }
 
 /** What an owner-action notice says: the failure's fix, the agent and the task(s) it stopped, and the link. */
-function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }, taskTitles: string[], runId: string | null) {
+function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }, taskTitles: string[], runId: string | null, addendum?: string) {
   const titles = [...new Set(taskTitles)].map((title) => `“${title}”`);
   const tasks = titles.length === 0 ? '' : titles.length === 1 ? `; task ${titles[0]}` : `; tasks ${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}`;
   let actionLabel = failure.actionUrl ? 'Fix it' : 'Open the run';
   if (failure.reason === aiConnectionRequired) {
     actionLabel = failure.actionUrl?.endsWith('/home-mode') ? 'Choose an isolated home' : 'Choose an AI connection';
   }
+  if (failure.reason === budgetExhausted) actionLabel = 'Change the budget';
   if (failure.code === 'setup_failed') actionLabel = 'Open the project’s setup';
   return {
-    message: `${failure.message} (Agent ${agent.name}${tasks}.)`,
+    message: `${failure.message}${addendum ? ` ${addendum}` : ''} (Agent ${agent.name}${tasks}.)`,
     actionUrl: failure.actionUrl ?? (runId ? actionRoute({ kind: 'run', runId }) : null),
     actionLabel,
   };

@@ -3,6 +3,7 @@ import type { RunRow } from '../ledger/runs-repository';
 import { resolveAgentLaunch } from '../agents/agent-profile';
 import type { SessionRequest } from '../providers/launch';
 import { configFingerprint, savedAdmission, type Admission, type AdmissionResult } from './admission';
+import { budgetStoppingRetry, endOverBudget } from './budget-stop';
 import { setLongTimer } from './long-timer';
 import type { ActiveRun, RunContext } from './run-context';
 import type { RunNotices } from './run-notices';
@@ -126,6 +127,13 @@ export class RunScheduler {
       retryAt,
       () => {
         active.retryTimer = null;
+        // The budget may have been spent while the run waited (by another run of the agent or on
+        // its connection, or priced anew): then the retry does not start.
+        const overBudget = budgetStoppingRetry(this.context, active);
+        if (overBudget) {
+          this.context.ledger.runs.clearPendingRetry(active.runId);
+          return endOverBudget(this.context, this.options.runNotices, active, overBudget);
+        }
         // A retry is a fresh attempt: the failed one's session may hold a half-done turn.
         void this.options.launch(active, { mode: 'new' });
       },

@@ -65,6 +65,7 @@ export class RunService {
       log: options.log,
       admit: (agent) => this.admit(agent),
       start: (taskId, agentId) => this.start(taskId, agentId),
+      budgets: options.budgets,
     });
     this.networkNotices = new NetworkNotices(options.ledger, options.notices, options.log);
     this.attempts = new AttemptRunner(this.context, {
@@ -315,18 +316,27 @@ export class RunService {
       sandbox: this.options.sandbox?.() ?? null,
       connection,
       saved,
+      // A resumed run keeps its admission: its budgets are not asked.
+      budgets: saved ? [] : this.budgetsOf(agent, connection),
       now: this.context.now(),
     });
   }
 
+  /** The budgets on the agent and on the connection it would be given (admission keeps those that hold the run). */
+  private budgetsOf(agent: Pick<StoredAgent, 'id'>, connection: ConnectionState | undefined) {
+    return this.options.budgets?.holding({ agentId: agent.id, connectionId: connection?.id ?? null }) ?? [];
+  }
+
   /** What admission's answer for the agent depends on; verification waits for it to change. */
   admissionRevision(agent: StoredAgent & { deleted: boolean }): string {
+    const connection = this.options.connections.state(agent.connectionId);
     return admissionConfigRevision({
       agent,
       environment: this.context.ledger.environments.get(agent.environmentId),
       catalog: this.options.catalog,
-      connection: this.options.connections.state(agent.connectionId),
+      connection,
       sandbox: this.options.sandbox?.() ?? null,
+      budgets: this.budgetsOf(agent, connection),
     });
   }
 

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import type { ChannelInput } from '../../shared/contract';
 import { KeyFileVault, type SecretVault } from '../connections/secret-vault';
 import type { TestModelServer } from './model-server';
-import { openRunTestBed, type RunTestBed } from './run-test-kit';
+import { openRunTestBed, type RunTestBed, type RunTestBedOptions } from './run-test-kit';
 
 /**
  * The AI-connection tests' bed (electron/connections/ai-connection*.test.ts): a run test bed whose
@@ -25,7 +25,7 @@ export const servers: TestModelServer[] = [];
 export const temps: Array<{ remove(): void }> = [];
 
 /** A run test bed whose vault counts its decrypts. */
-export async function bed(options: { dataDir?: string } = {}): Promise<Bed> {
+export async function bed(options: Pick<RunTestBedOptions, 'dataDir' | 'now'> = {}): Promise<Bed> {
   let decrypts = 0;
   // The real key-file vault, counting every decrypt: a refused run must cause none.
   const counting = (dataDir: string): SecretVault => {

@@ -112,6 +112,8 @@ export interface RunTestBedOptions {
   operatorHome?: string;
   /** The operator's environment (where the console looks for `gh`, say); default this process's. */
   operatorEnv?: NodeJS.ProcessEnv;
+  /** The console's clock (a budget test's, set just before midnight); default Date.now. */
+  now?: () => number;
 }
 
 export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<RunTestBed> {
@@ -131,6 +133,7 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
       vault: options.vault?.(data.path),
       ...(options.operatorHome ? { operatorHome: options.operatorHome } : {}),
       ...(options.operatorEnv ? { operatorEnv: options.operatorEnv } : {}),
+      ...(options.now ? { now: options.now } : {}),
     });
   let core = openCore();
   const call = <C extends ChannelName>(channel: C, input?: ChannelInput<C>) => callCore(core, channel, input);

@@ -34,6 +34,7 @@ export function AppRoutes() {
       <Route path={routePatterns.settingsEnvironment}>
         {(params) => <SettingsPage section="environments" environmentId={params.environmentId} />}
       </Route>
+      <Route path={routePatterns.settingsBudget}>{(params) => <SettingsPage section="budgets" budgetId={params.budgetId} />}</Route>
       <Route path={routePatterns.projectSetup}>{(params) => <SettingsPage section="projects" projectId={params.projectId} />}</Route>
       <Route path={routePatterns.settingsSection}>{(params) => <SettingsPage section={params.section} />}</Route>
       <Route path={routePatterns.notices} component={NoticesPage} />

@@ -56,6 +56,8 @@ export const queryKeys = {
   diskUsage: ['runs', 'disk-usage'] as const,
   cleanupPlan: ['runs', 'cleanup-plan'] as const,
   cleanupPolicy: ['cleanup-policy'] as const,
+  /** Budgets with what they spent: budgetsChanged, usageChanged and pricesChanged refresh them. */
+  budgets: ['budgets'] as const,
   runAll: ['run'] as const,
   run: (runId: string) => ['run', runId] as const,
   runEvents: (runId: string) => ['runEvents', runId] as const,

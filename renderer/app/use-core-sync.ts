@@ -70,6 +70,12 @@ export function useCoreSync(): void {
           void queryClient.invalidateQueries({ queryKey: queryKeys.landingPlans(runId) });
         }
       }),
+      // What a budget has spent grows with recorded usage and is priced by the price table.
+      ...(['budgetsChanged', 'usageChanged', 'pricesChanged'] as const).map((event) =>
+        client.subscribe(event, () => {
+          void queryClient.invalidateQueries({ queryKey: queryKeys.budgets });
+        }),
+      ),
       // The run's Network panel is read from the same events as its timeline.
       client.subscribe('runTimeline', (payload) => refetchTimeline.call(payload.runId)),
     ];

@@ -4,6 +4,8 @@ import type { AgentTestResult, AgentVerification } from '../../../shared/entitie
 export interface AgentCheck {
   state: AgentVerification['state'];
   message?: string | undefined;
+  /** Why it would be refused (ai_connection_required, budget_exhausted, …), when it would be. */
+  reason?: string | undefined;
   actionUrl?: string | undefined;
   checkedAt: string | null;
 }
@@ -21,12 +23,14 @@ export function latestAgentCheck(verification: AgentVerification | undefined, te
   const fromTest: AgentCheck | undefined = test && {
     state: test.ok ? 'ok' : 'refused',
     message: test.message,
+    reason: test.reason,
     actionUrl: test.actionUrl,
     checkedAt: test.checkedAt,
   };
   const fromVerification: AgentCheck | undefined = verification && {
     state: verification.state,
     message: verification.message,
+    reason: verification.reason,
     actionUrl: verification.actionUrl,
     checkedAt: verification.checkedAt,
   };

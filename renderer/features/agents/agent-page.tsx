@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { Link, useLocation } from 'wouter';
+import { budgetsOfPath } from '../budgets/budget-links';
 import type { Agent } from '../../../shared/entities';
 import { isOperatorError } from '../../../shared/errors';
 import { NotFoundPage } from '../../app/not-found-page';
@@ -161,6 +162,10 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
       actions={
         <>
           <BackToAgents />
+          {/* What this agent may use per day or month; Settings → Budgets narrowed to it. */}
+          <Link href={budgetsOfPath('agent', agent.id)} className="button">
+            Budgets
+          </Link>
           <button type="button" className="button button--danger-quiet" onClick={() => setDeleting(true)}>
             Delete agent
           </button>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'wouter';
 import type { AiConnection } from '../../../shared/entities';
 import { useAgents, useConnections } from '../agents/use-agents';
 import {
@@ -19,6 +20,7 @@ import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { Loading, QueryError } from '../../ui/query-error';
 import { useNow } from '../../ui/use-now';
 import { ConnectionDialog } from '../connections/connection-dialog';
+import { budgetsOfPath } from '../budgets/budget-links';
 
 type OpenDialog = { kind: 'create' } | { kind: 'edit'; connectionId: string } | { kind: 'delete'; connectionId: string } | null;
 
@@ -223,6 +225,9 @@ function ConnectionRow({ connection, onEdit, onDelete }: { connection: AiConnect
         >
           {test.isPending ? 'Testing…' : 'Test'}
         </button>
+        <Link href={budgetsOfPath('connection', connection.id)} className="button button--small" aria-label={`Budgets of ${connection.name}`}>
+          Budgets
+        </Link>
         <button type="button" className="button button--small" aria-label={`Edit ${connection.name}`} onClick={onEdit}>
           Edit
         </button>

@@ -2,6 +2,8 @@ import { Link, useSearch } from 'wouter';
 import { NotFoundPage } from '../../app/not-found-page';
 import { Page } from '../../ui/page';
 import { AboutSection } from './about-section';
+import { budgetFilterFromSearch } from '../budgets/budget-links';
+import { BudgetsSection } from '../budgets/budgets-section';
 import { EnvironmentsSection } from '../environments/environments-section';
 import { AiConnectionsSection } from './ai-connections-section';
 import { ProjectSetupSection, isProjectSetupField } from './project-setup-section';
@@ -11,6 +13,7 @@ export const settingsSections = [
   { id: 'projects', label: 'Projects' },
   { id: 'environments', label: 'Environments' },
   { id: 'ai-connections', label: 'AI connections' },
+  { id: 'budgets', label: 'Budgets' },
   { id: 'about', label: 'About' },
 ] as const;
 
@@ -24,9 +27,21 @@ export function isSettingsSection(value: string | undefined): value is SettingsS
  * Settings, one section at a time. `environmentId` comes from `/settings/environments/<id>` (an
  * action link's route): that environment is brought into view, and `?allow=<host>` opens its form
  * with the host filled in. `projectId`: Settings → Projects → that project's setup (the
- * `project-setup` action route), `?field=` the field to focus.
+ * `project-setup` action route), `?field=` the field to focus. `budgetId`: `/settings/budgets/<id>` (a
+ * "Budget reached" notice's link) brings that budget into view with its limit focused; `?agent=` or
+ * `?connection=` shows one target's budgets.
  */
-export function SettingsPage({ section, environmentId, projectId }: { section: string | undefined; environmentId?: string; projectId?: string }) {
+export function SettingsPage({
+  section,
+  environmentId,
+  projectId,
+  budgetId,
+}: {
+  section: string | undefined;
+  environmentId?: string;
+  projectId?: string;
+  budgetId?: string;
+}) {
   const search = useSearch();
   if (!isSettingsSection(section)) return <NotFoundPage />;
   const allowHost = section === 'environments' ? (new URLSearchParams(search).get('allow') ?? undefined) : undefined;
@@ -55,6 +70,7 @@ export function SettingsPage({ section, environmentId, projectId }: { section: s
           {section === 'projects' && projectId !== undefined ? <ProjectSetupSection projectId={projectId} field={isProjectSetupField(field) ? field : null} /> : null}
           {section === 'environments' ? <EnvironmentsSection environmentId={environmentId} allowHost={allowHost} /> : null}
           {section === 'ai-connections' ? <AiConnectionsSection /> : null}
+          {section === 'budgets' ? <BudgetsSection budgetId={budgetId} filter={budgetFilterFromSearch(search)} /> : null}
           {section === 'about' ? <AboutSection /> : null}
         </div>
       </div>

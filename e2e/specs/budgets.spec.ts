@@ -1,0 +1,148 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { test, expect } from '../console-test';
+import { addFixtureAgent, addProject, addTask, makeRepository, runTask, terminal } from './helpers';
+
+/**
+ * Budgets as an admission rule (issue 14), as an operator meets them: a token budget on an agent is
+ * used up by a real run of the fixture agent (its Codex-style events report 1,234 input and 567
+ * output tokens), so the next run is refused before anything starts with a "Budget reached" notice;
+ * its link opens the budget with the limit focused, raising the limit resolves the notice, and Run
+ * again runs the task once.
+ */
+
+/** The fixture agent's `turn.completed` usage (e2e/fixtures/fixture-agent.mjs). */
+const reported = { input: 1234, output: 567 };
+
+/**
+ * What the console recorded for a run's attempts, read from its ledger file (WAL: a reader beside
+ * the host is fine). Until the usage recorder (issue 14, part 1) is on this branch nothing is
+ * recorded, and the run's one attempt is recorded here as the recorder would write it, with the
+ * tokens the fixture reported; once it is, this only reads. The lead removes the bridge at merge.
+ */
+function ensureUsageRecorded(dataDir: string, runId: string): { usage: { input: number; output: number }; seeded: boolean } {
+  const db = new Database(path.join(dataDir, 'ledger.sqlite'));
+  try {
+    db.pragma('busy_timeout = 5000');
+    const read = () =>
+      db.prepare('SELECT sum(input_tokens) AS input, sum(output_tokens) AS output, count(*) AS n FROM usage_records WHERE run_id = ?').get(runId) as {
+        input: number | null;
+        output: number | null;
+        n: number;
+      };
+    const seeded = read().n === 0;
+    if (seeded) {
+      const run = db.prepare('SELECT r.task_id, t.title, t.project_id, r.agent_id, a.name FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id WHERE r.id = ?').get(runId) as {
+        task_id: string;
+        title: string;
+        project_id: string;
+        agent_id: string;
+        name: string;
+      };
+      const attempt = db.prepare('SELECT id, number, started_at FROM attempts WHERE run_id = ? ORDER BY number LIMIT 1').get(runId) as { id: string; number: number; started_at: number };
+      db.prepare(
+        `INSERT INTO usage_records (attempt_id, run_id, attempt_number, task_id, task_title, project_id, agent_id, agent_name, provider_id,
+           price_provider, model, billing, counting, started_at, updated_at, reports, input_tokens, output_tokens)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'command', 'openai', 'fixture-model', 'operator_login', 'per_session', ?, ?, 1, ?, ?)`,
+      ).run(attempt.id, runId, attempt.number, run.task_id, run.title, run.project_id, run.agent_id, run.name, attempt.started_at, attempt.started_at, reported.input, reported.output);
+    }
+    const usage = read();
+    return { usage: { input: usage.input ?? 0, output: usage.output ?? 0 }, seeded };
+  } finally {
+    db.close();
+  }
+}
+
+test('a spent token budget refuses the next run with a notice whose link opens the budget; raising it resolves the notice, and Run again runs the task once', async ({
+  console: app,
+  scratchDir,
+}) => {
+  const { page, dataDir } = app;
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
+  await addFixtureAgent(page, 'Budgeted fixture', ['--json-events', '--lines', '2']);
+  await addTask(page, 'Plan the refund flow');
+
+  // From the agent's page to its budgets; New budget starts on that agent.
+  await nav.getByRole('link', { name: 'Agents' }).click();
+  await page.getByRole('link', { name: 'Budgeted fixture' }).click();
+  await page.getByRole('link', { name: 'Budgets', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 2, name: 'Budgets' })).toBeVisible();
+  await expect(page.getByText('No budget for this one yet')).toBeVisible();
+  await page.getByRole('button', { name: 'New budget' }).click();
+  const create = page.getByRole('dialog', { name: 'New budget' });
+  await expect(create.getByRole('combobox', { name: 'Agent' })).toHaveValue(/^agt_/);
+  await expect(create.getByRole('combobox', { name: 'Agent' }).locator('option:checked')).toHaveText('Budgeted fixture');
+  await create.getByRole('radio', { name: 'Tokens' }).check();
+  await create.getByRole('radio', { name: 'Per day' }).check();
+  await create.getByRole('textbox', { name: 'Limit (tokens)' }).fill('1000');
+  await create.getByRole('button', { name: 'Create budget' }).click();
+  await expect(create).toBeHidden();
+  const budget = page.getByRole('listitem', { name: 'Daily token budget for the agent “Budgeted fixture”' });
+  await expect(budget).toContainText('0 of 1,000 tokens used today');
+  await expect(budget).toContainText('Within budget');
+
+  // A real run, admitted while the budget is whole; what it reports uses the budget up.
+  await runTask(page, 'Plan the refund flow', 'Budgeted fixture');
+  await expect(terminal(page)).toContainText('line 2 of 2', { timeout: 30_000 });
+  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+  const firstRunId = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/runs\//, ''));
+  const recorded = ensureUsageRecorded(dataDir, firstRunId);
+  expect(recorded.usage).toEqual(reported);
+
+  await nav.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Budgets' }).click();
+  // A row the bridge wrote behind the console's back sends no usageChanged: the page reads afresh.
+  if (recorded.seeded) await page.reload();
+  await expect(budget).toContainText('1,801 of 1,000 tokens used today');
+  await expect(budget).toContainText('Reached');
+
+  // The next run is refused before anything starts, with the notice leading.
+  await runTask(page, 'Plan the refund flow', 'Budgeted fixture');
+  await expect(page.getByText('Refused', { exact: true }).first()).toBeVisible();
+  const notice = page.getByRole('article', { name: 'Budget reached' });
+  await expect(notice).toContainText('The daily budget of 1,000 tokens for the agent “Budgeted fixture” is spent: 1,801 tokens used today.');
+  await expect(notice).toContainText(/It resets at midnight \(\w{3} \d{1,2} \w{3}, 00:00\)\. Raise the budget, or wait until then\./);
+  await expect(page.getByText('Nothing was started:')).toBeVisible();
+  await expect(terminal(page)).toHaveCount(0);
+  await expect(nav.getByRole('img', { name: '1 open notice' })).toBeVisible();
+  const refusedRunUrl = page.url();
+
+  // Its link opens that budget, in view, with the limit focused.
+  await notice.getByRole('link', { name: 'Change the budget' }).click();
+  await expect(page).toHaveURL(/#\/settings\/budgets\/bgt_[0-9a-f]+$/);
+  const limit = budget.getByRole('textbox', { name: 'Limit (tokens)' });
+  await expect(limit).toBeFocused();
+  await expect(budget).toHaveAttribute('aria-current', 'true');
+  await expect(budget).toBeInViewport();
+
+  // Raised past what was used: the notice resolves itself, saying how.
+  await limit.fill('5000');
+  await budget.getByRole('button', { name: 'Save limit' }).click();
+  await expect(budget.getByText('Saved: the limit is 5,000 tokens.')).toBeVisible();
+  await expect(budget).toContainText('Within budget');
+  await expect(nav.getByRole('img', { name: /open notices?$/ })).toHaveCount(0);
+
+  await page.goto(refusedRunUrl);
+  const settled = page.getByRole('article', { name: 'Budget reached' });
+  await expect(settled).toContainText('Resolved');
+  await expect(settled).toContainText('The daily budget for the agent “Budgeted fixture” was raised to 5,000 tokens.');
+  await expect(settled.getByRole('link', { name: 'Change the budget' })).toHaveCount(0);
+
+  // Run again, once, even when double-clicked; the new run is admitted and runs.
+  await settled.getByRole('button', { name: 'Run again' }).dblclick();
+  await expect(settled.getByRole('button', { name: 'Run again' })).toHaveCount(0);
+  await expect(settled).not.toContainText('nothing new was started');
+  await settled.getByRole('link', { name: 'Open the new run' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Plan the refund flow' })).toBeVisible();
+  expect(page.url()).not.toBe(refusedRunUrl);
+  await expect(terminal(page)).toContainText('line 2 of 2', { timeout: 30_000 });
+  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+  // Three runs in all: the first, the refused one, and the one Run again started.
+  const ledger = new Database(path.join(dataDir, 'ledger.sqlite'), { readonly: true });
+  try {
+    expect(ledger.prepare('SELECT status FROM runs ORDER BY created_at').all()).toEqual([{ status: 'succeeded' }, { status: 'refused' }, { status: 'succeeded' }]);
+  } finally {
+    ledger.close();
+  }
+});

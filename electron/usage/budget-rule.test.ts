@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Budget } from '../../shared/usage';
+import { budgetIdOfLink, budgetRefusal, spentBudget } from './budget-rule';
+import { formatBudgetAmount } from './budget-wording';
+
+/** The budget rule's words and choices, in the console's local time (Berlin here). */
+
+const zone = process.env.TZ;
+beforeAll(() => {
+  process.env.TZ = 'Europe/Berlin';
+});
+afterAll(() => {
+  if (zone === undefined) delete process.env.TZ;
+  else process.env.TZ = zone;
+});
+
+function budget(fields: Partial<Budget>): Budget {
+  return {
+    id: 'bgt_1',
+    scope: 'connection',
+    targetId: 'con_1',
+    targetName: 'Team key',
+    measure: 'cost',
+    period: 'day',
+    limit: 5,
+    spent: 5.12,
+    periodStart: new Date('2026-12-02T00:00').toISOString(),
+    resetsAt: new Date('2026-12-03T00:00').toISOString(),
+    exhausted: true,
+    createdAt: '2026-12-01T10:00:00.000Z',
+    updatedAt: '2026-12-01T10:00:00.000Z',
+    ...fields,
+  };
+}
+
+describe('the refusal of a run whose budget is spent', () => {
+  it('names the target, the period, what was used of the limit and the local time it resets, and links to the budget', () => {
+    expect(budgetRefusal(budget({}))).toEqual({
+      code: 'configuration_incomplete',
+      reason: 'budget_exhausted',
+      message:
+        'The daily budget of ≈ $5.00 (estimated) for the AI connection “Team key” is spent: ≈ $5.12 used today. ' +
+        'It resets at midnight (Thu 3 Dec, 00:00). Raise the budget, or wait until then.',
+      actionUrl: '#/settings/budgets/bgt_1',
+    });
+    const monthly = budgetRefusal(
+      budget({ scope: 'agent', targetName: 'codex', measure: 'tokens', period: 'month', limit: 2_000_000, spent: 2_000_417, resetsAt: new Date('2027-01-01T00:00').toISOString() }),
+    );
+    expect(monthly.message).toBe(
+      'The monthly budget of 2,000,000 tokens for the agent “codex” is spent: 2,000,417 tokens used this month. ' +
+        'It resets when the month turns (Fri 1 Jan, 00:00). Raise the budget, or wait until then.',
+    );
+  });
+
+  it('shows a spend under a cent as what it is, not as nothing', () => {
+    expect(formatBudgetAmount('cost', 0.0072)).toBe('≈ $0.0072');
+    expect(formatBudgetAmount('cost', 0)).toBe('≈ $0.00');
+    expect(formatBudgetAmount('cost', 1234.5)).toBe('≈ $1,234.50');
+    expect(formatBudgetAmount('tokens', 1)).toBe('1 token');
+  });
+
+  it('holds a run to its agent’s budgets and to its delivered connection’s only, naming the spent one that resets last', () => {
+    const agentDay = budget({ id: 'bgt_a', scope: 'agent', targetId: 'agt_1', targetName: 'codex' });
+    const connectionMonth = budget({ id: 'bgt_c', period: 'month', resetsAt: new Date('2027-01-01T00:00').toISOString() });
+    const otherAgent = budget({ id: 'bgt_o', scope: 'agent', targetId: 'agt_2' });
+    const all = [agentDay, connectionMonth, otherAgent];
+    expect(spentBudget(all, { agentId: 'agt_1', connectionId: 'con_1' })?.id).toBe('bgt_c');
+    // No key delivered: the connection's budget does not hold the run.
+    expect(spentBudget(all, { agentId: 'agt_1', connectionId: null })?.id).toBe('bgt_a');
+    expect(spentBudget([{ ...agentDay, exhausted: false }, otherAgent], { agentId: 'agt_1', connectionId: null })).toBeNull();
+    // Resetting together, the agent's is named.
+    expect(spentBudget([budget({ id: 'bgt_z' }), budget({ id: 'bgt_y', scope: 'agent', targetId: 'agt_1' })], { agentId: 'agt_1', connectionId: 'con_1' })?.id).toBe('bgt_y');
+  });
+
+  it('reads the budget back from the notice’s link', () => {
+    expect(budgetIdOfLink('#/settings/budgets/bgt_1')).toBe('bgt_1');
+    expect(budgetIdOfLink('#/agents/agt_1')).toBeNull();
+    expect(budgetIdOfLink(null)).toBeNull();
+  });
+});
