@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { AttentionService } from './attention/attention-service';
 import { LandingService } from './landing/landing-service';
 import { openInFileManager } from './file-manager';
 import type { Logger } from './log';
@@ -72,6 +73,8 @@ export function createCore(options: CoreOptions): Core {
   const events = new EventHub();
   const projects = new ProjectService(ledger, events);
   const notices = new NoticeService(ledger, events);
+  // Listening before anything can happen: the runs recovery strands at start-up notify too.
+  const attention = new AttentionService({ ledger, events, log: options.log });
   const tasks = new TaskService(ledger, events);
   const catalog = loadProviderCatalog(options.catalogPath ? { path: options.catalogPath } : {});
   const agents = new AgentService(ledger, catalog, events);
@@ -334,8 +337,8 @@ export function createCore(options: CoreOptions): Core {
     listBudgets: () => notYet('listBudgets'),
     saveBudget: () => notYet('saveBudget'),
     deleteBudget: () => notYet('deleteBudget'),
-    getNotificationSettings: () => notYet('getNotificationSettings'),
-    setNotificationSettings: () => notYet('setNotificationSettings'),
+    getNotificationSettings: () => attention.settings(),
+    setNotificationSettings: (input) => attention.setSettings(input),
   };
 
   return {
@@ -352,6 +355,8 @@ export function createCore(options: CoreOptions): Core {
       await recovered;
       await probed;
       await runs.shutdown();
+      // After the runs: what they do as they stop is not news to tell.
+      attention.close();
       // After the runs: a run ending as they stop may still start a measure, which is waited for.
       await cleanup.close();
       ledger.close();
