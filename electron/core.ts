@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { AttentionService } from './attention/attention-service';
 import { LandingService } from './landing/landing-service';
 import { openInFileManager } from './file-manager';
 import type { Logger } from './log';
@@ -77,6 +78,8 @@ export function createCore(options: CoreOptions): Core {
   const now = options.now ?? Date.now;
   const projects = new ProjectService(ledger, events);
   const notices = new NoticeService(ledger, events, now);
+  // Listening before anything can happen: the runs recovery strands at start-up notify too.
+  const attention = new AttentionService({ ledger, events, log: options.log, now });
   const tasks = new TaskService(ledger, events);
   const catalog = loadProviderCatalog(options.catalogPath ? { path: options.catalogPath } : {});
   const agents = new AgentService(ledger, catalog, events);
@@ -353,8 +356,8 @@ export function createCore(options: CoreOptions): Core {
     listBudgets: () => budgets.list(),
     saveBudget: (input) => budgets.save(input),
     deleteBudget: (input) => budgets.delete(input.budgetId),
-    getNotificationSettings: () => notYet('getNotificationSettings'),
-    setNotificationSettings: () => notYet('setNotificationSettings'),
+    getNotificationSettings: () => attention.settings(),
+    setNotificationSettings: (input) => attention.setSettings(input),
   };
 
   return {
@@ -372,6 +375,8 @@ export function createCore(options: CoreOptions): Core {
       await recovered;
       await probed;
       await runs.shutdown();
+      // After the runs: what they do as they stop is not news to tell.
+      attention.close();
       // After the runs: a run ending as they stop may still start a measure, which is waited for.
       await cleanup.close();
       ledger.close();

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, nativeTheme, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, nativeTheme, Notification, session, shell } from 'electron';
 import { createCore, type Core } from './core';
 import { resolveDataDir } from './data-dir';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
@@ -10,6 +10,7 @@ import { devServerAppLocation, fileAppLocation, type AppLocation } from './shell
 import { parseShellArgs } from './shell/command-line';
 import { offerRelaunch } from './shell/crash-dialog';
 import { installContentSecurityPolicy } from './shell/content-security-policy';
+import { bindDesktopNotifications } from './shell/desktop-notifier';
 import { bindIpc } from './shell/ipc-binding';
 import { describeNativeModuleFailure, electronSqliteBinding } from './shell/native-binding';
 import { denyPermissions, guardNavigation } from './shell/navigation-guard';
@@ -78,8 +79,10 @@ function startShell(): void {
   let core: Core | undefined;
   let dataDirLock: DataDirLock | undefined;
   let unbindIpc: (() => void) | undefined;
+  let unbindNotifications: (() => void) | undefined;
 
-  function openWindow(): BrowserWindow {
+  /** `route`: an in-app hash route (`#/runs/run_1`) the window opens at, instead of the start page. */
+  function openWindow(route?: string): BrowserWindow {
     const window = new BrowserWindow(appWindowOptions({ preloadPath }));
     windows.add(window);
     guardNavigation(window.webContents, location, log, {
@@ -92,9 +95,10 @@ function startShell(): void {
     });
     window.once('ready-to-show', () => window.show());
     window.on('closed', () => windows.delete(window));
+    const hash = route?.replace(/^#/, '');
     const loading = location.rendererDir
-      ? window.loadFile(path.join(location.rendererDir, 'index.html'))
-      : window.loadURL(location.indexUrl);
+      ? window.loadFile(path.join(location.rendererDir, 'index.html'), hash ? { hash } : {})
+      : window.loadURL(hash ? `${location.indexUrl}#${hash}` : location.indexUrl);
     loading.catch((error: unknown) => {
       log.error('window failed to load', {
         url: location.indexUrl,
@@ -139,6 +143,16 @@ function startShell(): void {
         installContentSecurityPolicy(session.defaultSession, location);
         denyPermissions(session.defaultSession, location);
         unbindIpc = bindIpc({ core, location, log, appContents: () => liveWindows().map((window) => window.webContents) });
+        const notices = core.ledger.notices;
+        unbindNotifications = bindDesktopNotifications({
+          events: core.events,
+          log,
+          Notification,
+          windows: liveWindows,
+          openWindow: (route) => void openWindow(route),
+          setBadgeCount: (count) => void app.setBadgeCount(count),
+          openNotices: () => notices.countOpen(),
+        });
 
         nativeTheme.on('updated', () => {
           for (const window of liveWindows()) window.setBackgroundColor(currentWindowBackground());
@@ -169,6 +183,7 @@ function startShell(): void {
     if (shutdown === 'closing') return;
     shutdown = 'closing';
     unbindIpc?.();
+    unbindNotifications?.();
     void core
       .close()
       .catch((error: unknown) => log.error('core did not close cleanly', { error: error instanceof Error ? error.message : String(error) }))

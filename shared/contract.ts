@@ -63,6 +63,11 @@ export const events = {
   pricesChanged: z.object({}),
   /** Something needs the operator: show it as a desktop notification (once; see shared/attention.ts). */
   desktopNotification: desktopNotificationSchema,
+  /**
+   * The desktop app's shell asks its page to open an in-app route (an actionRoute): the operator
+   * clicked a desktop notification the shell showed. The core never sends it.
+   */
+  openRoute: z.object({ route: z.string() }),
   /** New timeline entries for a run: refetch them with listRunEvents. */
   runTimeline: z.object({ runId: z.string() }),
   /** Live output for one subscription (binary on the wire). */

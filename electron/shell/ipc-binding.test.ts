@@ -115,6 +115,24 @@ describe('the IPC binding', () => {
     expect(closed.sent).toEqual([]);
   });
 
+  it('keeps desktop notifications back from the page: the shell shows them, so the page would show each twice', () => {
+    core.events.emit('desktopNotification', {
+      id: 'ntf_1',
+      event: 'run_succeeded',
+      title: 'Run succeeded: Write the plan',
+      body: 'Codex finished “Write the plan”. Open the run to review its changes.',
+      route: '#/runs/run_1',
+      runId: 'run_1',
+      noticeId: null,
+      count: 1,
+      silent: false,
+      quietWhenFocused: true,
+      at: new Date().toISOString(),
+    });
+    core.events.emit('noticesChanged', { open: 1 });
+    expect(window.sent).toEqual([['operator:event', 'noticesChanged', { open: 1 }]]);
+  });
+
   it('removes its handlers and stops pushing events when disposed', () => {
     unbind();
     expect(ipcMainStandIn.handlers.size).toBe(0);

@@ -1,6 +1,6 @@
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { createClientChannel } from '../transport/client-channel';
-import { channelNames, ipcChannelFor, ipcEventChannel, type ResponseEnvelope } from '../../shared/contract';
+import { channelNames, ipcChannelFor, ipcEventChannel, type EventName, type ResponseEnvelope } from '../../shared/contract';
 import type { Core } from '../core';
 import type { Logger } from '../log';
 import type { AppLocation } from './app-location';
@@ -14,9 +14,17 @@ export interface IpcBindingOptions {
 }
 
 /**
+ * Events the shell handles itself and the page must not get: the shell shows desktop notifications
+ * with Electron's Notification (desktop-notifier.ts); the page, which shows them in the browser host,
+ * would show each a second time.
+ */
+export const shellOnlyEvents: ReadonlySet<EventName> = new Set<EventName>(['desktopNotification']);
+
+/**
  * The Electron transport: one ipcMain handler per contract channel, each refusing anything but the
  * app's own top frame before handing the raw input to the core's dispatcher (which validates it
- * against the contract). Pushed events go to every live window. Returns a function that unbinds both.
+ * against the contract). Pushed events go to every live window (but the shell's own, above). Returns a
+ * function that unbinds both.
  */
 export function bindIpc(options: IpcBindingOptions): () => void {
   const { core, location, log } = options;
@@ -63,6 +71,7 @@ export function bindIpc(options: IpcBindingOptions): () => void {
   };
 
   const stopEvents = core.events.listen((name, payload) => {
+    if (shellOnlyEvents.has(name)) return;
     for (const contents of options.appContents()) {
       if (contents.isDestroyed()) continue;
       try {

@@ -1,4 +1,5 @@
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { NotificationsHost } from '../features/notifications/notifications-host';
 import { useState } from 'react';
 import { Router } from 'wouter';
 import type { OperatorClient } from '../../shared/contract';
@@ -22,6 +23,7 @@ export function App({ client, queryClient }: { client: OperatorClient; queryClie
     <OperatorClientProvider client={client}>
       <QueryClientProvider client={queries}>
         <CoreSync />
+        <NotificationsHost />
         <Router hook={useHashRouteLocation} searchHook={useHashRouteSearch} hrefs={hashHref}>
           <AppLayout>
             <PageErrorBoundary>

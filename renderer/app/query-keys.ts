@@ -69,4 +69,5 @@ export const queryKeys = {
   noticesAll: ['notices'] as const,
   notices: (status: NoticeListStatus) => ['notices', 'list', status] as const,
   noticesCount: ['notices', 'count'] as const,
+  notificationSettings: ['notification-settings'] as const,
 };

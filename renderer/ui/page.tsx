@@ -1,6 +1,7 @@
 import { useEffect, type ReactNode } from 'react';
+import { setPageTitle } from './document-title';
 
-/** A page in the main area: its one h1, optional actions beside it, and the window title. */
+/** A page in the main area: its one h1, optional actions beside it, and the window title (see document-title.ts). */
 export function Page({
   title,
   documentTitle,
@@ -19,7 +20,7 @@ export function Page({
 }) {
   const windowTitle = documentTitle ?? (typeof title === 'string' ? title : undefined);
   useEffect(() => {
-    document.title = windowTitle ? `${windowTitle} · Operator Console` : 'Operator Console';
+    setPageTitle(windowTitle);
   }, [windowTitle]);
 
   return (

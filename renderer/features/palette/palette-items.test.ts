@@ -42,6 +42,7 @@ describe('the palette before anything is typed', () => {
       'Open settings: Projects',
       'Open settings: Environments',
       'Open settings: AI connections',
+      'Open settings: Notifications',
       'Open settings: About',
       'Keyboard shortcuts',
       'Stop Plan the refund flow — Codex fast',

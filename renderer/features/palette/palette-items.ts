@@ -60,6 +60,7 @@ const settingsSections: { label: string; path: string }[] = [
   { label: 'Projects', path: actionPath({ kind: 'settings-projects' }) },
   { label: 'Environments', path: actionPath({ kind: 'settings-environments' }) },
   { label: 'AI connections', path: actionPath({ kind: 'settings-ai-connections' }) },
+  { label: 'Notifications', path: actionPath({ kind: 'settings-notifications' }) },
   { label: 'About', path: '/settings/about' },
 ];
 

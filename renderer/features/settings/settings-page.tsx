@@ -1,6 +1,7 @@
 import { Link, useSearch } from 'wouter';
 import { NotFoundPage } from '../../app/not-found-page';
 import { Page } from '../../ui/page';
+import { NotificationsSection } from '../notifications/notifications-section';
 import { AboutSection } from './about-section';
 import { budgetFilterFromSearch } from '../budgets/budget-links';
 import { BudgetsSection } from '../budgets/budgets-section';
@@ -14,6 +15,7 @@ export const settingsSections = [
   { id: 'environments', label: 'Environments' },
   { id: 'ai-connections', label: 'AI connections' },
   { id: 'budgets', label: 'Budgets' },
+  { id: 'notifications', label: 'Notifications' },
   { id: 'about', label: 'About' },
 ] as const;
 
@@ -71,6 +73,7 @@ export function SettingsPage({
           {section === 'environments' ? <EnvironmentsSection environmentId={environmentId} allowHost={allowHost} /> : null}
           {section === 'ai-connections' ? <AiConnectionsSection /> : null}
           {section === 'budgets' ? <BudgetsSection budgetId={budgetId} filter={budgetFilterFromSearch(search)} /> : null}
+          {section === 'notifications' ? <NotificationsSection /> : null}
           {section === 'about' ? <AboutSection /> : null}
         </div>
       </div>
