@@ -2,8 +2,10 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import type { ChannelInput, ChannelName, ChannelOutput } from '../../shared/contract';
+// The browser host's page shows desktop notifications; the desktop app shows them from its main
+// process (electron/shell/desktop-notifier.test.ts), so this spec lives with the host-only ones.
 import { test, expect, type ConsoleUnderTest } from '../console-test';
-import { addFixtureAgent, addProject, addTask, fixtureAgent, makeRepository, runTask } from './helpers';
+import { addFixtureAgent, addProject, addTask, fixtureAgent, makeRepository, runTask } from '../specs/helpers';
 
 /**
  * Desktop notifications in the browser host (issue 14), as the operator meets them: the browser's
@@ -129,10 +131,6 @@ async function callCore<C extends ChannelName>(page: Page, channel: C, input: Ch
     { channel, input },
   );
 }
-
-test.beforeEach(({ console: app }) => {
-  test.skip(app.launcher !== 'browser-host', 'The desktop app shows notifications from its main process (electron/shell/desktop-notifier.test.ts).');
-});
 
 test('a run that succeeds notifies once, naming its task and agent, and clicking it opens the run', async ({ console: app, scratchDir }) => {
   const page = await recordNotifications(app);
