@@ -27,6 +27,8 @@ import { RunService } from './runs/run-service';
 import { CleanupService } from './cleanup/cleanup-service';
 import type { SandboxState } from './runs/admission';
 import { EventHub } from './events/event-hub';
+import { PriceTableStore } from './usage/price-table-store';
+import { UsageService } from './usage/usage-service';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
 export interface CoreOptions {
@@ -61,6 +63,8 @@ export interface Core {
   /** Finished runs' task roots: their sizes, Clean up and its policy. */
   readonly cleanup: CleanupService;
   readonly connections: ConnectionService;
+  /** The price table in use (shipped, or the operator's edit): one store every cost estimate shares. */
+  readonly prices: PriceTableStore;
   readonly dispatch: RequestDispatcher;
   close(): Promise<void>;
 }
@@ -70,6 +74,8 @@ export function createCore(options: CoreOptions): Core {
   const dataDir = ensureDataDir(options.dataDir);
   const ledger = openLedger(dataDir, { nativeBinding: options.sqliteNativeBinding });
   const events = new EventHub();
+  // One price table for every estimate (run usage, the Usage page, cost budgets), read when asked.
+  const prices = new PriceTableStore(ledger);
   const projects = new ProjectService(ledger, events);
   const notices = new NoticeService(ledger, events);
   const tasks = new TaskService(ledger, events);
@@ -147,6 +153,7 @@ export function createCore(options: CoreOptions): Core {
     if (environmentId) runs.reviewEnvironmentNotices(environmentId);
     events.emit('agentsChanged', {});
   });
+  const usage = new UsageService(ledger, prices);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
@@ -327,7 +334,7 @@ export function createCore(options: CoreOptions): Core {
     getCleanupPolicy: () => cleanup.policy(),
     setCleanupPolicy: (input) => cleanup.setPolicy(input),
     // Issue 14, being built: each line is replaced by its service.
-    getRunUsage: () => notYet('getRunUsage'),
+    getRunUsage: (input) => usage.runUsage(input.runId),
     getUsageReport: () => notYet('getUsageReport'),
     getPriceTable: () => notYet('getPriceTable'),
     setPriceTable: () => notYet('setPriceTable'),
@@ -345,6 +352,7 @@ export function createCore(options: CoreOptions): Core {
     runs,
     cleanup,
     connections,
+    prices,
     dispatch: createRequestDispatcher(handlers, options.log),
     close: async () => {
       if (closed) return;
