@@ -40,3 +40,19 @@ export function scriptedUsage(record: { seq: number; rawBody: string }, shape: U
   const output = shape.visibleOutput + (n % 7) + reasoning;
   return { input, cachedInput, cacheWrite, output, reasoning };
 }
+
+/**
+ * What a set of requests reported, summed, in the console's terms (shared/usage.ts TokenCounts): what
+ * the console must have recorded for an attempt whose model requests these were.
+ */
+export function sumReportedUsage(requests: ReadonlyArray<{ usage: ReportedUsage | null }>): { input: number; output: number; cachedInput: number; reasoning: number } {
+  const total = { input: 0, output: 0, cachedInput: 0, reasoning: 0 };
+  for (const { usage } of requests) {
+    if (!usage) continue;
+    total.input += usage.input;
+    total.output += usage.output;
+    total.cachedInput += usage.cachedInput;
+    total.reasoning += usage.reasoning;
+  }
+  return total;
+}
