@@ -30,6 +30,7 @@ import type { SandboxState } from './runs/admission';
 import { EventHub } from './events/event-hub';
 import { BudgetService } from './usage/budget-service';
 import { PriceTableStore } from './usage/price-table-store';
+import { UsageService } from './usage/usage-service';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
 export interface CoreOptions {
@@ -66,6 +67,8 @@ export interface Core {
   /** Finished runs' task roots: their sizes, Clean up and its policy. */
   readonly cleanup: CleanupService;
   readonly connections: ConnectionService;
+  /** The price table in use (shipped, or the operator's edit): one store every cost estimate shares. */
+  readonly prices: PriceTableStore;
   readonly dispatch: RequestDispatcher;
   close(): Promise<void>;
 }
@@ -76,6 +79,8 @@ export function createCore(options: CoreOptions): Core {
   const ledger = openLedger(dataDir, { nativeBinding: options.sqliteNativeBinding });
   const events = new EventHub();
   const now = options.now ?? Date.now;
+  // One price table for every estimate (run usage, the Usage page, cost budgets), read when asked.
+  const prices = new PriceTableStore(ledger, now);
   const projects = new ProjectService(ledger, events);
   const notices = new NoticeService(ledger, events, now);
   // Listening before anything can happen: the runs recovery strands at start-up notify too.
@@ -112,7 +117,6 @@ export function createCore(options: CoreOptions): Core {
   );
   const operatorHome = options.operatorHome ?? homedir();
   const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
-  const prices = new PriceTableStore(ledger, now);
   const budgets = new BudgetService({ ledger, events, prices, log: options.log, now });
   const runs = new RunService({
     ledger,
@@ -169,6 +173,7 @@ export function createCore(options: CoreOptions): Core {
     if (event === 'pricesChanged') budgets.pricesChanged();
   });
   budgets.start();
+  const usage = new UsageService(ledger, prices);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
@@ -349,7 +354,7 @@ export function createCore(options: CoreOptions): Core {
     getCleanupPolicy: () => cleanup.policy(),
     setCleanupPolicy: (input) => cleanup.setPolicy(input),
     // Issue 14, being built: each line is replaced by its service.
-    getRunUsage: () => notYet('getRunUsage'),
+    getRunUsage: (input) => usage.runUsage(input.runId),
     getUsageReport: () => notYet('getUsageReport'),
     getPriceTable: () => notYet('getPriceTable'),
     setPriceTable: () => notYet('setPriceTable'),
@@ -367,6 +372,7 @@ export function createCore(options: CoreOptions): Core {
     runs,
     cleanup,
     connections,
+    prices,
     dispatch: createRequestDispatcher(handlers, options.log),
     close: async () => {
       if (closed) return;

@@ -14,6 +14,10 @@ describeConsoleAgent('claude-code', {
   resetObserved: false,
   // A dropped stream is retried once as a non-streaming request, even with CLAUDE_CODE_MAX_RETRIES=0.
   dropsPerAttempt: 2,
+  // result.usage: the invocation's calls (cache reads and writes outside input_tokens); thinking is
+  // inside output_tokens with no count of its own.
+  usageCounting: 'per_invocation',
+  reportsReasoning: false,
   operatorLogin: ({ server, apiKey }) => ({
     '.claude.json': `${JSON.stringify({ primaryApiKey: apiKey, hasCompletedOnboarding: true }, null, 2)}\n`,
     '.claude/settings.json': `${JSON.stringify({ env: { ANTHROPIC_BASE_URL: server.origin, DISABLE_AUTOUPDATER: '1' } }, null, 2)}\n`,

@@ -15,6 +15,9 @@ describeConsoleAgent('codex', {
   // "exceeded retry limit, last status: 429 Too Many Requests": the body and Retry-After are dropped.
   resetObserved: false,
   dropsPerAttempt: 1,
+  // turn.completed: the thread's running total, restored on `exec resume`; reasoning_output_tokens apart.
+  usageCounting: 'per_session',
+  reportsReasoning: true,
   operatorLogin: ({ server, apiKey, model }) => ({
     '.codex/auth.json': `${JSON.stringify({ auth_mode: 'apikey', OPENAI_API_KEY: apiKey }, null, 2)}\n`,
     '.codex/config.toml': [

@@ -1,4 +1,5 @@
 import type { TimelineEventKind } from '../../electron/providers/events/timeline-event';
+import type { UsageCounting } from '../../shared/usage';
 import type { ModelServer } from './model-servers';
 
 /** What each CLI's console test file says about its CLI (console-suite.ts), and the bounds every test keeps. */
@@ -19,6 +20,10 @@ export interface ConsoleExpectations {
   resetObserved: boolean;
   /** How many model requests must drop for one attempt to fail (Claude retries a drop once by itself). */
   dropsPerAttempt: number;
+  /** What one of the CLI's usage reports covers (its parser says so on each usage event). */
+  usageCounting: UsageCounting;
+  /** Whether the CLI says how much of its output was reasoning (else the console records none). */
+  reportsReasoning: boolean;
   /**
    * The operator's own login for the preconfigured home: files relative to the operator's HOME,
    * pointing the CLI at the local server with the key, as the CLI's own login or config would.

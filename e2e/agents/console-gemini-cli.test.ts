@@ -14,6 +14,10 @@ describeConsoleAgent('gemini-cli', {
   // "… Please retry in 2.5s." and RetryInfo pass through Gemini CLI's error.
   resetObserved: true,
   dropsPerAttempt: 1,
+  // result.stats: the invocation's calls (a headless resume does not restore the session's); the thoughts
+  // are total_tokens beyond input and output.
+  usageCounting: 'per_invocation',
+  reportsReasoning: true,
   operatorLogin: ({ server, apiKey }) => ({
     '.gemini/settings.json': `${JSON.stringify(
       {

@@ -2,13 +2,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Notice, RunDetail, RunEvent } from '../../shared/entities';
+import { addTokens, type RunUsage, type TokenCounts } from '../../shared/usage';
 import { credentialDelivery } from '../../electron/connections/credential-delivery';
 import { redactionMarker } from '../../electron/connections/secret-redaction';
 import { consoleTestTimeoutMs, firstFile, installTimeoutMs, runTimeoutMs, type ConsoleExpectations } from './console-expectations';
 import type { ConsoleBed } from './console-harness';
 import { agentModelFor, ended, listTree, openConsoleBed, plantedOperatorKeys } from './console-harness';
 import { ensureAgentClis } from './install.mjs';
-import { conversationOf, protocolFor, requestedModel } from './model-servers';
+import { conversationOf, protocolFor, requestedModel, sumReportedUsage, type RecordedRequest } from './model-servers';
 import type { AgentProviderId } from './run-cli';
 import { filesContaining, providerEntry } from './run-cli';
 
@@ -30,7 +31,16 @@ export function describeManagedRuns(providerId: AgentProviderId, expected: Conso
 
   describe(`${provider.displayName} through the console: sandboxed, provider-only network, isolated home, managed AI connection`, { timeout: consoleTestTimeoutMs }, () => {
     let bed: ConsoleBed;
-    let first: { runId: string; detail: RunDetail; events: RunEvent[]; deliveredSeen: Map<string, { mode: number }[]> } | null = null;
+    let first: { runId: string; detail: RunDetail; events: RunEvent[]; deliveredSeen: Map<string, { mode: number }[]>; served: TokenCounts } | null = null;
+
+    /**
+     * What the console must have recorded for an attempt whose model requests these were: what the
+     * server reported, summed (the reasoning part only where the CLI says how much it was).
+     */
+    function servedUsage(requests: RecordedRequest[]): TokenCounts {
+      const served = sumReportedUsage(requests);
+      return expected.reportsReasoning ? served : { ...served, reasoning: 0 };
+    }
 
     beforeAll(async () => {
       await ensureAgentClis();
@@ -89,7 +99,8 @@ export function describeManagedRuns(providerId: AgentProviderId, expected: Conso
       unsubscribe();
       const events = await bed.events(run.id);
       const context = await bed.describe(run.id);
-      first = { runId: run.id, detail, events, deliveredSeen };
+      const served = servedUsage(bed.server.modelRequests());
+      first = { runId: run.id, detail, events, deliveredSeen, served };
 
       expect(detail.status, context).toBe('succeeded');
       expect(detail.attempts.map((attempt) => attempt.status), context).toEqual(['succeeded']);
@@ -118,6 +129,14 @@ export function describeManagedRuns(providerId: AgentProviderId, expected: Conso
       const usage = ofKind(events, 'usage');
       expect(usage.some((event) => Number(event.data.inputTokens) > 0 && Number(event.data.outputTokens) > 0), context).toBe(true);
       expect(ofKind(events, 'session').length, context).toBeGreaterThan(0);
+      // Usage: each report says how it counts, and what the console recorded for the attempt is exactly
+      // what the model server reported for the attempt's requests; billed to the connection's key.
+      expect(new Set(usage.map((event) => event.data.counting)), context).toEqual(new Set([expected.usageCounting]));
+      const recorded = await bed.call<RunUsage>('getRunUsage', { runId: run.id });
+      expect(recorded, context).toMatchObject({ reported: true, billing: 'api_key', providerId, model: agentModelFor[providerId] });
+      expect(recorded.attempts.map((attempt) => [attempt.attemptNumber, attempt.counting, attempt.tokens]), context).toEqual([[1, expected.usageCounting, served]]);
+      expect(recorded.total).toEqual(served);
+      expect(served.input, 'the server reported usage').toBeGreaterThan(0);
 
       // The network: the CLI reached the model server only through the console's egress proxy.
       const egress = ofKind(events, 'egress').map((event) => event.data);
@@ -260,6 +279,24 @@ export function describeManagedRuns(providerId: AgentProviderId, expected: Conso
       expect(history.toolResults.length, context).toBeGreaterThanOrEqual(1);
       expect(existsSync(path.join(bed.taskRoot(runId).view, 'second.txt')), context).toBe(true);
       expect((await bed.diff(runId)).files.map((file) => file.path).sort()).toEqual([firstFile, 'second.txt']);
+
+      // Usage: the resumed turn is recorded as what its own requests used, and the first turn's stays as
+      // it was, so the run is not counted twice, whatever the CLI's reports cover (Codex's second
+      // report is the session's total, the first turn included).
+      const resumedServed = servedUsage(bed.server.modelRequests());
+      const usage = await bed.call<RunUsage>('getRunUsage', { runId });
+      expect(usage.attempts.map((attempt) => [attempt.attemptNumber, attempt.counting, attempt.tokens]), context).toEqual([
+        [1, expected.usageCounting, first.served],
+        [2, expected.usageCounting, resumedServed],
+      ]);
+      expect(usage.total).toEqual(addTokens(first.served, resumedServed));
+      const lastReport = ofKind(events, 'usage').filter((event) => event.attempt === secondAttempt).at(-1);
+      const reportedInput = Number(lastReport?.data.inputTokens);
+      if (expected.usageCounting === 'per_session') expect(reportedInput, context).toBe(first.served.input + resumedServed.input);
+      else if (expected.usageCounting === 'per_invocation') expect(reportedInput, context).toBe(resumedServed.input);
+      // The Compare page counts the run once too.
+      const compared = await bed.call<{ runs: Array<{ runId: string; tokens: number | null }> }>('compareTaskRuns', { taskId: detail.taskId });
+      expect(compared.runs.find((entry) => entry.runId === runId)?.tokens).toBe(usage.total.input + usage.total.output);
     });
 
     test('5. HTTP 401 → auth_required: one attempt, no retry, a notice naming the fix', async () => {

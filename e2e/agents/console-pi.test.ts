@@ -14,6 +14,9 @@ describeConsoleAgent('pi', {
   // "… Please try again in 2s." passes through Pi's stream.
   resetObserved: true,
   dropsPerAttempt: 1,
+  // message_end: one call (cacheRead outside input); Pi keeps no reasoning count of its own.
+  usageCounting: 'per_call',
+  reportsReasoning: false,
   operatorLogin: ({ server, apiKey }) => ({
     '.pi/agent/auth.json': `${JSON.stringify({ openai: { type: 'api_key', key: apiKey } }, null, 2)}\n`,
     '.pi/agent/models.json': `${JSON.stringify(

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { consoleTestTimeoutMs, firstFile, installTimeoutMs, runTimeoutMs, type ConsoleExpectations } from './console-expectations';
 import type { ConsoleBed } from './console-harness';
 import { ended, listTree, openConsoleBed } from './console-harness';
+import type { RunUsage } from '../../shared/usage';
 import { ensureAgentClis } from './install.mjs';
+import { sumReportedUsage } from './model-servers';
 import type { AgentProviderId } from './run-cli';
 import { providerEntry } from './run-cli';
 
@@ -48,6 +50,12 @@ export function describePreconfiguredRun(providerId: AgentProviderId, expected: 
       // The key came from the operator's own files, as the CLI reads them.
       for (const request of bed.server.modelRequests()) expect(request.headers[expected.keyHeader], context).toBe(expected.keyValue(bed.apiKey));
       expect(bed.server.modelRequests().length).toBeGreaterThan(0);
+
+      // Usage on the operator's own login: billed so (priced, with the caveat), counted as the server reported it.
+      const served = sumReportedUsage(bed.server.modelRequests());
+      const usage = await bed.call<RunUsage>('getRunUsage', { runId: run.id });
+      expect(usage, context).toMatchObject({ reported: true, billing: 'operator_login', providerId });
+      expect(usage.total, context).toEqual(expected.reportsReasoning ? served : { ...served, reasoning: 0 });
 
       // The task's provider home: links to the operator's files, the CLI's own state beside them.
       const home = bed.providerHome(run.id);

@@ -382,16 +382,14 @@ export class RunsRepository {
   }
 
   /**
-   * The tokens the run's CLI reported in its usage events (input plus output), or null when it
-   * reported none. Each event is counted as reported; how CLIs that report running totals are
-   * counted is the usage ledger's to say (issue 14).
+   * The tokens the run used (input plus output) as the usage ledger counted them per attempt
+   * (usage_records, written by usage/usage-recorder.ts), or null when its CLI reported none. Not a sum
+   * of the raw usage events: a CLI that reports the session's running total (Codex) would be counted
+   * again for every turn.
    */
   reportedTokens(runId: string): number | null {
     const row = this.db
-      .prepare(
-        `SELECT count(*) AS n, sum(coalesce(json_extract(payload_json, '$.inputTokens'), 0) + coalesce(json_extract(payload_json, '$.outputTokens'), 0)) AS total
-         FROM run_events WHERE run_id = ? AND kind = 'usage'`,
-      )
+      .prepare('SELECT count(*) AS n, sum(input_tokens + output_tokens) AS total FROM usage_records WHERE run_id = ?')
       .get(runId) as { n: number; total: number | null };
     return row.n > 0 ? Math.max(0, Math.round(row.total ?? 0)) : null;
   }

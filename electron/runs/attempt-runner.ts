@@ -265,7 +265,7 @@ export class AttemptRunner {
     });
     service.fanout.attachLive(pipeline.feed);
     const eventFormat = active.profile.eventFormat ?? definition.events.format;
-    followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat);
+    followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat, { resumed: sessionRequest.mode === 'resume' });
 
     // A setup command that ran first started the run: its start stays the run's.
     context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });

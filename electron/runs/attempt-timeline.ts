@@ -1,18 +1,42 @@
 import { createEventParser } from '../providers/events/parse-event-line';
 import { LineSplitter } from '../providers/events/line-splitter';
 import type { OutputPipeline } from '../pty/output-pipeline';
+import { AttemptUsageRecorder } from '../usage/usage-recorder';
 import type { ActiveRun, RunContext } from './run-context';
 
 /**
  * Parses the CLI's JSON-line stream into timeline entries, off the batches the pipeline cuts. The
- * session id it reports is recorded (where the console did not name it itself), and the attempt's
+ * session id it reports is recorded (where the console did not name it itself), its usage reports
+ * become the attempt's recorded usage (usage/usage-recorder.ts; `resumed`: the attempt continues the
+ * CLI's session, so a running total starts where the previous attempt left it), and the attempt's
  * events are kept for the failure classifier.
  */
-export function followTimeline(context: RunContext, active: ActiveRun, pipeline: OutputPipeline, format: string | null): void {
+export function followTimeline(
+  context: RunContext,
+  active: ActiveRun,
+  pipeline: OutputPipeline,
+  format: string | null,
+  attempt: { resumed: boolean } = { resumed: false },
+): void {
   if (!format) return;
   const parser = createEventParser(format);
   const splitter = new LineSplitter();
   const attemptId = active.attemptId;
+  const usage = attemptId
+    ? new AttemptUsageRecorder(
+        { ledger: context.ledger, events: context.options.events, log: context.log, now: context.now },
+        {
+          runId: active.runId,
+          attemptId,
+          attemptNumber: active.attemptNumber,
+          agentId: active.agentId,
+          admission: active.admission,
+          provider: active.provider,
+          resumed: attempt.resumed,
+          sessionId: () => active.sessionId,
+        },
+      )
+    : null;
   // The bytes are redacted already; the parsed values are checked again, as everything written is.
   const redactor = context.redactorFor(active.runId);
   const take = (lines: string[], end = false) => {
@@ -28,6 +52,8 @@ export function followTimeline(context: RunContext, active: ActiveRun, pipeline:
         active.sessionId = event.sessionId;
         context.saveSessionLocator(active);
       }
+      // After the session: a running total is counted from what the run had on that session before.
+      if (event.kind === 'usage') usage?.report(event);
       const { kind, ...data } = event;
       // A message joined from streamed pieces can hold a secret no single piece showed: every value
       // is redacted as it is written.

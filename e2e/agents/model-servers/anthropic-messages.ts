@@ -2,6 +2,7 @@ import path from 'node:path';
 import { asArray, isObject, textOf } from './json-values';
 import { startRecordingServer, type FailureMode, type FailurePlan, type ModelServer, type ProtocolContext } from './recording-server';
 import { makeId, pieces, resetDate, sendJson, sendTruncatedJson, sseStream } from './replies';
+import { scriptedUsage } from './reported-usage';
 import { decideTurn, pickTool, type ConversationHistory, type ConversationView, type ScriptOptions } from './scripted-conversation';
 import type { HttpError } from './openai-errors';
 
@@ -126,8 +127,12 @@ function respond(res: import('node:http').ServerResponse, ctx: ProtocolContext, 
   record.outcome = decision.type === 'tool_call' ? { type: 'tool_call', tool: toolName ?? '', fileName: decision.fileName } : { type: decision.type };
 
   const messageId = makeId('msg_01');
-  const inputTokens = 900 + Math.min(record.rawBody.length >> 6, 50_000);
-  const outputTokens = toolUse ? 52 : 18;
+  // Anthropic usage: input_tokens excludes cache reads and cache writes, which come apart; output_tokens
+  // includes thinking, with no count of its own.
+  const reported = scriptedUsage(record, { baseInput: 900, visibleOutput: toolUse ? 52 : 18, reasoning: false, cacheWrite: true });
+  const cacheUsage = { cache_creation_input_tokens: reported.cacheWrite, cache_read_input_tokens: reported.cachedInput };
+  const inputTokens = reported.input - reported.cachedInput - reported.cacheWrite;
+  const outputTokens = reported.output;
   const stopReason = toolUse ? 'tool_use' : 'end_turn';
   const requestId = makeId('req_01');
   const content: Array<Record<string, unknown>> = [{ type: 'text', text }];
@@ -142,12 +147,15 @@ function respond(res: import('node:http').ServerResponse, ctx: ProtocolContext, 
       content,
       stop_reason: stopReason,
       stop_sequence: null,
-      usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 128, output_tokens: outputTokens },
+      usage: { input_tokens: inputTokens, ...cacheUsage, output_tokens: outputTokens },
     };
     if (failure?.mode === 'drop_stream') {
       record.outcome = { type: 'failure', mode: 'drop_stream', status: 200 };
       sendTruncatedJson(res, answer, { 'request-id': requestId });
-    } else sendJson(res, 200, answer, { 'request-id': requestId });
+    } else {
+      record.usage = reported;
+      sendJson(res, 200, answer, { 'request-id': requestId });
+    }
     return;
   }
 
@@ -163,7 +171,7 @@ function respond(res: import('node:http').ServerResponse, ctx: ProtocolContext, 
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 128, output_tokens: 1, service_tier: 'standard' },
+      usage: { input_tokens: inputTokens, ...cacheUsage, output_tokens: 1, service_tier: 'standard' },
     },
   });
   emit({ type: 'ping' });
@@ -184,6 +192,7 @@ function respond(res: import('node:http').ServerResponse, ctx: ProtocolContext, 
     }
     emit({ type: 'content_block_stop', index: 1 });
   }
+  record.usage = reported;
   emit({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } });
   emit({ type: 'message_stop' });
   stream.end();

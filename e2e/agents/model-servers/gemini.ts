@@ -1,6 +1,7 @@
 import { asArray, isObject } from './json-values';
 import { startRecordingServer, type FailureMode, type FailurePlan, type ModelServer, type ProtocolContext } from './recording-server';
 import { makeId, pieces, sendJson, sendTruncatedJson, sseStream } from './replies';
+import { scriptedUsage } from './reported-usage';
 import { decideTurn, pickTool, type ConversationHistory, type ConversationView, type ScriptOptions } from './scripted-conversation';
 import type { HttpError } from './openai-errors';
 
@@ -122,13 +123,17 @@ function respond(res: import('node:http').ServerResponse, ctx: ProtocolContext, 
       : null;
   record.outcome = decision.type === 'tool_call' ? { type: 'tool_call', tool: toolName ?? '', fileName: decision.fileName } : { type: decision.type };
 
-  const promptTokenCount = 800 + Math.min(record.rawBody.length >> 6, 50_000);
-  const candidatesTokenCount = functionCall ? 40 : 12;
+  // Gemini usage: promptTokenCount includes the cached tokens; candidatesTokenCount excludes the
+  // thoughts, which come apart (totalTokenCount is the three together).
+  const reported = scriptedUsage(record, { baseInput: 800, visibleOutput: functionCall ? 40 : 12, reasoning: true, cacheWrite: false });
+  const promptTokenCount = reported.input;
+  const candidatesTokenCount = reported.output - reported.reasoning;
   const usageMetadata = {
     promptTokenCount,
     candidatesTokenCount,
-    totalTokenCount: promptTokenCount + candidatesTokenCount,
-    cachedContentTokenCount: 64,
+    thoughtsTokenCount: reported.reasoning,
+    totalTokenCount: reported.input + reported.output,
+    cachedContentTokenCount: reported.cachedInput,
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokenCount }],
   };
   const responseId = makeId('');
@@ -144,7 +149,10 @@ function respond(res: import('node:http').ServerResponse, ctx: ProtocolContext, 
     if (failure?.mode === 'drop_stream') {
       record.outcome = { type: 'failure', mode: 'drop_stream', status: 200 };
       sendTruncatedJson(res, chunk([{ text }, ...finalParts], true));
-    } else sendJson(res, 200, chunk([{ text }, ...finalParts], true));
+    } else {
+      record.usage = reported;
+      sendJson(res, 200, chunk([{ text }, ...finalParts], true));
+    }
     return;
   }
   const stream = sseStream(res);
@@ -160,6 +168,7 @@ function respond(res: import('node:http').ServerResponse, ctx: ProtocolContext, 
     stream.write(chunk([{ text: piece }], last));
   });
   if (finalParts.length > 0) stream.write(chunk(finalParts, true));
+  record.usage = reported;
   stream.end();
 }
 

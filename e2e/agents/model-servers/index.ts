@@ -9,6 +9,7 @@ import type { ConversationHistory, ScriptOptions } from './scripted-conversation
 export * from './json-values';
 export * from './recording-server';
 export * from './replies';
+export * from './reported-usage';
 export * from './scripted-conversation';
 export { startAnthropicServer } from './anthropic-messages';
 export { startGeminiServer } from './gemini';

@@ -275,6 +275,62 @@ describe('scripted failures', () => {
   });
 });
 
+describe('reported usage', () => {
+  const prompt = 'Please create the file u.txt';
+  /** One streamed model request in each protocol, and the usage its answer carried in its own wire shape, normalized. */
+  const wire: Record<WireProtocol, (server: ModelServer) => Promise<{ input: number; cachedInput: number; output: number; reasoning: number }>> = {
+    'openai-responses': async (server) => {
+      const body = { model: 'gpt-5.5', stream: true, input: [{ type: 'message', role: 'user', content: prompt }], tools: [{ type: 'custom', name: 'apply_patch' }] };
+      const events = parseSse((await post(`${server.baseUrl}/responses`, body)).text);
+      const usage = (JSON.parse(events.at(-1)?.data ?? '{}') as { response: { usage: Record<string, number> & { input_tokens_details: { cached_tokens: number }; output_tokens_details: { reasoning_tokens: number } } } }).response.usage;
+      return { input: usage.input_tokens!, cachedInput: usage.input_tokens_details.cached_tokens, output: usage.output_tokens!, reasoning: usage.output_tokens_details.reasoning_tokens };
+    },
+    'openai-chat': async (server) => {
+      const body = { model: 'm', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: prompt }], tools: [{ type: 'function', function: { name: 'write' } }] };
+      const chunks = parseSse((await post(`${server.baseUrl}/chat/completions`, body)).text).filter((event) => event.data !== '[DONE]');
+      const usage = (JSON.parse(chunks.at(-1)?.data ?? '{}') as { usage: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details: { cached_tokens: number }; completion_tokens_details: { reasoning_tokens: number } } }).usage;
+      return { input: usage.prompt_tokens, cachedInput: usage.prompt_tokens_details.cached_tokens, output: usage.completion_tokens, reasoning: usage.completion_tokens_details.reasoning_tokens };
+    },
+    'anthropic-messages': async (server) => {
+      const body = { model: 'claude-sonnet-4-6', stream: true, messages: [{ role: 'user', content: prompt }], tools: [{ name: 'Write' }] };
+      const events = parseSse((await post(`${server.origin}/v1/messages`, body)).text);
+      const start = (JSON.parse(events.find((event) => event.event === 'message_start')?.data ?? '{}') as { message: { usage: Record<string, number> } }).message.usage;
+      const delta = (JSON.parse(events.find((event) => event.event === 'message_delta')?.data ?? '{}') as { usage: { output_tokens: number } }).usage;
+      // Anthropic's input_tokens leaves out the cache reads and writes.
+      return { input: start.input_tokens! + start.cache_read_input_tokens! + start.cache_creation_input_tokens!, cachedInput: start.cache_read_input_tokens!, output: delta.output_tokens, reasoning: 0 };
+    },
+    gemini: async (server) => {
+      const body = { contents: [{ role: 'user', parts: [{ text: prompt }] }], tools: [{ functionDeclarations: [{ name: 'write_file' }] }] };
+      const chunks = parseSse((await post(`${server.origin}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, body)).text);
+      const usage = (JSON.parse(chunks.at(-1)?.data ?? '{}') as { usageMetadata: Record<string, number> }).usageMetadata;
+      // Gemini's candidates leave out the thoughts; the prompt includes the cached tokens.
+      return { input: usage.promptTokenCount!, cachedInput: usage.cachedContentTokenCount!, output: usage.candidatesTokenCount! + usage.thoughtsTokenCount!, reasoning: usage.thoughtsTokenCount! };
+    },
+  };
+
+  for (const protocol of Object.keys(wire) as WireProtocol[]) {
+    test(`${protocol}: each answer's usage differs, and the request records it normalized`, async () => {
+      const server = await start(protocol);
+      const first = await wire[protocol](server);
+      const second = await wire[protocol](server);
+      const recorded = server.modelRequests().map((request) => request.usage && { input: request.usage.input, cachedInput: request.usage.cachedInput, output: request.usage.output, reasoning: request.usage.reasoning });
+      expect(recorded).toEqual([first, second]);
+      // No two requests report the same numbers: a running total and a per-call report cannot be mistaken.
+      expect(second.input).not.toBe(first.input);
+      expect(second.cachedInput).not.toBe(first.cachedInput);
+      expect(second.output).not.toBe(first.output);
+      expect(first.cachedInput).toBeLessThan(first.input);
+      if (protocol !== 'anthropic-messages') expect(second.reasoning).not.toBe(first.reasoning);
+    });
+  }
+
+  test('a failed request reports no usage', async () => {
+    const server = await start('openai-chat', { failure: { mode: 'unauthorized' } });
+    await post(`${server.baseUrl}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: prompt }] });
+    expect(server.modelRequests().map((request) => request.usage)).toEqual([null]);
+  });
+});
+
 describe('helpers', () => {
   test('the prompt names the file with "create the file <name>"', () => {
     expect(fileNameFromPrompt('Please create the file hello.txt.', 'x')).toBe('hello.txt');

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { asArray, isObject } from './json-values';
 import type { FailurePlan, ModelServer, ProtocolContext } from './recording-server';
 import { makeId, pieces, sendJson, sendTruncatedJson, sseStream } from './replies';
+import { scriptedUsage } from './reported-usage';
 import { decideTurn, pickTool, type ConversationHistory, type ConversationView, type ScriptOptions } from './scripted-conversation';
 import { openAiContentText, openAiModelRequest, startOpenAiServer } from './openai-errors';
 
@@ -72,15 +73,15 @@ function respond(req: http.IncomingMessage, res: http.ServerResponse, ctx: Proto
   const id = makeId('chatcmpl-');
   const created = Math.floor(Date.now() / 1000);
   const finishReason = toolCall ? 'tool_calls' : 'stop';
-  const promptTokens = 900 + Math.min(record.rawBody.length >> 6, 50_000);
+  // Chat Completions usage: prompt_tokens includes the cached ones, completion_tokens the reasoning ones.
+  const reported = scriptedUsage(record, { baseInput: 900, visibleOutput: toolCall ? 48 : 16, reasoning: true, cacheWrite: false });
   const usage = {
-    prompt_tokens: promptTokens,
-    completion_tokens: toolCall ? 48 : 16,
-    total_tokens: 0,
-    prompt_tokens_details: { cached_tokens: 128, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    prompt_tokens: reported.input,
+    completion_tokens: reported.output,
+    total_tokens: reported.input + reported.output,
+    prompt_tokens_details: { cached_tokens: reported.cachedInput, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reported.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
-  usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
 
   if (body.stream !== true) {
     const answer = {
@@ -102,7 +103,10 @@ function respond(req: http.IncomingMessage, res: http.ServerResponse, ctx: Proto
     if (failure?.mode === 'drop_stream') {
       record.outcome = { type: 'failure', mode: 'drop_stream', status: 200 };
       sendTruncatedJson(res, answer);
-    } else sendJson(res, 200, answer);
+    } else {
+      record.usage = reported;
+      sendJson(res, 200, answer);
+    }
     return;
   }
 
@@ -132,7 +136,10 @@ function respond(req: http.IncomingMessage, res: http.ServerResponse, ctx: Proto
     for (const piece of pieces(toolCall.function.arguments)) stream.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
   stream.write(chunk({}, finishReason));
-  if (includeUsage) stream.write({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_e2e', choices: [], usage });
+  if (includeUsage) {
+    record.usage = reported;
+    stream.write({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_e2e', choices: [], usage });
+  }
   stream.write('[DONE]');
   stream.end();
 }

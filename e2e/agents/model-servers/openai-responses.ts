@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { asArray, isObject, textOf } from './json-values';
 import type { FailurePlan, ModelServer, ProtocolContext } from './recording-server';
 import { makeId, pieces, sendJson, sendTruncatedJson, sseStream } from './replies';
+import { scriptedUsage } from './reported-usage';
 import { decideTurn, pickTool, type ConversationHistory, type ConversationView, type ScriptOptions } from './scripted-conversation';
 import { openAiContentText, openAiModelRequest, startOpenAiServer } from './openai-errors';
 
@@ -101,14 +102,15 @@ function respond(req: http.IncomingMessage, res: http.ServerResponse, ctx: Proto
 
   const responseId = makeId('resp_');
   const createdAt = Math.floor(Date.now() / 1000);
+  // Responses usage: input_tokens includes the cached ones, output_tokens the reasoning ones.
+  const reported = scriptedUsage(record, { baseInput: 1200, visibleOutput: decision.type === 'tool_call' ? 64 : 24, reasoning: true, cacheWrite: false });
   const usage = {
-    input_tokens: 1200 + Math.min(record.rawBody.length >> 6, 50_000),
-    input_tokens_details: { cached_tokens: 256 },
-    output_tokens: decision.type === 'tool_call' ? 64 : 24,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 0,
+    input_tokens: reported.input,
+    input_tokens_details: { cached_tokens: reported.cachedInput },
+    output_tokens: reported.output,
+    output_tokens_details: { reasoning_tokens: reported.reasoning },
+    total_tokens: reported.input + reported.output,
   };
-  usage.total_tokens = usage.input_tokens + usage.output_tokens;
   const baseResponse = {
     id: responseId,
     object: 'response',
@@ -144,7 +146,10 @@ function respond(req: http.IncomingMessage, res: http.ServerResponse, ctx: Proto
     if (failure?.mode === 'drop_stream') {
       record.outcome = { type: 'failure', mode: 'drop_stream', status: 200 };
       sendTruncatedJson(res, answer);
-    } else sendJson(res, 200, answer, { 'x-request-id': makeId('req_') });
+    } else {
+      record.usage = reported;
+      sendJson(res, 200, answer, { 'x-request-id': makeId('req_') });
+    }
     return;
   }
 
@@ -189,6 +194,7 @@ function respond(req: http.IncomingMessage, res: http.ServerResponse, ctx: Proto
     emit({ type: 'response.output_item.done', output_index: 1, item: toolItem });
   }
 
+  record.usage = reported;
   emit({ type: 'response.completed', response: { ...baseResponse, status: 'completed', output, usage } });
   stream.end();
 }

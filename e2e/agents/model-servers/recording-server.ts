@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
+import type { ReportedUsage } from './reported-usage';
 import { sendJson } from './replies';
 import { defaultScript, type ScriptOptions } from './scripted-conversation';
 
@@ -58,6 +59,11 @@ export interface RecordedRequest {
   kind: 'model' | 'other';
   /** What the server did with it. */
   outcome: RequestOutcome;
+  /**
+   * The usage the answer reported, normalized (reported-usage.ts); null when no complete answer
+   * carried one (a failure, a dropped stream, a request that is not a model call).
+   */
+  usage: ReportedUsage | null;
 }
 
 export type RequestOutcome =
@@ -145,6 +151,7 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
           body: parseJson(rawBody),
           kind: 'other',
           outcome: { type: 'pending' },
+          usage: null,
         };
         requests.push(record);
         for (const listener of listeners) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeHomeAndVersion } from '../definition.fixture';
 import { deliver, key, throughBaseUrl } from '../delivery.fixture';
-import { fixtureLines } from '../events/fixture-lines';
+import { fixtureLines, reportedByServer, type FixtureTokens } from '../events/fixture-lines';
 import { createEventParser, parseEventLine } from '../events/parse-event-line';
 import { catalog, launchFor, launchRequest } from '../launch-request.fixture';
 import { claudeCodeDefinition } from './definition';
@@ -124,7 +124,8 @@ describe('claude stream-json events', () => {
       },
       { kind: 'file_change', path: '/data/tasks/run_1/view/hello.txt', change: 'add' },
       { kind: 'message', role: 'assistant', text: 'Done: wrote hello.txt.' },
-      { kind: 'usage', inputTokens: 1800, outputTokens: 52, cachedInputTokens: 200 },
+      // input_tokens 1800 leaves the 200 cache reads out; the console counts them in.
+      { kind: 'usage', inputTokens: 2000, outputTokens: 52, cachedInputTokens: 200, reasoningTokens: null, counting: 'per_invocation' },
     ]);
   });
 
@@ -133,9 +134,24 @@ describe('claude stream-json events', () => {
     expect(events).toEqual([
       { kind: 'session', sessionId: '3f0c6f0e-5b7a-4c55-9a55-0c6f3a1d2b11' },
       { kind: 'error', message: 'Invalid API key · Fix external API key', fatal: false, code: 'authentication_failed', httpStatus: null, resetAt: null },
-      { kind: 'usage', inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },
+      { kind: 'usage', inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: null, counting: 'per_invocation' },
       { kind: 'error', message: 'Invalid API key · Fix external API key', fatal: true, code: null, httpStatus: 401, resetAt: null },
     ]);
+  });
+
+  it('reports each invocation\'s calls once, cache reads and writes counted as input: a resumed turn reports only its own', () => {
+    const usage = (name: string) => parseAll(fixtureLines(name)).filter((event) => event.kind === 'usage');
+    // Anthropic reports reasoning inside output_tokens with no count of its own: the console says it does not know.
+    const asReported = (tokens: FixtureTokens) => ({
+      kind: 'usage',
+      inputTokens: tokens.input,
+      outputTokens: tokens.output,
+      cachedInputTokens: tokens.cachedInput,
+      reasoningTokens: null,
+      counting: 'per_invocation',
+    });
+    expect(usage('claude-turn-1.stdout.jsonl')).toEqual([asReported(reportedByServer('claude', [1]))]);
+    expect(usage('claude-turn-2.stdout.jsonl')).toEqual([asReported(reportedByServer('claude', [2]))]);
   });
 
   it('reports a rate limit with status 429', () => {

@@ -1,5 +1,5 @@
 import type { JsonObject, ParserState, TimelineEvent } from '../events/timeline-event';
-import { clip, describeInput, errorEvent, isObject, num, raw, str } from '../events/timeline-event';
+import { clip, describeInput, errorEvent, isObject, num, raw, str, tokenCount, usageEvent } from '../events/timeline-event';
 
 /**
  * `claude -p --output-format stream-json --verbose` (Claude Code 2.1.197). Observed lines:
@@ -123,14 +123,21 @@ function resultText(content: unknown): string {
 
 function parseResult(event: JsonObject): TimelineEvent[] {
   const events: TimelineEvent[] = [];
+  // The whole invocation's calls summed (a resumed session's earlier turns are not in it: seen with
+  // Claude Code 2.1.197). Anthropic's input_tokens leaves out the cache reads and the cache writes,
+  // which come apart; output_tokens includes any thinking, with no count of its own.
   const usage = isObject(event.usage) ? event.usage : null;
   if (usage) {
-    events.push({
-      kind: 'usage',
-      inputTokens: num(usage.input_tokens) ?? 0,
-      outputTokens: num(usage.output_tokens) ?? 0,
-      cachedInputTokens: num(usage.cache_read_input_tokens),
-    });
+    const cacheRead = tokenCount(usage.cache_read_input_tokens);
+    const cacheWrite = tokenCount(usage.cache_creation_input_tokens) ?? 0;
+    events.push(
+      usageEvent('per_invocation', {
+        input: (tokenCount(usage.input_tokens) ?? 0) + (cacheRead ?? 0) + cacheWrite,
+        output: tokenCount(usage.output_tokens) ?? 0,
+        cachedInput: cacheRead,
+        reasoning: null,
+      }),
+    );
   }
   if (event.is_error === true || (typeof event.subtype === 'string' && event.subtype.startsWith('error'))) {
     const message = str(event.result) ?? (Array.isArray(event.errors) ? event.errors.map(String).join('; ') : null);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeHomeAndVersion } from '../definition.fixture';
 import { deliver, file, key, throughBaseUrl } from '../delivery.fixture';
-import { fixtureLines } from '../events/fixture-lines';
+import { fixtureLines, reportedByServer, type FixtureTokens } from '../events/fixture-lines';
 import { createEventParser, parseEventLine } from '../events/parse-event-line';
 import { catalog, launchFor, launchRequest } from '../launch-request.fixture';
 import { codexDefinition } from './definition';
@@ -147,8 +147,23 @@ describe('codex exec --json events', () => {
       { kind: 'tool_call', callId: 'item_1', name: 'shell', input: "/bin/bash -lc 'echo hi > hello.txt && cat hello.txt'" },
       { kind: 'tool_result', callId: 'item_1', name: 'shell', ok: true, output: 'hi\n' },
       { kind: 'message', role: 'assistant', text: 'Wrote hello.txt.' },
-      { kind: 'usage', inputTokens: 2400, outputTokens: 68, cachedInputTokens: 400 },
+      { kind: 'usage', inputTokens: 2400, outputTokens: 68, cachedInputTokens: 400, reasoningTokens: 0, counting: 'per_session' },
     ]);
+  });
+
+  it('reports the session\'s running total: a resumed turn\'s report includes the first turn\'s calls', () => {
+    const usage = (name: string) => parseAll(fixtureLines(name)).filter((event) => event.kind === 'usage');
+    const asReported = (tokens: FixtureTokens) => ({
+      kind: 'usage',
+      inputTokens: tokens.input,
+      outputTokens: tokens.output,
+      cachedInputTokens: tokens.cachedInput,
+      reasoningTokens: tokens.reasoning,
+      counting: 'per_session',
+    });
+    // One report per turn, each the sum of every call of the session so far, as the server reported them.
+    expect(usage('codex-turn-1.stdout.jsonl')).toEqual([asReported(reportedByServer('codex', [1]))]);
+    expect(usage('codex-turn-2.stdout.jsonl')).toEqual([asReported(reportedByServer('codex', [1, 2]))]);
   });
 
   it('reports a failed turn as a fatal error with the HTTP status', () => {

@@ -1,5 +1,5 @@
 import type { JsonObject, ParserState, TimelineEvent } from '../events/timeline-event';
-import { clip, describeInput, errorEvent, isObject, num, raw, str } from '../events/timeline-event';
+import { clip, describeInput, errorEvent, isObject, num, raw, str, tokenCount, usageEvent } from '../events/timeline-event';
 
 /**
  * `codex exec --json` (codex-cli 0.171.0). Observed lines:
@@ -10,6 +10,7 @@ import { clip, describeInput, errorEvent, isObject, num, raw, str } from '../eve
  *   {"type":"item.completed","item":{"id":"item_2","type":"agent_message","text":"..."}}
  *   {"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `gpt-5` not found. ..."}}
  *   {"type":"turn.completed","usage":{"input_tokens":2400,"cached_input_tokens":400,"cache_write_input_tokens":0,"output_tokens":68,"reasoning_output_tokens":0}}
+ *     (the session's total so far: a resumed turn's report includes the earlier turns')
  *   {"type":"error","message":"unexpected status 401 Unauthorized: ..."}
  *   {"type":"turn.failed","error":{"message":"..."}}
  * file_change, mcp_tool_call, web_search, todo_list and reasoning items follow codex's exec event
@@ -24,14 +25,17 @@ export function parseCodexEvent(event: JsonObject, line: string, state: ParserSt
     case 'turn.started':
       return [];
     case 'turn.completed': {
+      // The session's running total, earlier turns and a resumed session's restored ones included
+      // (seen with codex-cli 0.171.0: each turn.completed is the previous one plus the turn's calls).
+      // input_tokens includes the cached ones and output_tokens the reasoning ones, as OpenAI counts.
       const usage = isObject(event.usage) ? event.usage : {};
       return [
-        {
-          kind: 'usage',
-          inputTokens: num(usage.input_tokens) ?? 0,
-          outputTokens: num(usage.output_tokens) ?? 0,
-          cachedInputTokens: num(usage.cached_input_tokens),
-        },
+        usageEvent('per_session', {
+          input: tokenCount(usage.input_tokens) ?? 0,
+          output: tokenCount(usage.output_tokens) ?? 0,
+          cachedInput: tokenCount(usage.cached_input_tokens),
+          reasoning: tokenCount(usage.reasoning_output_tokens),
+        }),
       ];
     }
     case 'turn.failed': {

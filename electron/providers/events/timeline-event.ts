@@ -1,3 +1,5 @@
+import type { UsageCounting } from '../../../shared/usage';
+
 /**
  * The normalized timeline a run shows beside its terminal. Each CLI's JSON stream is mapped onto these
  * few kinds; anything a parser does not understand becomes `raw` so that nothing the CLI said is lost.
@@ -10,7 +12,20 @@ export type TimelineEvent =
   | { kind: 'tool_result'; callId: string | null; name: string | null; ok: boolean; output: string }
   /** `write`: the file was created or overwritten, and the CLI does not say which. */
   | { kind: 'file_change'; path: string; change: 'add' | 'update' | 'delete' | 'write' }
-  | { kind: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens: number | null }
+  /**
+   * Tokens as the CLI reported them, normalized (shared/usage.ts): `inputTokens` counts every input
+   * token, cached ones included; `outputTokens` every output token, reasoning included. Null: the CLI
+   * does not say. `counting` says what one report covers (one call, the process so far, the whole
+   * session so far): the usage recorder turns the reports into the attempt's share by it.
+   */
+  | {
+      kind: 'usage';
+      inputTokens: number;
+      outputTokens: number;
+      cachedInputTokens: number | null;
+      reasoningTokens: number | null;
+      counting: UsageCounting;
+    }
   | { kind: 'session'; sessionId: string }
   | {
       kind: 'error';
@@ -107,4 +122,25 @@ export function takePendingMessage(state: ParserState): TimelineEvent[] {
   state.pendingMessage = null;
   if (!pending || pending.text.trim() === '') return [];
   return [{ kind: 'message', role: pending.role, text: clip(pending.text) }];
+}
+
+/** A count a CLI reported: a whole number of at least 0, or null when it is missing or not a number. */
+export function tokenCount(value: unknown): number | null {
+  const n = num(value);
+  return n === null ? null : Math.max(0, Math.round(n));
+}
+
+/** A usage event, its counts already normalized by the parser (input with cached, output with reasoning). */
+export function usageEvent(
+  counting: UsageCounting,
+  tokens: { input: number; output: number; cachedInput: number | null; reasoning: number | null },
+): TimelineEvent {
+  return {
+    kind: 'usage',
+    inputTokens: Math.max(0, Math.round(tokens.input)),
+    outputTokens: Math.max(0, Math.round(tokens.output)),
+    cachedInputTokens: tokens.cachedInput,
+    reasoningTokens: tokens.reasoning,
+    counting,
+  };
 }

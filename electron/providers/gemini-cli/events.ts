@@ -1,5 +1,5 @@
 import type { JsonObject, ParserState, TimelineEvent } from '../events/timeline-event';
-import { appendMessagePiece, clip, describeInput, errorEvent, isObject, num, raw, str, takePendingMessage } from '../events/timeline-event';
+import { appendMessagePiece, clip, describeInput, errorEvent, isObject, raw, str, takePendingMessage, tokenCount, usageEvent } from '../events/timeline-event';
 
 /**
  * `gemini -o stream-json` (Gemini CLI 0.61.0). Observed lines:
@@ -65,14 +65,7 @@ function parseWholeEvent(event: JsonObject, line: string, state: ParserState): T
     case 'result': {
       const events: TimelineEvent[] = [];
       const stats = isObject(event.stats) ? event.stats : null;
-      if (stats) {
-        events.push({
-          kind: 'usage',
-          inputTokens: num(stats.input_tokens) ?? 0,
-          outputTokens: num(stats.output_tokens) ?? 0,
-          cachedInputTokens: num(stats.cached),
-        });
-      }
+      if (stats) events.push(statsUsage(stats));
       if (event.status === 'error') {
         const error = isObject(event.error) ? event.error : {};
         const message = str(error.message) ?? 'Gemini CLI stopped with an error.';
@@ -83,6 +76,21 @@ function parseWholeEvent(event: JsonObject, line: string, state: ParserState): T
     default:
       return [raw(line)];
   }
+}
+
+/**
+ * `result.stats`: the invocation's calls summed, every model's (a resumed session's earlier turns
+ * are not in it: seen with Gemini CLI 0.61.0, whose headless resume does not restore the session's
+ * metrics). `input_tokens` is Gemini's promptTokenCount, cached tokens included; `output_tokens` its
+ * candidatesTokenCount, which leaves the thoughts out; `total_tokens` has them in, so the thoughts are
+ * what total has beyond input and output (tool-use prompt tokens, where a tool has them, land there too).
+ */
+function statsUsage(stats: JsonObject): TimelineEvent {
+  const input = tokenCount(stats.input_tokens) ?? 0;
+  const candidates = tokenCount(stats.output_tokens) ?? 0;
+  const total = tokenCount(stats.total_tokens);
+  const thoughts = total === null ? null : Math.max(0, total - input - candidates);
+  return usageEvent('per_invocation', { input, output: candidates + (thoughts ?? 0), cachedInput: tokenCount(stats.cached), reasoning: thoughts });
 }
 
 /** "[API Error: {"error":{"code":400,...}}]" → 400. */

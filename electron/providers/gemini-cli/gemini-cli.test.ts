@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeHomeAndVersion } from '../definition.fixture';
 import { deliver, file, json, key, throughBaseUrl } from '../delivery.fixture';
-import { fixtureLines } from '../events/fixture-lines';
+import { fixtureLines, reportedByServer, type FixtureTokens } from '../events/fixture-lines';
 import { createEventParser, parseEventLine } from '../events/parse-event-line';
 import { catalog, launchFor, launchRequest } from '../launch-request.fixture';
 import { geminiCliDefinition } from './definition';
@@ -89,8 +89,22 @@ describe('gemini -o stream-json events', () => {
       { kind: 'tool_result', callId: 'write_file__write_file_1795980284858_0', name: 'write_file', ok: true, output: '' },
       { kind: 'file_change', path: 'hello.txt', change: 'write' },
       { kind: 'message', role: 'assistant', text: 'Done: wrote hello.txt.' },
-      { kind: 'usage', inputTokens: 1600, outputTokens: 40, cachedInputTokens: 0 },
+      { kind: 'usage', inputTokens: 1600, outputTokens: 40, cachedInputTokens: 0, reasoningTokens: 0, counting: 'per_invocation' },
     ]);
+  });
+
+  it('reports each invocation\'s calls once, thoughts counted as output: a resumed turn reports only its own', () => {
+    const usage = (name: string) => parseAll(fixtureLines(name)).filter((event) => event.kind === 'usage');
+    const asReported = (tokens: FixtureTokens) => ({
+      kind: 'usage',
+      inputTokens: tokens.input,
+      outputTokens: tokens.output,
+      cachedInputTokens: tokens.cachedInput,
+      reasoningTokens: tokens.reasoning,
+      counting: 'per_invocation',
+    });
+    expect(usage('gemini-turn-1.stdout.jsonl')).toEqual([asReported(reportedByServer('gemini', [1]))]);
+    expect(usage('gemini-turn-2.stdout.jsonl')).toEqual([asReported(reportedByServer('gemini', [2]))]);
   });
 
   it('reports an invalid key as a fatal error with the embedded status', () => {

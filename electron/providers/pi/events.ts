@@ -1,5 +1,5 @@
 import type { JsonObject, ParserState, TimelineEvent } from '../events/timeline-event';
-import { clip, describeInput, errorEvent, isObject, num, raw, str } from '../events/timeline-event';
+import { clip, describeInput, errorEvent, isObject, num, raw, str, tokenCount, usageEvent } from '../events/timeline-event';
 
 /**
  * `pi --mode json` (pi 0.73.1, docs/json.md). Observed lines:
@@ -74,14 +74,18 @@ function parseMessageEnd(message: JsonObject): TimelineEvent[] {
       events.push({ kind: 'message', role: 'reasoning', text: clip(str(block.thinking) ?? '') });
     }
   }
+  // One model call's usage (a resumed session prints only its new calls: seen with pi 0.73.1). Pi's
+  // `input` leaves out the cache reads and writes (its totalTokens is input + output + cacheRead +
+  // cacheWrite); `output` includes any reasoning, with no count of its own. A failed call reports zeros.
   const usage = isObject(message.usage) ? message.usage : null;
-  if (usage && ((num(usage.input) ?? 0) > 0 || (num(usage.output) ?? 0) > 0)) {
-    events.push({
-      kind: 'usage',
-      inputTokens: num(usage.input) ?? 0,
-      outputTokens: num(usage.output) ?? 0,
-      cachedInputTokens: num(usage.cacheRead),
-    });
+  if (usage) {
+    const input = tokenCount(usage.input) ?? 0;
+    const output = tokenCount(usage.output) ?? 0;
+    const cacheRead = tokenCount(usage.cacheRead);
+    const cacheWrite = tokenCount(usage.cacheWrite) ?? 0;
+    if (input + output + (cacheRead ?? 0) + cacheWrite > 0) {
+      events.push(usageEvent('per_call', { input: input + (cacheRead ?? 0) + cacheWrite, output, cachedInput: cacheRead, reasoning: null }));
+    }
   }
   if (message.stopReason === 'error' || message.stopReason === 'aborted') {
     const text = str(message.errorMessage) ?? (message.stopReason === 'aborted' ? 'The request was aborted.' : 'The model call failed.');

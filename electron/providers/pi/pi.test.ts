@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { modelArgumentFor } from '../../connections/credential-delivery';
 import { describeHomeAndVersion } from '../definition.fixture';
 import { deliver, file, json, key, throughBaseUrl } from '../delivery.fixture';
-import { fixtureLines } from '../events/fixture-lines';
+import { fixtureLines, reportedByServer } from '../events/fixture-lines';
 import { createEventParser, parseEventLine } from '../events/parse-event-line';
 import { catalog, launchFor, launchRequest } from '../launch-request.fixture';
 import { codexDefinition } from '../codex/definition';
@@ -90,13 +90,37 @@ describe('pi --mode json events', () => {
       { kind: 'session', sessionId: '01a228c1-eefe-7138-86e7-8626799ff2d3' },
       { kind: 'message', role: 'user', text: 'write hello' },
       { kind: 'message', role: 'assistant', text: 'Writing the file.' },
-      { kind: 'usage', inputTokens: 900, outputTokens: 40, cachedInputTokens: 100 },
+      // Pi's input 900 leaves the 100 cache reads out; the console counts them in.
+      { kind: 'usage', inputTokens: 1000, outputTokens: 40, cachedInputTokens: 100, reasoningTokens: null, counting: 'per_call' },
       { kind: 'tool_call', callId: 'toolu_01', name: 'write', input: '{"path":"hello.txt","content":"hi\\n"}' },
       { kind: 'tool_result', callId: 'toolu_01', name: 'write', ok: true, output: 'Successfully wrote 3 bytes to hello.txt' },
       { kind: 'file_change', path: 'hello.txt', change: 'write' },
       { kind: 'message', role: 'assistant', text: 'Done: wrote hello.txt.' },
-      { kind: 'usage', inputTokens: 900, outputTokens: 12, cachedInputTokens: 100 },
+      { kind: 'usage', inputTokens: 1000, outputTokens: 12, cachedInputTokens: 100, reasoningTokens: null, counting: 'per_call' },
     ]);
+  });
+
+  it('reports each model call once: the calls of a resumed turn are its own, cache reads counted as input', () => {
+    const usage = (name: string) => parseAll(fixtureLines(name)).filter((event) => event.kind === 'usage');
+    const sum = (events: ReturnType<typeof usage>) =>
+      events.reduce(
+        (total, event) =>
+          event.kind === 'usage'
+            ? { input: total.input + event.inputTokens, output: total.output + event.outputTokens, cachedInput: total.cachedInput + (event.cachedInputTokens ?? 0) }
+            : total,
+        { input: 0, output: 0, cachedInput: 0 },
+      );
+    for (const turn of [1, 2]) {
+      const events = usage(`pi-turn-${turn}.stdout.jsonl`);
+      // Two calls a turn (the tool call, the answer), each reported once, none repeated from the first turn.
+      expect(events.map((event) => event.kind === 'usage' && [event.counting, event.reasoningTokens])).toEqual([
+        ['per_call', null],
+        ['per_call', null],
+      ]);
+      // Pi keeps no reasoning count; the chat completion's reasoning is in its output.
+      const { reasoning: _reasoning, ...server } = reportedByServer('pi', [turn]);
+      expect(sum(events)).toEqual(server);
+    }
   });
 
   it('reports a failed model call as a fatal error, although Pi exits 0', () => {
