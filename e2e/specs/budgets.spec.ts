@@ -14,40 +14,16 @@ import { addFixtureAgent, addProject, addTask, makeRepository, runTask, terminal
 /** The fixture agent's `turn.completed` usage (e2e/fixtures/fixture-agent.mjs). */
 const reported = { input: 1234, output: 567 };
 
-/**
- * What the console recorded for a run's attempts, read from its ledger file (WAL: a reader beside
- * the host is fine). Until the usage recorder (issue 14, part 1) is on this branch nothing is
- * recorded, and the run's one attempt is recorded here as the recorder would write it, with the
- * tokens the fixture reported; once it is, this only reads. The lead removes the bridge at merge.
- */
-function ensureUsageRecorded(dataDir: string, runId: string): { usage: { input: number; output: number }; seeded: boolean } {
-  const db = new Database(path.join(dataDir, 'ledger.sqlite'));
+/** What the console recorded for a run's attempts, read from its ledger file (WAL: a reader beside the host is fine). */
+function recordedUsage(dataDir: string, runId: string): { input: number; output: number } {
+  const db = new Database(path.join(dataDir, 'ledger.sqlite'), { readonly: true });
   try {
     db.pragma('busy_timeout = 5000');
-    const read = () =>
-      db.prepare('SELECT sum(input_tokens) AS input, sum(output_tokens) AS output, count(*) AS n FROM usage_records WHERE run_id = ?').get(runId) as {
-        input: number | null;
-        output: number | null;
-        n: number;
-      };
-    const seeded = read().n === 0;
-    if (seeded) {
-      const run = db.prepare('SELECT r.task_id, t.title, t.project_id, r.agent_id, a.name FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id WHERE r.id = ?').get(runId) as {
-        task_id: string;
-        title: string;
-        project_id: string;
-        agent_id: string;
-        name: string;
-      };
-      const attempt = db.prepare('SELECT id, number, started_at FROM attempts WHERE run_id = ? ORDER BY number LIMIT 1').get(runId) as { id: string; number: number; started_at: number };
-      db.prepare(
-        `INSERT INTO usage_records (attempt_id, run_id, attempt_number, task_id, task_title, project_id, agent_id, agent_name, provider_id,
-           price_provider, model, billing, counting, started_at, updated_at, reports, input_tokens, output_tokens)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'command', 'openai', 'fixture-model', 'operator_login', 'per_session', ?, ?, 1, ?, ?)`,
-      ).run(attempt.id, runId, attempt.number, run.task_id, run.title, run.project_id, run.agent_id, run.name, attempt.started_at, attempt.started_at, reported.input, reported.output);
-    }
-    const usage = read();
-    return { usage: { input: usage.input ?? 0, output: usage.output ?? 0 }, seeded };
+    const row = db.prepare('SELECT sum(input_tokens) AS input, sum(output_tokens) AS output FROM usage_records WHERE run_id = ?').get(runId) as {
+      input: number | null;
+      output: number | null;
+    };
+    return { input: row.input ?? 0, output: row.output ?? 0 };
   } finally {
     db.close();
   }
@@ -87,13 +63,10 @@ test('a spent token budget refuses the next run with a notice whose link opens t
   await expect(terminal(page)).toContainText('line 2 of 2', { timeout: 30_000 });
   await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
   const firstRunId = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/runs\//, ''));
-  const recorded = ensureUsageRecorded(dataDir, firstRunId);
-  expect(recorded.usage).toEqual(reported);
+  expect(recordedUsage(dataDir, firstRunId)).toEqual(reported);
 
   await nav.getByRole('link', { name: 'Settings' }).click();
   await page.getByRole('link', { name: 'Budgets' }).click();
-  // A row the bridge wrote behind the console's back sends no usageChanged: the page reads afresh.
-  if (recorded.seeded) await page.reload();
   await expect(budget).toContainText('1,801 of 1,000 tokens used today');
   await expect(budget).toContainText('Reached');
 
