@@ -18,6 +18,10 @@ describe('timeline entries', () => {
     expect(describeRunEvent({ kind: 'usage', data: { inputTokens: 1234, outputTokens: 567, cachedInputTokens: null } }).text).toBe(
       '1,234 in · 567 out tokens',
     );
+    // Codex reports its session's running total: the entry says so, so it is not read as this turn's cost.
+    expect(
+      describeRunEvent({ kind: 'usage', data: { inputTokens: 3000, outputTokens: 900, cachedInputTokens: 1000, reasoningTokens: 200, counting: 'per_session' } }).text,
+    ).toBe('3,000 in · 900 out · 1,000 cached · 200 reasoning tokens (session so far)');
     expect(describeRunEvent({ kind: 'session', data: { sessionId: 'fixture-session' } }).text).toBe('fixture-session');
   });
 

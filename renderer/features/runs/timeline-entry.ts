@@ -56,7 +56,12 @@ export function usageText(data: Record<string, unknown>): string {
   if (input !== null) parts.push(`${tokenFormat.format(input)} in`);
   if (output !== null) parts.push(`${tokenFormat.format(output)} out`);
   if (cached !== null) parts.push(`${tokenFormat.format(cached)} cached`);
-  return parts.length > 0 ? `${parts.join(' · ')} tokens` : compactJson(data);
+  const reasoning = num(data.reasoningTokens);
+  if (reasoning !== null && reasoning > 0) parts.push(`${tokenFormat.format(reasoning)} reasoning`);
+  if (parts.length === 0) return compactJson(data);
+  // The CLI's own report: a session's running total reads differently from one call's figures.
+  const scope = data.counting === 'per_session' ? ' (session so far)' : data.counting === 'per_invocation' ? ' (this turn so far)' : '';
+  return `${parts.join(' · ')} tokens${scope}`;
 }
 
 const messageRoles: Record<string, string> = {
