@@ -27,6 +27,9 @@ import { RunService } from './runs/run-service';
 import { CleanupService } from './cleanup/cleanup-service';
 import type { SandboxState } from './runs/admission';
 import { EventHub } from './events/event-hub';
+import { PriceSettings } from './usage/price-settings';
+import { PriceTableStore } from './usage/price-table-store';
+import { buildUsageReport } from './usage/usage-report';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
 export interface CoreOptions {
@@ -147,6 +150,8 @@ export function createCore(options: CoreOptions): Core {
     if (environmentId) runs.reviewEnvironmentNotices(environmentId);
     events.emit('agentsChanged', {});
   });
+  const prices = new PriceTableStore(ledger);
+  const priceSettings = new PriceSettings(prices, events);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
@@ -328,9 +333,9 @@ export function createCore(options: CoreOptions): Core {
     setCleanupPolicy: (input) => cleanup.setPolicy(input),
     // Issue 14, being built: each line is replaced by its service.
     getRunUsage: () => notYet('getRunUsage'),
-    getUsageReport: () => notYet('getUsageReport'),
-    getPriceTable: () => notYet('getPriceTable'),
-    setPriceTable: () => notYet('setPriceTable'),
+    getUsageReport: (input) => buildUsageReport(ledger, prices.current(), input),
+    getPriceTable: () => priceSettings.get(),
+    setPriceTable: (input) => priceSettings.set(input.table),
     listBudgets: () => notYet('listBudgets'),
     saveBudget: () => notYet('saveBudget'),
     deleteBudget: () => notYet('deleteBudget'),
