@@ -10,6 +10,7 @@ import {
   type UsageReport,
   type UsageRow,
 } from '../../shared/usage';
+import { ownLoginConnectionLabel } from '../../shared/usage-labels';
 import type { Ledger } from '../ledger/ledger';
 import type { UsageRecord } from '../ledger/usage-repository';
 import { dayOf, daysBetween, startOfDayNamed, startOfNextDay } from './calendar';
@@ -24,7 +25,6 @@ export const topTaskCount = 10;
 
 /** The series key of runs that used no managed connection (the operator's own login). */
 export const noConnectionKey = 'none';
-export const noConnectionLabel = 'Own login (no connection)';
 
 /**
  * Tokens summed by what prices them (price provider, model, billing), so that a cost is estimated
@@ -96,7 +96,7 @@ export function buildUsageReport(ledger: Ledger, table: PriceTable, query: Usage
       query.groupBy === 'agent'
         ? [record.agentId, record.agentName]
         : record.connectionId === null
-          ? [noConnectionKey, noConnectionLabel]
+          ? [noConnectionKey, ownLoginConnectionLabel]
           : [record.connectionId, record.connectionName ?? record.connectionId];
     seriesLabels.set(key, label);
     entryOf(entryOf(perDay, day, () => new Map<string, UsageTally>()), key, () => new UsageTally()).add(record);
