@@ -3,6 +3,7 @@ import { NotFoundPage } from '../../app/not-found-page';
 import { Page } from '../../ui/page';
 import { AboutSection } from './about-section';
 import { EnvironmentsSection } from '../environments/environments-section';
+import { PricesSection } from '../usage/prices-section';
 import { AiConnectionsSection } from './ai-connections-section';
 import { ProjectSetupSection, isProjectSetupField } from './project-setup-section';
 import { ProjectsSection } from './projects-section';
@@ -11,6 +12,7 @@ export const settingsSections = [
   { id: 'projects', label: 'Projects' },
   { id: 'environments', label: 'Environments' },
   { id: 'ai-connections', label: 'AI connections' },
+  { id: 'prices', label: 'Prices' },
   { id: 'about', label: 'About' },
 ] as const;
 
@@ -55,6 +57,7 @@ export function SettingsPage({ section, environmentId, projectId }: { section: s
           {section === 'projects' && projectId !== undefined ? <ProjectSetupSection projectId={projectId} field={isProjectSetupField(field) ? field : null} /> : null}
           {section === 'environments' ? <EnvironmentsSection environmentId={environmentId} allowHost={allowHost} /> : null}
           {section === 'ai-connections' ? <AiConnectionsSection /> : null}
+          {section === 'prices' ? <PricesSection /> : null}
           {section === 'about' ? <AboutSection /> : null}
         </div>
       </div>
