@@ -73,6 +73,8 @@ export function createCore(options: CoreOptions): Core {
   const dataDir = ensureDataDir(options.dataDir);
   const ledger = openLedger(dataDir, { nativeBinding: options.sqliteNativeBinding });
   const events = new EventHub();
+  // One price table for every estimate (run usage, the Usage page, cost budgets), read when asked.
+  const prices = new PriceTableStore(ledger);
   const projects = new ProjectService(ledger, events);
   const notices = new NoticeService(ledger, events);
   const tasks = new TaskService(ledger, events);
@@ -150,7 +152,6 @@ export function createCore(options: CoreOptions): Core {
     if (environmentId) runs.reviewEnvironmentNotices(environmentId);
     events.emit('agentsChanged', {});
   });
-  const prices = new PriceTableStore(ledger);
   const priceSettings = new PriceSettings(prices, events);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.

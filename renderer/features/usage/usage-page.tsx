@@ -224,29 +224,31 @@ function UsageReportView({ report, view, onMeasure }: { report: UsageReport; vie
 function UsageTotals({ report }: { report: UsageReport }) {
   const { tokens, cost } = report.total;
   return (
-    <dl className="usage-totals" aria-label="Totals">
-      <div className="usage-totals__item">
-        <dt>Tokens</dt>
-        <dd>{formatTokens(tokensInAll(tokens))}</dd>
-      </div>
-      <div className="usage-totals__item">
-        <dt>Input</dt>
-        <dd>
-          {formatTokens(tokens.input)} <span className="muted">({formatTokens(tokens.cachedInput)} cached)</span>
-        </dd>
-      </div>
-      <div className="usage-totals__item">
-        <dt>Output</dt>
-        <dd>
-          {formatTokens(tokens.output)} <span className="muted">({formatTokens(tokens.reasoning)} reasoning)</span>
-        </dd>
-      </div>
-      <div className="usage-totals__item">
-        <dt>Estimated cost</dt>
-        <dd>
-          <CostEstimateText cost={cost} />
-        </dd>
-      </div>
-    </dl>
+    <section aria-label="Totals">
+      <dl className="usage-totals">
+        <div className="usage-totals__item">
+          <dt>Tokens</dt>
+          <dd>{formatTokens(tokensInAll(tokens))}</dd>
+        </div>
+        <div className="usage-totals__item">
+          <dt>Input</dt>
+          <dd>
+            {formatTokens(tokens.input)} <span className="muted">({formatTokens(tokens.cachedInput)} cached)</span>
+          </dd>
+        </div>
+        <div className="usage-totals__item">
+          <dt>Output</dt>
+          <dd>
+            {formatTokens(tokens.output)} <span className="muted">({formatTokens(tokens.reasoning)} reasoning)</span>
+          </dd>
+        </div>
+        <div className="usage-totals__item">
+          <dt>Estimated cost</dt>
+          <dd>
+            <CostEstimateText cost={cost} />
+          </dd>
+        </div>
+      </dl>
+    </section>
   );
 }
