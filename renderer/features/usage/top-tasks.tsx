@@ -15,7 +15,10 @@ export function TopTasks({ report }: { report: UsageReport }) {
   const headingId = useId();
   const tasks = report.topTasks;
   const priced = tasks.filter((task) => (task.cost.amount ?? 0) > 0);
-  const data = priced.map((task) => ({ taskId: task.taskId, title: task.taskTitle, cost: task.cost.amount ?? 0 }));
+  // By id on the axis: two tasks may share a title.
+  const data = priced.map((task) => ({ taskId: task.taskId, cost: task.cost.amount ?? 0 }));
+  const titles = new Map(priced.map((task) => [task.taskId, task.taskTitle]));
+  const titleOf = (taskId: unknown) => (typeof taskId === 'string' ? (titles.get(taskId) ?? taskId) : '');
   return (
     <section className="usage-section top-tasks" aria-labelledby={headingId}>
       <h2 id={headingId} className="section-title">
@@ -42,11 +45,14 @@ export function TopTasks({ report }: { report: UsageReport }) {
                 <XAxis type="number" tickFormatter={(value: number) => formatMoney(value)} />
                 <YAxis
                   type="category"
-                  dataKey="title"
+                  dataKey="taskId"
                   width={180}
-                  tickFormatter={(title: string) => (title.length > tickLength ? `${title.slice(0, tickLength - 1)}…` : title)}
+                  tickFormatter={(taskId: string) => {
+                    const title = titleOf(taskId);
+                    return title.length > tickLength ? `${title.slice(0, tickLength - 1)}…` : title;
+                  }}
                 />
-                <Tooltip formatter={(value) => formatEstimate(Number(value))} wrapperClassName="usage-chart__tooltip" />
+                <Tooltip labelFormatter={titleOf} formatter={(value) => formatEstimate(Number(value))} wrapperClassName="usage-chart__tooltip" />
                 <Bar dataKey="cost" name="Estimated cost" fill={seriesColor(0)} isAnimationActive={false} />
               </BarChart>
             </figure>

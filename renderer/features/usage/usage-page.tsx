@@ -54,9 +54,12 @@ export function UsagePage() {
       ) : (
         <>
           {report.isError ? <QueryError what="the latest usage" error={report.error} onRetry={() => void report.refetch()} /> : null}
-          <RechartsThemeProvider value={chartTheme}>
-            <UsageReportView report={report.data} view={view} onMeasure={(measure) => change({ measure })} />
-          </RechartsThemeProvider>
+          {/* While another range loads, the last one stays, dimmed and marked busy. */}
+          <div className={report.isPlaceholderData ? 'usage-report usage-report--stale' : 'usage-report'} aria-busy={report.isPlaceholderData || undefined}>
+            <RechartsThemeProvider value={chartTheme}>
+              <UsageReportView report={report.data} view={view} onMeasure={(measure) => change({ measure })} />
+            </RechartsThemeProvider>
+          </div>
         </>
       )}
     </Page>
