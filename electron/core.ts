@@ -29,7 +29,9 @@ import { CleanupService } from './cleanup/cleanup-service';
 import type { SandboxState } from './runs/admission';
 import { EventHub } from './events/event-hub';
 import { BudgetService } from './usage/budget-service';
+import { PriceSettings } from './usage/price-settings';
 import { PriceTableStore } from './usage/price-table-store';
+import { buildUsageReport } from './usage/usage-report';
 import { UsageService } from './usage/usage-service';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
@@ -174,6 +176,7 @@ export function createCore(options: CoreOptions): Core {
   });
   budgets.start();
   const usage = new UsageService(ledger, prices);
+  const priceSettings = new PriceSettings(prices, events);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
@@ -355,9 +358,9 @@ export function createCore(options: CoreOptions): Core {
     setCleanupPolicy: (input) => cleanup.setPolicy(input),
     // Issue 14, being built: each line is replaced by its service.
     getRunUsage: (input) => usage.runUsage(input.runId),
-    getUsageReport: () => notYet('getUsageReport'),
-    getPriceTable: () => notYet('getPriceTable'),
-    setPriceTable: () => notYet('setPriceTable'),
+    getUsageReport: (input) => buildUsageReport(ledger, prices.current(), input),
+    getPriceTable: () => priceSettings.get(),
+    setPriceTable: (input) => priceSettings.set(input.table),
     listBudgets: () => budgets.list(),
     saveBudget: (input) => budgets.save(input),
     deleteBudget: (input) => budgets.delete(input.budgetId),
@@ -402,8 +405,4 @@ function rateLimit(options: { perMinute: number }): { allow(): boolean } {
       return true;
     },
   };
-}
-
-function notYet(channel: string): never {
-  throw new OperatorError({ code: 'internal', message: `${channel} is not built yet.` });
 }

@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { routePatterns } from '../../shared/routes';
 import { AgentPage } from '../features/agents/agent-page';
@@ -9,7 +10,26 @@ import { RunDetailPage } from '../features/runs/run-detail-page';
 import { RunsPage } from '../features/runs/runs-page';
 import { SettingsPage } from '../features/settings/settings-page';
 import { TasksPage } from '../features/tasks/tasks-page';
+import { Page } from '../ui/page';
+import { Loading } from '../ui/query-error';
 import { NotFoundPage } from './not-found-page';
+
+// The chart library is a third of the bundle's weight: it loads with the Usage page, not at start.
+const UsagePage = lazy(() => import('../features/usage/usage-page').then((module) => ({ default: module.UsagePage })));
+
+function UsageRoute() {
+  return (
+    <Suspense
+      fallback={
+        <Page title="Usage">
+          <Loading what="the Usage page" />
+        </Page>
+      }
+    >
+      <UsagePage />
+    </Suspense>
+  );
+}
 
 export function AppRoutes() {
   return (
@@ -38,6 +58,7 @@ export function AppRoutes() {
       <Route path={routePatterns.projectSetup}>{(params) => <SettingsPage section="projects" projectId={params.projectId} />}</Route>
       <Route path={routePatterns.settingsSection}>{(params) => <SettingsPage section={params.section} />}</Route>
       <Route path={routePatterns.notices} component={NoticesPage} />
+      <Route path={routePatterns.usage} component={UsageRoute} />
       <Route component={NotFoundPage} />
     </Switch>
   );

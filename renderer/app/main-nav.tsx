@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { CommandPaletteButton } from '../features/palette/command-palette-button';
 import { useUiStore } from '../state/ui-store';
-import { AgentsIcon, CleanupIcon, CollapseIcon, NoticesIcon, RunsIcon, SettingsIcon, TasksIcon } from './nav-icons';
+import { AgentsIcon, CleanupIcon, CollapseIcon, NoticesIcon, RunsIcon, SettingsIcon, TasksIcon, UsageIcon } from './nav-icons';
 import { useOperatorClient } from './operator-context';
 import { queryKeys } from './query-keys';
 import { isPathWithin, openNoticesLabel } from './shell-labels';
@@ -56,6 +56,7 @@ export function MainNav() {
         <NavItem href="/runs" label="Runs" icon={<RunsIcon />} />
         <NavItem href="/tasks" label="Tasks" icon={<TasksIcon />} />
         <NavItem href="/agents" label="Agents" icon={<AgentsIcon />} />
+        <NavItem href="/usage" label="Usage" icon={<UsageIcon />} />
         <NavItem href="/cleanup" label="Clean up" icon={<CleanupIcon />} />
         <NavItem href="/settings" label="Settings" icon={<SettingsIcon />} />
         <NavItem href="/notices" label="Notices" icon={<NoticesIcon />} badge={<OpenNoticesBadge />} />

@@ -52,6 +52,18 @@ export function CleanupIcon() {
   );
 }
 
+/** Bars of a chart: what agents used, day by day. */
+export function UsageIcon() {
+  return (
+    <svg {...iconProps}>
+      <path d="M2 13.75h12" />
+      <rect x="3" y="8" width="2.25" height="4" rx=".5" />
+      <rect x="6.9" y="3.5" width="2.25" height="8.5" rx=".5" />
+      <rect x="10.75" y="6" width="2.25" height="6" rx=".5" />
+    </svg>
+  );
+}
+
 export function SettingsIcon() {
   return (
     <svg {...iconProps}>

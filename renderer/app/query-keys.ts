@@ -1,5 +1,6 @@
 import type { RunStatus } from '../../shared/entities';
 import type { LandingState } from '../../shared/landing';
+import type { UsageQuery } from '../../shared/usage';
 
 export type NoticeListStatus = 'open' | 'resolved' | 'dismissed' | 'all';
 
@@ -66,6 +67,11 @@ export const queryKeys = {
   /** A run's landing dry runs, one per target asked for (undefined: its base branch); runsChanged refreshes them all. */
   landingPlans: (runId: string) => ['landingPlan', runId] as const,
   landingPlan: (runId: string, target: string | undefined) => ['landingPlan', runId, target ?? null] as const,
+  /** Usage and its estimates: usageChanged and pricesChanged refresh the whole family. */
+  usageAll: ['usage'] as const,
+  usageReport: (query: UsageQuery) => ['usage', 'report', query] as const,
+  runUsage: (runId: string) => ['usage', 'run', runId] as const,
+  priceTable: ['price-table'] as const,
   noticesAll: ['notices'] as const,
   notices: (status: NoticeListStatus) => ['notices', 'list', status] as const,
   noticesCount: ['notices', 'count'] as const,

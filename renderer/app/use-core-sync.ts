@@ -7,6 +7,8 @@ import { queryKeys } from './query-keys';
 
 /** A run's timeline is refetched at most this often while its CLI streams events. */
 const timelineRefetchMs = 250;
+/** The Usage page's report is read again at most this often while runs report usage. */
+const usageReportRefetchMs = 1000;
 
 /**
  * Subscribes once, at app start, to the core's pushed events and invalidates what they name. After a
@@ -21,6 +23,9 @@ export function useCoreSync(): void {
       void queryClient.invalidateQueries({ queryKey: queryKeys.runEvents(runId) });
       void queryClient.invalidateQueries({ queryKey: queryKeys.runNetwork(runId) });
     }, timelineRefetchMs);
+    const refetchUsageReport = keyedThrottle(() => {
+      void queryClient.invalidateQueries({ queryKey: [...queryKeys.usageAll, 'report'] });
+    }, usageReportRefetchMs);
     const unsubscribers = [
       client.subscribe('projectsChanged', () => {
         // Removing a project removes its tasks and run history from the console too.
@@ -76,6 +81,16 @@ export function useCoreSync(): void {
           void queryClient.invalidateQueries({ queryKey: queryKeys.budgets });
         }),
       ),
+      // A CLI reports usage as it goes: a run's usage follows it, the Usage page's report at most once a second.
+      client.subscribe('usageChanged', (payload) => {
+        for (const runId of payload.runIds) void queryClient.invalidateQueries({ queryKey: queryKeys.runUsage(runId) });
+        refetchUsageReport.call('report');
+      }),
+      // Every estimate is priced with the table.
+      client.subscribe('pricesChanged', () => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.priceTable });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.usageAll });
+      }),
       // The run's Network panel is read from the same events as its timeline.
       client.subscribe('runTimeline', (payload) => refetchTimeline.call(payload.runId)),
     ];
@@ -91,6 +106,7 @@ export function useCoreSync(): void {
       for (const unsubscribe of unsubscribers) unsubscribe();
       stopWatching();
       refetchTimeline.cancel();
+      refetchUsageReport.cancel();
     };
   }, [client, queryClient]);
 }

@@ -42,12 +42,14 @@ describe('the palette before anything is typed', () => {
       'Open settings: Projects',
       'Open settings: Environments',
       'Open settings: AI connections',
+      'Open settings: Budgets',
+      'Open settings: Prices',
       'Open settings: Notifications',
       'Open settings: About',
       'Keyboard shortcuts',
       'Stop Plan the refund flow — Codex fast',
     ]);
-    expect(shown['Go to']).toEqual(['Runs', 'Tasks', 'Agents', 'Notices', 'Clean up', 'Settings']);
+    expect(shown['Go to']).toEqual(['Runs', 'Tasks', 'Agents', 'Notices', 'Usage', 'Clean up', 'Settings']);
     expect(shown['Runs']).toEqual(['Plan the refund flow — Codex fast · Running', 'Fix the invoice rounding — Codex fast · Failed']);
     // Archived tasks and closed notices are not offered.
     expect(shown['Tasks']).toEqual(['Plan the refund flow', 'Fix the invoice rounding']);
@@ -87,6 +89,7 @@ describe('searching the palette', () => {
     expect(labels(filterPaletteGroups(buildPaletteGroups(data), 'api key'))).toEqual({ Notices: ['Codex fast needs an AI connection'] });
     expect(labels(filterPaletteGroups(buildPaletteGroups(data), 'gpt-5'))).toEqual({ Agents: ['Codex fast'] });
     expect(labels(filterPaletteGroups(buildPaletteGroups(data), 'disk'))).toEqual({ 'Go to': ['Clean up'] });
+    expect(labels(filterPaletteGroups(buildPaletteGroups(data), 'cost'))).toEqual({ 'Go to': ['Usage'] });
     expect(filterPaletteGroups(buildPaletteGroups(data), 'zebra')).toEqual([]);
   });
 

@@ -52,6 +52,7 @@ const pages: { label: string; shortcut?: ShortcutId; path: string; keywords?: st
   { label: 'Tasks', shortcut: 'go-tasks', path: actionPath({ kind: 'tasks' }) },
   { label: 'Agents', shortcut: 'go-agents', path: actionPath({ kind: 'agents' }) },
   { label: 'Notices', shortcut: 'go-notices', path: actionPath({ kind: 'notices' }) },
+  { label: 'Usage', path: actionPath({ kind: 'usage' }), keywords: ['tokens', 'cost', 'money', 'spend', 'csv'] },
   { label: 'Clean up', path: actionPath({ kind: 'cleanup' }), keywords: ['disk', 'remove', 'free space'] },
   { label: 'Settings', shortcut: 'go-settings', path: actionPath({ kind: 'settings' }) },
 ];
@@ -60,6 +61,8 @@ const settingsSections: { label: string; path: string }[] = [
   { label: 'Projects', path: actionPath({ kind: 'settings-projects' }) },
   { label: 'Environments', path: actionPath({ kind: 'settings-environments' }) },
   { label: 'AI connections', path: actionPath({ kind: 'settings-ai-connections' }) },
+  { label: 'Budgets', path: actionPath({ kind: 'settings-budgets' }) },
+  { label: 'Prices', path: actionPath({ kind: 'settings-prices' }) },
   { label: 'Notifications', path: actionPath({ kind: 'settings-notifications' }) },
   { label: 'About', path: '/settings/about' },
 ];

@@ -7,6 +7,7 @@ import { AppRoutes } from '../../app/app-routes';
 import { aLandingPlan, aNotice, anAgent, aProvider, aRun, aRunDiff, aRunNetwork, aRunSummary } from '../../testing/contract-fixtures';
 import { fakeOperatorClient, type ChannelAnswers } from '../../testing/fake-operator-client';
 import { currentRoute, renderInConsole } from '../../testing/render-in-console';
+import { aRunUsage } from '../../testing/usage-fixtures';
 import { RunDetailPage } from './run-detail-page';
 
 function showRun(run: RunDetail, answers: ChannelAnswers = {}) {
@@ -49,6 +50,7 @@ describe('the run detail page', () => {
       openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
       closeRunOutput: () => ({ ok: true }),
       resumeRun: () => aRunSummary({ id: 'run_2', status: 'queued' }),
+      getRunUsage: () => aRunUsage(),
     });
     expect(await screen.findByText('The console stopped while this run was working.')).toBeTruthy();
     expect(await screen.findByRole('region', { name: 'Run output' })).toBeTruthy();
@@ -88,6 +90,7 @@ describe('the run detail page', () => {
       listRunNetwork: () => aRunNetwork(),
       openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
       closeRunOutput: () => ({ ok: true }),
+      getRunUsage: () => aRunUsage(),
     });
     renderInConsole(<AppRoutes />, { client, route: actionPath({ kind: 'run-changes', runId: 'run_1', land: true, target: 'release' }) });
     const dialog = await screen.findByRole('dialog', { name: 'Land the run’s work' });

@@ -19,6 +19,7 @@ import { NetworkPanel } from './run-network-panel';
 import { RunSummaryFacts } from './run-summary-facts';
 import { RunSetupPanel } from './run-setup-panel';
 import { RunTimeline } from './run-timeline';
+import { RunUsagePanel } from './run-usage-panel';
 import { useRun } from './use-runs';
 
 // xterm.js is most of the bundle's weight: it loads with the first run detail opened, not at start.
@@ -117,6 +118,7 @@ function StartedRun({
             <RunTerminal runId={run.id} running={run.status === 'running' || run.status === 'setting_up'} canSendInput={run.canSendInput} />
           </Suspense>
           <AttemptsPanel run={run} now={now} />
+          <RunUsagePanel run={run} />
         </div>
         <div className="run-detail-layout__side">
           <RunTimeline runId={run.id} multipleAttempts={run.attempts.length > 1} />

@@ -6,6 +6,7 @@ import { AboutSection } from './about-section';
 import { budgetFilterFromSearch } from '../budgets/budget-links';
 import { BudgetsSection } from '../budgets/budgets-section';
 import { EnvironmentsSection } from '../environments/environments-section';
+import { PricesSection } from '../usage/prices-section';
 import { AiConnectionsSection } from './ai-connections-section';
 import { ProjectSetupSection, isProjectSetupField } from './project-setup-section';
 import { ProjectsSection } from './projects-section';
@@ -15,6 +16,7 @@ export const settingsSections = [
   { id: 'environments', label: 'Environments' },
   { id: 'ai-connections', label: 'AI connections' },
   { id: 'budgets', label: 'Budgets' },
+  { id: 'prices', label: 'Prices' },
   { id: 'notifications', label: 'Notifications' },
   { id: 'about', label: 'About' },
 ] as const;
@@ -73,6 +75,7 @@ export function SettingsPage({
           {section === 'environments' ? <EnvironmentsSection environmentId={environmentId} allowHost={allowHost} /> : null}
           {section === 'ai-connections' ? <AiConnectionsSection /> : null}
           {section === 'budgets' ? <BudgetsSection budgetId={budgetId} filter={budgetFilterFromSearch(search)} /> : null}
+          {section === 'prices' ? <PricesSection /> : null}
           {section === 'notifications' ? <NotificationsSection /> : null}
           {section === 'about' ? <AboutSection /> : null}
         </div>

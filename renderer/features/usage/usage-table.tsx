@@ -1,0 +1,72 @@
+import { Link } from 'wouter';
+import { actionPath } from '../../../shared/routes';
+import type { UsageRow } from '../../../shared/usage';
+import { billingLabels, ownLoginConnectionLabel } from '../../../shared/usage-labels';
+import { CostEstimateText } from './cost-estimate';
+import { formatDayShort, formatTokens } from './usage-format';
+
+/** One row per attempt that reported usage, newest first: what the CSV export holds too. */
+export function UsageTable({ rows, labelledBy }: { rows: readonly UsageRow[]; labelledBy: string }) {
+  return (
+    <div className="table-wrap">
+      <table className="data-table data-table--compact usage-table" aria-labelledby={labelledBy}>
+        <thead>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col">Task</th>
+            <th scope="col" className="numeric">
+              Attempt
+            </th>
+            <th scope="col">Project</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Connection</th>
+            <th scope="col">Model</th>
+            <th scope="col">Billing</th>
+            <th scope="col" className="numeric">
+              Input
+            </th>
+            <th scope="col" className="numeric">
+              Cached input
+            </th>
+            <th scope="col" className="numeric">
+              Output
+            </th>
+            <th scope="col" className="numeric">
+              Reasoning
+            </th>
+            <th scope="col">Estimated cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={`${row.runId}:${row.attemptNumber}`}>
+              <td className="nowrap">
+                <time dateTime={row.day}>{formatDayShort(row.day)}</time>
+              </td>
+              <th scope="row" className="data-table__primary">
+                <Link href={actionPath({ kind: 'run', runId: row.runId })} className="table-link" title={row.taskTitle}>
+                  {row.taskTitle}
+                </Link>
+              </th>
+              <td className="numeric">{row.attemptNumber}</td>
+              <td>{row.projectName}</td>
+              <td>{row.agentName}</td>
+              <td>{row.connectionName ?? <span className="muted">{ownLoginConnectionLabel}</span>}</td>
+              <td>
+                <code>{row.model || '—'}</code>
+              </td>
+              <td className="nowrap">{billingLabels[row.billing]}</td>
+              <td className="numeric">{formatTokens(row.tokens.input)}</td>
+              <td className="numeric">{formatTokens(row.tokens.cachedInput)}</td>
+              <td className="numeric">{formatTokens(row.tokens.output)}</td>
+              <td className="numeric">{formatTokens(row.tokens.reasoning)}</td>
+              <td className="nowrap">
+                <CostEstimateText cost={row.cost} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
