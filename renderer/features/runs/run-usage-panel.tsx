@@ -3,7 +3,8 @@ import type { BillingKind, RunUsage } from '../../../shared/usage';
 import { Loading, QueryError } from '../../ui/query-error';
 import { isActiveRunStatus } from '../../ui/run-status';
 import { CostEstimateText } from '../usage/cost-estimate';
-import { countingDescriptions, formatTokens } from '../usage/usage-format';
+import { TokenCells, TokenColumnHeads } from '../usage/token-columns';
+import { countingDescriptions } from '../usage/usage-format';
 import { useRunUsage } from '../usage/use-usage';
 import '../usage/usage.css';
 import { RunPanel } from './run-panel';
@@ -53,18 +54,7 @@ function RunUsageFacts({ usage, active }: { usage: RunUsage; active: boolean }) 
               <th scope="col" className="numeric">
                 Attempt
               </th>
-              <th scope="col" className="numeric">
-                Input
-              </th>
-              <th scope="col" className="numeric">
-                Cached input
-              </th>
-              <th scope="col" className="numeric">
-                Output
-              </th>
-              <th scope="col" className="numeric">
-                Reasoning
-              </th>
+              <TokenColumnHeads />
               <th scope="col" className="numeric">
                 Reports
               </th>
@@ -77,10 +67,7 @@ function RunUsageFacts({ usage, active }: { usage: RunUsage; active: boolean }) 
                 <th scope="row" className="numeric">
                   {attempt.attemptNumber}
                 </th>
-                <td className="numeric">{formatTokens(attempt.tokens.input)}</td>
-                <td className="numeric">{formatTokens(attempt.tokens.cachedInput)}</td>
-                <td className="numeric">{formatTokens(attempt.tokens.output)}</td>
-                <td className="numeric">{formatTokens(attempt.tokens.reasoning)}</td>
+                <TokenCells tokens={attempt.tokens} />
                 <td className="numeric">{attempt.reports}</td>
                 <td>
                   <CostEstimateText cost={attempt.cost} />
@@ -91,10 +78,7 @@ function RunUsageFacts({ usage, active }: { usage: RunUsage; active: boolean }) 
           <tfoot>
             <tr className="run-usage__total">
               <th scope="row">Total</th>
-              <td className="numeric">{formatTokens(usage.total.input)}</td>
-              <td className="numeric">{formatTokens(usage.total.cachedInput)}</td>
-              <td className="numeric">{formatTokens(usage.total.output)}</td>
-              <td className="numeric">{formatTokens(usage.total.reasoning)}</td>
+              <TokenCells tokens={usage.total} />
               <td className="numeric">{usage.attempts.reduce((sum, attempt) => sum + attempt.reports, 0)}</td>
               <td>
                 <CostEstimateText cost={usage.cost} />

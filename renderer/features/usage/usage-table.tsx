@@ -3,7 +3,8 @@ import { actionPath } from '../../../shared/routes';
 import type { UsageRow } from '../../../shared/usage';
 import { billingLabels, ownLoginConnectionLabel } from '../../../shared/usage-labels';
 import { CostEstimateText } from './cost-estimate';
-import { formatDayShort, formatTokens } from './usage-format';
+import { TokenCells, TokenColumnHeads } from './token-columns';
+import { formatDayShort } from './usage-format';
 
 /** One row per attempt that reported usage, newest first: what the CSV export holds too. */
 export function UsageTable({ rows, labelledBy }: { rows: readonly UsageRow[]; labelledBy: string }) {
@@ -22,18 +23,7 @@ export function UsageTable({ rows, labelledBy }: { rows: readonly UsageRow[]; la
             <th scope="col">Connection</th>
             <th scope="col">Model</th>
             <th scope="col">Billing</th>
-            <th scope="col" className="numeric">
-              Input
-            </th>
-            <th scope="col" className="numeric">
-              Cached input
-            </th>
-            <th scope="col" className="numeric">
-              Output
-            </th>
-            <th scope="col" className="numeric">
-              Reasoning
-            </th>
+            <TokenColumnHeads />
             <th scope="col">Estimated cost</th>
           </tr>
         </thead>
@@ -56,10 +46,7 @@ export function UsageTable({ rows, labelledBy }: { rows: readonly UsageRow[]; la
                 <code>{row.model || '—'}</code>
               </td>
               <td className="nowrap">{billingLabels[row.billing]}</td>
-              <td className="numeric">{formatTokens(row.tokens.input)}</td>
-              <td className="numeric">{formatTokens(row.tokens.cachedInput)}</td>
-              <td className="numeric">{formatTokens(row.tokens.output)}</td>
-              <td className="numeric">{formatTokens(row.tokens.reasoning)}</td>
+              <TokenCells tokens={row.tokens} />
               <td className="nowrap">
                 <CostEstimateText cost={row.cost} />
               </td>
