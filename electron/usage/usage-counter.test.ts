@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageCounting } from '../../shared/usage';
-import { AttemptUsageCounter, sessionShare, type UsageEvent } from './usage-counter';
+import { tokenCountsSchema } from '../../shared/usage';
+import { AttemptUsageCounter, maxReportedTokens, sessionShare, type UsageEvent } from './usage-counter';
 
 const report = (counting: UsageCounting, input: number, output: number, cachedInput: number | null = null, reasoning: number | null = null): UsageEvent => ({
   kind: 'usage',
@@ -18,6 +19,13 @@ function count(reports: UsageEvent[]) {
 }
 
 describe('an attempt counted from its CLI reports', () => {
+  it('a run that prints negative, fractional or absurd counts records sane ones: its output is hostile input, and the Usage report must still answer', () => {
+    const counter = count([report('per_call', -500, 12.6, Number.NaN, 1e300), report('per_call', 1e30, 0, -1)]);
+    const tokens = counter.tokens(null);
+    expect(tokens).toEqual({ input: maxReportedTokens, output: 13, cachedInput: 0, reasoning: maxReportedTokens });
+    expect(tokenCountsSchema.safeParse(tokens).success).toBe(true);
+  });
+
   it('per_call: every call is its own, so they are summed (Pi)', () => {
     const counter = count([report('per_call', 1000, 50, 100), report('per_call', 1100, 20, 120), report('per_call', 900, 10)]);
     expect(counter.tokens(null)).toEqual({ input: 3000, output: 80, cachedInput: 220, reasoning: 0 });

@@ -3,9 +3,27 @@ import type { TimelineEvent } from '../providers/events/timeline-event';
 
 export type UsageEvent = Extract<TimelineEvent, { kind: 'usage' }>;
 
+/** The most tokens one report may claim: far above any real turn, far below where sums lose precision. */
+export const maxReportedTokens = 1e12;
+
+/**
+ * A count as the run printed it, made a count: the run's output is hostile input (DESIGN.md section 4),
+ * so a negative, fractional, absurd or missing number must not reach the ledger, where it would make
+ * every report that sums it invalid.
+ */
+function tokenCount(value: number | null): number {
+  if (value === null || !Number.isFinite(value) || value <= 0) return 0;
+  return Math.min(Math.round(value), maxReportedTokens);
+}
+
 /** A usage event's counts as token counts (what the CLI did not say counts as none). */
 export function reportTokens(report: UsageEvent): TokenCounts {
-  return { input: report.inputTokens, output: report.outputTokens, cachedInput: report.cachedInputTokens ?? 0, reasoning: report.reasoningTokens ?? 0 };
+  return {
+    input: tokenCount(report.inputTokens),
+    output: tokenCount(report.outputTokens),
+    cachedInput: tokenCount(report.cachedInputTokens),
+    reasoning: tokenCount(report.reasoningTokens),
+  };
 }
 
 /**
