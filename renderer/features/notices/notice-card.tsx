@@ -81,7 +81,7 @@ export function NoticeCard({
             {formatTimestamp(notice.resolvedAt, now)}
           </time>
           {notice.status === 'resolved' && state === 'can-run-again'
-            ? notice.kind === 'network_blocked'
+            ? standsForStartedRuns(notice.kind)
               ? '. Run again starts its task once more.'
               : '. Run again starts the refused task once more.'
             : '.'}
@@ -155,4 +155,9 @@ export function NoticeCard({
       {dismiss.isError ? <ErrorAlert error={dismiss.error} prefix="Could not dismiss this notice." /> : null}
     </article>
   );
+}
+
+/** Notices that stand for runs that started too (a blocked request, a run that crossed its budget), not only refused ones. */
+function standsForStartedRuns(kind: string): boolean {
+  return kind === 'network_blocked' || kind === 'budget_exhausted';
 }
