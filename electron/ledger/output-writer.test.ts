@@ -1,7 +1,12 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLedger } from './ledger';
 import { openTestRunLedger, type TestRunLedger } from '../testing/output-test-kit';
+import { makeTempDir } from '../testing/temp-dir';
 import type { OutputChunk } from './output-repository';
+import { outputWriterWorkerEntry } from './output-writer';
 
 const ledgers: TestRunLedger[] = [];
 afterEach(() => ledgers.splice(0).forEach((ledger) => ledger.close()));
@@ -61,5 +66,29 @@ describe("the ledger's output writer (a worker thread)", () => {
       reopened.close();
     }
     await expect(writer.appendChunks([chunk(runId, attemptId, 400_000, 1)])).rejects.toMatchObject({ code: 'LEDGER_WRITER_CLOSED' });
+  });
+});
+
+describe("finding the output writer's worker", () => {
+  it('from the build: its own entry next to main.js, or one level up from a chunk', () => {
+    const temp = makeTempDir('oc-worker-entry-');
+    try {
+      const dist = path.join(temp.path, 'dist', 'electron');
+      mkdirSync(path.join(dist, 'chunks'), { recursive: true });
+      const worker = path.join(dist, 'output-writer-worker.js');
+      writeFileSync(worker, '');
+      expect(outputWriterWorkerEntry(pathToFileURL(path.join(dist, 'chunks', 'client-channel-abc123.js')).href).href).toBe(pathToFileURL(worker).href);
+      expect(outputWriterWorkerEntry(pathToFileURL(path.join(dist, 'main.js')).href).href).toBe(pathToFileURL(worker).href);
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('from source: the .ts module with its types stripped', () => {
+    const entry = outputWriterWorkerEntry();
+    expect(entry.protocol).toBe('data:');
+    const code = decodeURIComponent(entry.href.slice('data:text/javascript,'.length));
+    expect(code).toContain('INSERT INTO output_chunks');
+    expect(code).not.toMatch(/from ['"]\.\//);
   });
 });

@@ -100,7 +100,7 @@ export class OutputWriter {
       nativeBinding: this.options.nativeBinding,
       requireFrom: fileURLToPath(import.meta.url),
     };
-    const worker = new Worker(workerEntry(), { workerData: data });
+    const worker = new Worker(outputWriterWorkerEntry(), { workerData: data });
     worker.on('message', (reply: OutputWriterReply) => this.answered(reply));
     // A worker that dies fails what it held; the next append starts a fresh one (the queue retries).
     const lost = (error: Error) => {
@@ -144,8 +144,7 @@ export class OutputWriter {
  * the .ts file is stripped of its types with Vite's transform and run as a data: URL, which is why
  * the worker imports only built-ins.
  */
-function workerEntry(): URL {
-  const here = import.meta.url;
+export function outputWriterWorkerEntry(here: string = import.meta.url): URL {
   if (here.endsWith('.ts')) {
     const source = fileURLToPath(new URL('./output-writer-worker.ts', here));
     return new URL(`data:text/javascript,${encodeURIComponent(stripTypes(source))}`);
