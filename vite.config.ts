@@ -7,6 +7,7 @@ import packageJson from './package.json' with { type: 'json' };
  * One config, three builds (chosen with --mode):
  *   renderer  the React app                         -> dist/renderer/
  *   node      Electron main + the browser host      -> dist/electron/{main,serve}.js (ESM)
+ *             and the ledger's output writer thread  -> dist/electron/output-writer-worker.js
  *   preload   the sandboxed preload, one CJS file   -> dist/electron/preload.cjs
  * Sandboxed preloads cannot be ESM and cannot require anything but electron, so the preload bundles
  * shared/ (zod included) into a single file.
@@ -64,7 +65,8 @@ export default defineConfig(({ mode }): UserConfig => {
         minify: false,
         ssr: true,
         rollupOptions: {
-          input: { main: 'electron/main.ts', serve: 'electron/host/serve.ts' },
+          // The worker is its own entry: a thread loads it by file (electron/ledger/output-writer.ts finds it).
+          input: { main: 'electron/main.ts', serve: 'electron/host/serve.ts', 'output-writer-worker': 'electron/ledger/output-writer-worker.ts' },
           external,
           output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
         },

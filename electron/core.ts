@@ -388,6 +388,8 @@ export function createCore(options: CoreOptions): Core {
       attention.close();
       // After the runs: a run ending as they stop may still start a measure, which is waited for.
       await cleanup.close();
+      // Every run has ended, so its output was handed over: wait for the last commits.
+      await ledger.outputWriter.close();
       ledger.close();
     },
   };

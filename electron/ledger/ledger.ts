@@ -7,6 +7,7 @@ import { openLedgerDb, type LedgerDb, type OpenLedgerOptions } from './ledger-db
 import { NoticesRepository } from './notices-repository';
 import { NotificationsRepository } from './notifications-repository';
 import { OutputRepository } from './output-repository';
+import { OutputWriter } from './output-writer';
 import { ProjectSetupRepository } from './project-setup-repository';
 import { ProjectsRepository } from './projects-repository';
 import { RunsRepository } from './runs-repository';
@@ -31,6 +32,8 @@ export interface Ledger {
   readonly notices: NoticesRepository;
   /** Runs' raw PTY output. */
   readonly output: OutputRepository;
+  /** Appends runs' output on a worker thread with its own connection (started on first use). */
+  readonly outputWriter: OutputWriter;
   /** The console's own settings (the clean-up policy). */
   readonly settings: SettingsRepository;
   /** Token usage per attempt (issue 14). */
@@ -38,12 +41,14 @@ export interface Ledger {
   readonly budgets: BudgetsRepository;
   /** Which events desktop notifications were sent for. */
   readonly notifications: NotificationsRepository;
+  /** Closes at once: output appends still in flight fail. Await `outputWriter.close()` first to drain. */
   close(): void;
 }
 
 export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Ledger {
   const file = path.join(dataDir, ledgerFileName);
   const db = openLedgerDb(file, options);
+  const outputWriter = new OutputWriter({ file, nativeBinding: options.nativeBinding });
   return {
     file,
     db,
@@ -56,10 +61,14 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     runs: new RunsRepository(db),
     notices: new NoticesRepository(db),
     output: new OutputRepository(db),
+    outputWriter,
     settings: new SettingsRepository(db),
     usage: new UsageRepository(db),
     budgets: new BudgetsRepository(db),
     notifications: new NotificationsRepository(db),
-    close: () => db.close(),
+    close: () => {
+      outputWriter.terminate();
+      db.close();
+    },
   };
 }

@@ -1,8 +1,12 @@
 import type { OutputChunk } from '../ledger/output-repository';
 
-/** The part of the output repository the queue writes through. */
+/**
+ * What the queue writes through: the output repository on this thread (returns once committed), or
+ * the ledger's output writer on its worker thread (its promise settles once committed). One
+ * transaction per call either way.
+ */
 export interface OutputAppender {
-  appendChunks(chunks: readonly OutputChunk[]): void;
+  appendChunks(chunks: readonly OutputChunk[]): void | Promise<void>;
 }
 
 export interface LedgerWriteQueueOptions {
@@ -33,6 +37,8 @@ export class LedgerWriteQueue {
   private queued = 0;
   private written: number;
   private scheduled = false;
+  /** A transaction handed to an asynchronous appender and not yet answered: at most one at a time. */
+  private inFlight = false;
   private retryDelayMs = 0;
   private readonly maxTransactionBytes: number;
   private readonly writeDelayMs: number;
@@ -95,7 +101,9 @@ export class LedgerWriteQueue {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.chunks.length === 0) return;
+    // While a transaction is in flight, chunks gather: the next one takes them all (up to the bound),
+    // so a flood makes few transactions and a trickle is written as soon as it comes.
+    if (this.scheduled || this.inFlight || this.chunks.length === 0) return;
     this.scheduled = true;
     const delay = this.retryDelayMs || this.writeDelayMs;
     // setImmediate lets the PTY's pending reads run between transactions.
@@ -111,16 +119,40 @@ export class LedgerWriteQueue {
       bytes += this.chunks[count]!.bytes.length;
       count += 1;
     }
+    let written: void | Promise<void>;
     try {
-      this.options.appender.appendChunks(this.chunks.slice(0, count));
+      written = this.options.appender.appendChunks(this.chunks.slice(0, count));
     } catch (error) {
-      // Keep the chunks (the ledger is the record) and retry with backoff; meanwhile the queue grows
-      // and its owner pauses the PTY, so a broken disk stalls the agent instead of losing output.
-      this.retryDelayMs = Math.min(maxRetryDelayMs, this.retryDelayMs ? this.retryDelayMs * 2 : firstRetryDelayMs);
-      this.options.onWriteError(error);
-      this.schedule();
+      this.failed(error);
       return;
     }
+    if (!written) {
+      this.committed(count, bytes);
+      return;
+    }
+    // The chunks stay queued (and readable) until the commit is confirmed.
+    this.inFlight = true;
+    written.then(
+      () => {
+        this.inFlight = false;
+        this.committed(count, bytes);
+      },
+      (error: unknown) => {
+        this.inFlight = false;
+        this.failed(error);
+      },
+    );
+  }
+
+  private failed(error: unknown): void {
+    // Keep the chunks (the ledger is the record) and retry with backoff; meanwhile the queue grows
+    // and its owner pauses the PTY, so a broken disk stalls the agent instead of losing output.
+    this.retryDelayMs = Math.min(maxRetryDelayMs, this.retryDelayMs ? this.retryDelayMs * 2 : firstRetryDelayMs);
+    this.options.onWriteError(error);
+    this.schedule();
+  }
+
+  private committed(count: number, bytes: number): void {
     this.retryDelayMs = 0;
     this.chunks.splice(0, count);
     this.queued -= bytes;

@@ -1,7 +1,7 @@
 import type { StreamRedactor } from '../connections/secret-redaction';
 import type { OutputRepository, OutputSlice } from '../ledger/output-repository';
 import type { Logger } from '../log';
-import { LedgerWriteQueue } from './ledger-write-queue';
+import { LedgerWriteQueue, type OutputAppender } from './ledger-write-queue';
 import type { OutputBatch, OutputFeed } from './output-feed';
 import type { PtyExit, PtySession } from './pty-session';
 
@@ -13,6 +13,11 @@ export interface OutputPipelineOptions {
   attemptId: string | null;
   session: PtyOutputSource;
   output: Pick<OutputRepository, 'appendChunks' | 'read' | 'totalBytes'>;
+  /**
+   * Where the output is appended: the ledger's output writer (a worker thread, so appends never hold
+   * up the PTY's reads). Default: `output` itself, on this thread.
+   */
+  writer?: OutputAppender;
   /** Where this attempt's output starts in the run; defaults to what the ledger already holds. */
   startOffset?: number;
   /** A batch is cut this long after its first byte... */
@@ -90,7 +95,7 @@ export class OutputPipeline {
     this.liveEnd = options.startOffset ?? options.output.totalBytes(options.runId);
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.queue = new LedgerWriteQueue({
-      appender: options.output,
+      appender: options.writer ?? options.output,
       startOffset: this.liveEnd,
       ...(options.maxTransactionBytes !== undefined ? { maxTransactionBytes: options.maxTransactionBytes } : {}),
       ...(options.writeDelayMs !== undefined ? { writeDelayMs: options.writeDelayMs } : {}),

@@ -260,6 +260,7 @@ export class AttemptRunner {
       startOffset: agentFrom,
       session,
       output: context.ledger.output,
+      writer: context.ledger.outputWriter,
       log: context.log,
       redactor: context.redactorFor(active.runId),
     });
@@ -417,6 +418,7 @@ export class AttemptRunner {
       attemptId: input.attemptId,
       session: framedSetupOutput(session, setupOpening(input.command), (exit) => setupClosing(exit, stopReason(active) !== null)),
       output: context.ledger.output,
+      writer: context.ledger.outputWriter,
       log: context.log,
       redactor: context.redactorFor(runId),
     });

@@ -1,0 +1,30 @@
+/** The messages between the main thread and the output writer's worker (output-writer-worker.ts). */
+
+export interface OutputWriterWorkerData {
+  /** The ledger file; the main connection has opened and migrated it. */
+  file: string;
+  /** The better-sqlite3 addon for this runtime (the Electron-ABI copy in the desktop app). */
+  nativeBinding?: string | undefined;
+  /** A file path better-sqlite3 is required relative to (the worker may run from a data: URL). */
+  requireFrom: string;
+}
+
+/** One chunk of an append: its bytes are the next `length` bytes of the request's buffer. */
+export interface OutputWriterChunk {
+  runId: string;
+  attemptId: string | null;
+  byteOffset: number;
+  length: number;
+  createdAt: number;
+}
+
+export type OutputWriterRequest =
+  /** `bytes` is transferred, not copied: the chunks' bytes back to back. */
+  | { type: 'append'; id: number; chunks: OutputWriterChunk[]; bytes: ArrayBuffer }
+  | { type: 'close' };
+
+export type OutputWriterReply =
+  /** Committed: the offset just past the request's last byte. */
+  | { type: 'appended'; id: number; endOffset: number }
+  | { type: 'failed'; id: number; message: string }
+  | { type: 'closed' };

@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } from './output-writer-protocol';
+
+/**
+ * The ledger's output writer, on its own thread: the event loop that reads the PTYs only hands batches
+ * over and hears back once they are committed, so an append (and the WAL checkpoint a commit may run)
+ * never holds up a read.
+ *
+ * This file imports nothing but Node's built-ins (better-sqlite3 is required from the path the main
+ * thread names): from source it runs as one transformed module with nowhere to resolve packages from.
+ * It opens its own connection with the ledger's pragmas and never migrates: the main connection did.
+ */
+
+const data = workerData as OutputWriterWorkerData;
+const Database = createRequire(data.requireFrom)('better-sqlite3') as typeof BetterSqlite3;
+const db = new Database(data.file, data.nativeBinding ? { nativeBinding: data.nativeBinding, fileMustExist: true } : { fileMustExist: true });
+// The same pragmas as ledger-db.ts (journal_mode is a property of the file, already WAL).
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.pragma('foreign_keys = ON');
+db.pragma('busy_timeout = 5000');
+
+const insert = db.prepare('INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES (?, ?, ?, ?, ?)');
+const appendAll = db.transaction((request: Extract<OutputWriterRequest, { type: 'append' }>) => {
+  let at = 0;
+  for (const chunk of request.chunks) {
+    // A view into the transferred buffer: better-sqlite3 binds a Buffer as a BLOB without another copy.
+    insert.run(chunk.runId, chunk.byteOffset, chunk.attemptId, Buffer.from(request.bytes, at, chunk.length), chunk.createdAt);
+    at += chunk.length;
+  }
+});
+
+const port = parentPort!;
+port.on('message', (request: OutputWriterRequest) => {
+  if (request.type === 'close') {
+    db.close();
+    port.postMessage({ type: 'closed' } satisfies OutputWriterReply);
+    port.close();
+    return;
+  }
+  let reply: OutputWriterReply;
+  try {
+    appendAll(request);
+    const last = request.chunks.at(-1);
+    reply = { type: 'appended', id: request.id, endOffset: last ? last.byteOffset + last.length : 0 };
+  } catch (error) {
+    reply = { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(reply);
+});

@@ -1,0 +1,94 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openLedger } from './ledger';
+import { openTestRunLedger, type TestRunLedger } from '../testing/output-test-kit';
+import { makeTempDir } from '../testing/temp-dir';
+import type { OutputChunk } from './output-repository';
+import { outputWriterWorkerEntry } from './output-writer';
+
+const ledgers: TestRunLedger[] = [];
+afterEach(() => ledgers.splice(0).forEach((ledger) => ledger.close()));
+
+function setup() {
+  const test = openTestRunLedger();
+  ledgers.push(test);
+  return { test, writer: test.ledger.outputWriter, ...test.createRun() };
+}
+
+function chunk(runId: string, attemptId: string | null, byteOffset: number, size: number): OutputChunk {
+  return { runId, attemptId, byteOffset, bytes: Buffer.from(Array.from({ length: size }, (_, k) => ((byteOffset + k) * 7) % 256)), createdAt: 1000 + byteOffset };
+}
+
+describe("the ledger's output writer (a worker thread)", () => {
+  it('commits appends on its own connection, visible to the main one, and leaves the chunks it was given intact', async () => {
+    const { test, writer, runId, attemptId } = setup();
+    const chunks = [chunk(runId, attemptId, 0, 5000), chunk(runId, attemptId, 5000, 300), chunk(runId, attemptId, 5300, 70_000)];
+    const copies = chunks.map((each) => Buffer.from(each.bytes));
+
+    await writer.appendChunks(chunks);
+
+    // Viewers keep reading the queue's chunks until the commit is confirmed: none was detached.
+    chunks.forEach((each, k) => expect(Buffer.from(each.bytes).equals(copies[k]!)).toBe(true));
+    expect(test.ledger.output.totalBytes(runId)).toBe(75_300);
+    expect(Buffer.from(test.ledger.output.read(runId, 0, 75_300).bytes).equals(Buffer.concat(copies))).toBe(true);
+    const rows = test.ledger.db.prepare('SELECT byte_offset, attempt_id, created_at FROM output_chunks WHERE run_id = ? ORDER BY byte_offset').all(runId);
+    expect(rows).toEqual([
+      { byte_offset: 0, attempt_id: attemptId, created_at: 1000 },
+      { byte_offset: 5000, attempt_id: attemptId, created_at: 6000 },
+      { byte_offset: 5300, attempt_id: attemptId, created_at: 6300 },
+    ]);
+  });
+
+  it('fails an append the ledger refuses, and the next one goes through', async () => {
+    const { test, writer, runId, attemptId } = setup();
+    await writer.appendChunks([chunk(runId, attemptId, 0, 10)]);
+    // The same offset again breaks the (run_id, byte_offset) key: the whole transaction is refused.
+    await expect(writer.appendChunks([chunk(runId, attemptId, 10, 10), chunk(runId, attemptId, 0, 10)])).rejects.toThrow(/UNIQUE/);
+    expect(test.ledger.output.totalBytes(runId)).toBe(10);
+    await writer.appendChunks([chunk(runId, attemptId, 10, 10)]);
+    expect(test.ledger.output.totalBytes(runId)).toBe(20);
+  });
+
+  it('drains on close: every append handed over is committed, later ones are refused with a stable code', async () => {
+    const { test, writer, runId, attemptId } = setup();
+    const appends = Array.from({ length: 40 }, (_, k) => writer.appendChunks([chunk(runId, attemptId, k * 10_000, 10_000)]));
+
+    await writer.close();
+
+    await Promise.all(appends);
+    // Read through a fresh connection: the bytes are in the file, not only somewhere in a thread.
+    const reopened = openLedger(test.dir);
+    try {
+      expect(reopened.output.totalBytes(runId)).toBe(400_000);
+    } finally {
+      reopened.close();
+    }
+    await expect(writer.appendChunks([chunk(runId, attemptId, 400_000, 1)])).rejects.toMatchObject({ code: 'LEDGER_WRITER_CLOSED' });
+  });
+});
+
+describe("finding the output writer's worker", () => {
+  it('from the build: its own entry next to main.js, or one level up from a chunk', () => {
+    const temp = makeTempDir('oc-worker-entry-');
+    try {
+      const dist = path.join(temp.path, 'dist', 'electron');
+      mkdirSync(path.join(dist, 'chunks'), { recursive: true });
+      const worker = path.join(dist, 'output-writer-worker.js');
+      writeFileSync(worker, '');
+      expect(outputWriterWorkerEntry(pathToFileURL(path.join(dist, 'chunks', 'client-channel-abc123.js')).href).href).toBe(pathToFileURL(worker).href);
+      expect(outputWriterWorkerEntry(pathToFileURL(path.join(dist, 'main.js')).href).href).toBe(pathToFileURL(worker).href);
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('from source: the .ts module with its types stripped', () => {
+    const entry = outputWriterWorkerEntry();
+    expect(entry.protocol).toBe('data:');
+    const code = decodeURIComponent(entry.href.slice('data:text/javascript,'.length));
+    expect(code).toContain('INSERT INTO output_chunks');
+    expect(code).not.toMatch(/from ['"]\.\//);
+  });
+});

@@ -1,0 +1,169 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { OutputChunk } from './output-repository';
+import type { OutputWriterChunk, OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } from './output-writer-protocol';
+
+export interface OutputWriterOptions {
+  /** The ledger file, already opened and migrated by the main connection. */
+  file: string;
+  nativeBinding?: string | undefined;
+}
+
+/** Appending after close(): a stable code, so a caller can tell it from a failed transaction. */
+export class OutputWriterClosedError extends Error {
+  readonly code = 'LEDGER_WRITER_CLOSED';
+  constructor() {
+    super('The ledger output writer is closed.');
+    this.name = 'OutputWriterClosedError';
+  }
+}
+
+interface Pending {
+  endOffset: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Appends output chunks through a worker thread with its own connection to the ledger file (WAL lets
+ * it write beside the main connection's reads). Each append is one transaction; its promise settles
+ * once the worker has committed it (or failed to). The worker starts on the first append, so a ledger
+ * that never stores output (most tests) costs no thread.
+ */
+export class OutputWriter {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closing: Promise<void> | undefined;
+  private settledListeners: Array<() => void> = [];
+
+  constructor(private readonly options: OutputWriterOptions) {}
+
+  /** Appends in one transaction; resolves once committed. The chunks' own buffers are left alone. */
+  appendChunks(chunks: readonly OutputChunk[]): Promise<void> {
+    if (this.closing) return Promise.reject(new OutputWriterClosedError());
+    if (chunks.length === 0) return Promise.resolve();
+    let total = 0;
+    for (const chunk of chunks) total += chunk.bytes.length;
+    // One buffer of the batch's bytes, which is then transferred (not cloned) to the worker. The
+    // queue's own chunks cannot go themselves: viewers read them until they are committed, and a
+    // transfer would detach them (and any pooled Buffer sharing their memory).
+    const packed = new Uint8Array(total);
+    const meta: OutputWriterChunk[] = [];
+    let at = 0;
+    for (const chunk of chunks) {
+      packed.set(chunk.bytes, at);
+      at += chunk.bytes.length;
+      meta.push({ runId: chunk.runId, attemptId: chunk.attemptId, byteOffset: chunk.byteOffset, length: chunk.bytes.length, createdAt: chunk.createdAt });
+    }
+    const last = chunks.at(-1)!;
+    const id = this.nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.pending.set(id, { endOffset: last.byteOffset + last.bytes.length, resolve, reject });
+      const request: OutputWriterRequest = { type: 'append', id, chunks: meta, bytes: packed.buffer };
+      this.started().postMessage(request, [packed.buffer]);
+    });
+  }
+
+  /** Waits for every append handed over so far to be committed, then closes the worker's connection. */
+  close(): Promise<void> {
+    this.closing ??= this.drainAndStop();
+    return this.closing;
+  }
+
+  /** Stops the worker now (appends still in flight fail). For a synchronous ledger close. */
+  terminate(): void {
+    this.closing ??= Promise.resolve();
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failAll(new OutputWriterClosedError());
+    if (worker) void worker.terminate();
+  }
+
+  private async drainAndStop(): Promise<void> {
+    while (this.pending.size > 0) await new Promise<void>((resolve) => this.settledListeners.push(resolve));
+    const worker = this.worker;
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      worker.once('exit', () => resolve());
+      worker.postMessage({ type: 'close' } satisfies OutputWriterRequest);
+    });
+    this.worker = undefined;
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const data: OutputWriterWorkerData = {
+      file: this.options.file,
+      nativeBinding: this.options.nativeBinding,
+      requireFrom: fileURLToPath(import.meta.url),
+    };
+    const worker = new Worker(outputWriterWorkerEntry(), { workerData: data });
+    worker.on('message', (reply: OutputWriterReply) => this.answered(reply));
+    // A worker that dies fails what it held; the next append starts a fresh one (the queue retries).
+    const lost = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      this.failAll(error);
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`The ledger output writer stopped (exit code ${code}).`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private answered(reply: OutputWriterReply): void {
+    if (reply.type === 'closed') return;
+    const pending = this.pending.get(reply.id);
+    if (!pending) return;
+    this.pending.delete(reply.id);
+    if (reply.type === 'failed') pending.reject(new Error(reply.message));
+    else if (reply.endOffset !== pending.endOffset) pending.reject(new Error(`The ledger output writer committed up to ${reply.endOffset}, not ${pending.endOffset}.`));
+    else pending.resolve();
+    this.notifySettled();
+  }
+
+  private failAll(error: Error): void {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of pending) entry.reject(error);
+    this.notifySettled();
+  }
+
+  private notifySettled(): void {
+    const listeners = this.settledListeners;
+    this.settledListeners = [];
+    for (const listener of listeners) listener();
+  }
+}
+
+/**
+ * The worker's module. Built (dist/electron/output-writer-worker.js, its own entry, next to main.js
+ * or one level up from a chunk), it is a plain file. From source (vitest, Node 20 cannot run .ts)
+ * the .ts file is stripped of its types with Vite's transform and run as a data: URL, which is why
+ * the worker imports only built-ins.
+ */
+export function outputWriterWorkerEntry(here: string = import.meta.url): URL {
+  if (here.endsWith('.ts')) {
+    const source = fileURLToPath(new URL('./output-writer-worker.ts', here));
+    return new URL(`data:text/javascript,${encodeURIComponent(stripTypes(source))}`);
+  }
+  const candidates = [new URL('./output-writer-worker.js', here), new URL('../output-writer-worker.js', here)];
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
+}
+
+type TransformSync = (filename: string, source: string) => { code: string; errors: ReadonlyArray<{ message: string }> };
+
+let stripped: string | undefined;
+function stripTypes(file: string): string {
+  if (stripped === undefined) {
+    // Only from source: Vite's own transformer (a dev dependency, so required by name, never bundled).
+    const transformer = 'rolldown/utils';
+    const { transformSync } = createRequire(import.meta.url)(transformer) as { transformSync: TransformSync };
+    const result = transformSync(file, readFileSync(file, 'utf8'));
+    if (result.errors.length > 0) throw new Error(`Cannot load ${file}: ${result.errors.map((error) => error.message).join('; ')}`);
+    stripped = result.code;
+  }
+  return stripped;
+}
