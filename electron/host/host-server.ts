@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { encodeBinaryEvent, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
+import { encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
 import { describeError, detailsInLog, type Logger } from '../log';
 import { HostSocket } from './host-socket';
@@ -198,10 +198,10 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   const stopEvents = core.events.listen((event, payload) => {
     if (sockets.size === 0) return;
     // Encoded once, sent to every socket.
-    const frame = hasBinaryBytes(payload)
-      ? { data: encodeBinaryEvent(event, payload), binary: true }
-      : { data: JSON.stringify({ type: 'event', event, payload } satisfies ServerMessage), binary: false };
-    for (const socket of sockets) socket.sendEvent(event, frame.data, frame.binary);
+    const data = hasBinaryBytes(payload)
+      ? encodeBinaryEventParts(event, payload)
+      : JSON.stringify({ type: 'event', event, payload } satisfies ServerMessage);
+    for (const socket of sockets) socket.sendEvent(event, data);
   });
 
   const heartbeat = setInterval(() => {

@@ -1,7 +1,7 @@
 import { WebSocket, type RawData } from 'ws';
 import { maxRequestBytes } from '../../shared/contract';
 import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
-import { clientRequestSchema, encodeBinaryEvent, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
+import { clientAckSchema, clientRequestSchema, encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
 import { describeError, type Logger } from '../log';
 import { createClientChannel } from '../transport/client-channel';
@@ -22,7 +22,7 @@ export class HostSocket {
    */
   private readonly client = createClientChannel((event, payload) => {
     if (this.ws.readyState !== WebSocket.OPEN) return;
-    if (hasBinaryBytes(payload)) this.ws.send(encodeBinaryEvent(event, payload), { binary: true });
+    if (hasBinaryBytes(payload)) this.sendParts(encodeBinaryEventParts(event, payload));
     else this.ws.send(JSON.stringify({ type: 'event', event, payload } satisfies ServerMessage));
   });
 
@@ -56,6 +56,7 @@ export class HostSocket {
       if (bytes.length > maxRequestBytes) return this.refuseTooLarge(undefined, bytes.length);
       return this.refuse(undefined, 'malformed_message', 'The message is not valid JSON.');
     }
+    if (isAck(message)) return this.acknowledge(message, bytes.length);
     const id = requestIdOf(message);
     if (bytes.length > maxRequestBytes) return this.refuseTooLarge(id, bytes.length);
     const parsed = clientRequestSchema.safeParse(message);
@@ -75,6 +76,18 @@ export class HostSocket {
         ? { type: 'response', id: request.id, ok: true, value: envelope.value }
         : { type: 'response', id: request.id, ok: false, error: envelope.error },
     );
+  }
+
+  /**
+   * Parsed output, acknowledged many times a second during a flood: handed to the core as the
+   * ackRunOutput channel's input, through the same checks as a request, but nothing is answered.
+   */
+  private async acknowledge(message: unknown, size: number): Promise<void> {
+    const parsed = clientAckSchema.safeParse(message);
+    if (!parsed.success) return this.refuse(undefined, 'malformed_message', 'The acknowledgement is not one the console understands.');
+    const { subscriptionId, bytes } = parsed.data;
+    const envelope = await this.core.dispatch('ackRunOutput', { subscriptionId, bytes }, { transport: 'browser', sizeBytes: size, client: this.client });
+    if (!envelope.ok) this.send({ type: 'error', error: envelope.error });
   }
 
   private refuseTooLarge(id: number | undefined, size: number): void {
@@ -100,7 +113,14 @@ export class HostSocket {
     this.ws.send(text);
   }
 
-  sendEvent(event: string, data: string | Uint8Array, binary: boolean): void {
+  /** One message in two fragments: the head, then the bytes as they are (never copied into a frame). */
+  private sendParts([head, bytes]: readonly [Uint8Array, Uint8Array]): void {
+    this.ws.send(head, { binary: true, fin: false });
+    this.ws.send(bytes, { binary: true, fin: true });
+  }
+
+  /** A broadcast event, encoded once for every socket: JSON text, or a binary event's two parts. */
+  sendEvent(event: string, data: string | readonly [Uint8Array, Uint8Array]): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
     if (this.ws.bufferedAmount > maxBufferedEventBytes) {
       if (!this.droppingEvents) {
@@ -113,7 +133,8 @@ export class HostSocket {
       return;
     }
     this.droppingEvents = false;
-    this.ws.send(data, { binary });
+    if (typeof data === 'string') this.ws.send(data);
+    else this.sendParts(data);
   }
 
   /** A socket that did not answer the last ping is gone (sleeping laptop, killed tab). */
@@ -138,6 +159,10 @@ export class HostSocket {
   terminate(): void {
     if (this.ws.readyState !== WebSocket.CLOSED) this.ws.terminate();
   }
+}
+
+function isAck(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'ack';
 }
 
 /** The id of something shaped like a request, so a bad request can still be answered by id. */

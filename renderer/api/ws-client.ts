@@ -10,7 +10,7 @@ import {
   type TransportState,
 } from '../../shared/contract';
 import { OperatorError } from '../../shared/errors';
-import { decodeBinaryEvent, serverMessageSchema, type ClientRequest } from '../../shared/wire';
+import { decodeBinaryEvent, serverMessageSchema, type ClientAck, type ClientRequest } from '../../shared/wire';
 
 /**
  * The OperatorClient of the browser host: the contract's channels over one WebSocket. It keeps the
@@ -209,6 +209,24 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
     });
   }
 
+  /**
+   * Acknowledging parsed output is an ack message, not a request: the terminal sends dozens a second
+   * in a flood, and waiting for an answer to each would cost both sides for nothing. An ack is only
+   * meaningful on the connection its subscription lives on, so one made while disconnected is dropped.
+   */
+  function acknowledge(input: unknown): Promise<{ ok: boolean }> {
+    const { subscriptionId, bytes } = (input ?? {}) as Partial<ClientAck>;
+    if (closed || socket?.readyState !== socketOpen || typeof subscriptionId !== 'string' || typeof bytes !== 'number') {
+      return Promise.resolve({ ok: false });
+    }
+    try {
+      socket.send(JSON.stringify({ type: 'ack', subscriptionId, bytes } satisfies ClientAck));
+    } catch {
+      return Promise.resolve({ ok: false });
+    }
+    return Promise.resolve({ ok: true });
+  }
+
   function handleMessage(data: unknown): void {
     let message: unknown;
     try {
@@ -294,6 +312,7 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
   // One method per contract channel and nothing else: no generic invoke reaches the UI.
   const methods: Record<string, (input?: unknown) => Promise<unknown>> = {};
   for (const name of channelNames) methods[name] = (input?: unknown) => request(name, input);
+  methods.ackRunOutput = acknowledge;
 
   connect();
 
