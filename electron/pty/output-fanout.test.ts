@@ -81,6 +81,49 @@ describe('output viewers, with a scripted PTY', () => {
     expect(stalled.bytes().equals(Buffer.concat([stored.subarray(0, 1000), stored.subarray(8500)]))).toBe(true);
   });
 
+  it('counts a viewer behind once it has left output unparsed too long, window or not, and brings it back current', async () => {
+    const test = openTestRunLedger();
+    ledgers.push(test);
+    let clock = 0;
+    const fanout = new OutputFanout({ output: test.ledger.output, now: () => clock });
+    const { runId, attemptId } = test.createRun();
+    const pty = scriptedPty();
+    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output: test.ledger.output, batchMaxBytes: 1 });
+    fanout.attachLive(pipeline.feed);
+    // A big window: only time can make this viewer fall behind.
+    const slow = viewer(fanout, { runId, fromOffset: 0, windowBytes: 64 * mib, maxLagMs: 100 });
+    const quick = viewer(fanout, { runId, fromOffset: 0, windowBytes: 64 * mib, maxLagMs: 100 });
+    await settle();
+    pty.emit(1000);
+    quick.ackAll();
+    clock = 90;
+    pty.emit(1000);
+    quick.ackAll();
+    expect(slow.sent()).toBe(2000); // 90 ms: not behind yet
+    clock = 150;
+    for (let k = 0; k < 600; k += 1) {
+      pty.emit(1000); // 600 KB more while the slow one has parsed nothing for 150 ms
+      quick.ackAll();
+    }
+    expect(slow.sent()).toBe(2000);
+    expect(quick.sent()).toBe(602_000);
+    // It parses what it had: it is sent one skip to the recent tail, not the 600 KB it missed.
+    slow.ackAll();
+    expect(slow.skips()).toEqual([{ type: 'skipped', runId, fromOffset: 2000, toOffset: 602_000 - 256 * kib, skippedBytes: 600_000 - 256 * kib }]);
+    expect(slow.endOffset()).toBe(602_000);
+    // Current again, it follows live; a viewer that keeps up is never skipped.
+    clock = 160;
+    pty.emit(500);
+    expect(slow.endOffset()).toBe(602_500);
+    expect(quick.skips()).toEqual([]);
+    expect(slow.errors).toEqual([]);
+    pty.exit();
+    await pipeline.whenFinished();
+    const stored = ledgerBytes(test, runId);
+    expect(quick.bytes().equals(stored)).toBe(true);
+    expect(slow.bytes().equals(Buffer.concat([stored.subarray(0, 2000), stored.subarray(602_000 - 256 * kib)]))).toBe(true);
+  });
+
   it('does not skip what a viewer asked to replay, however slowly it reads', async () => {
     const { test, output, fanout, runId, attemptId } = setup();
     const pty = scriptedPty();
@@ -194,7 +237,8 @@ describe('output viewers of a real agent', () => {
     const pipeline = new OutputPipeline({ runId, attemptId, session, output });
     fanout.attachLive(pipeline.feed);
     const windowBytes = 256 * kib;
-    const stalled = viewer(fanout, { runId, fromOffset: 0, windowBytes });
+    // About the byte window: time behind (maxLagMs) must not cut in first on a slow machine.
+    const stalled = viewer(fanout, { runId, fromOffset: 0, windowBytes, maxLagMs: 60_000 });
     const keeping = viewer(fanout, { runId, fromOffset: 0 }, 'later');
 
     const result = await pipeline.whenFinished();

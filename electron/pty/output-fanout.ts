@@ -34,6 +34,11 @@ export interface SubscribeOutputOptions {
   fromOffset: number | 'tail';
   /** How many sent bytes may be unacknowledged before the viewer stops being sent anything. */
   windowBytes?: number;
+  /**
+   * How long a sent byte may go unacknowledged while live output waits before the viewer counts as
+   * behind (a terminal parsing slower than the run writes), whatever room its window has left.
+   */
+  maxLagMs?: number;
   /** With fromOffset 'tail': how much of the end to start with. */
   tailBytes?: number;
   /** Called synchronously; the transport serialises it. Throwing closes the subscription. */
@@ -60,17 +65,32 @@ export interface OutputFanoutOptions {
    * says an attempt started (attemptStarted); without it viewers get bytes only.
    */
   attemptStarts?: (runId: string) => readonly AttemptStartAt[];
+  /** The clock lag is measured with (milliseconds); tests pass their own. */
+  now?: () => number;
 }
 
 const kib = 1024;
 const defaultWindowBytes = 2 * 1024 * kib;
 const defaultTailBytes = 256 * kib;
+/**
+ * A terminal acknowledges every 16 ms or so once it has parsed; a byte still unacknowledged after
+ * this long means the screen is that far behind the run, and waiting longer only makes it worse.
+ */
+const defaultMaxLagMs = 100;
 
 interface Viewer {
   readonly runId: string;
   readonly windowBytes: number;
+  readonly maxLagMs: number;
   /** After falling behind, the viewer resumes with this much of the end of the output. */
   readonly catchUpBytes: number;
+  /**
+   * Sent and not yet acknowledged, oldest first: how many bytes had been sent in all once each
+   * message was, and when (counted in bytes sent, not offsets, which jump at a skip).
+   */
+  readonly inFlight: Array<{ sentUpTo: number; sentAt: number }>;
+  /** Bytes sent to the viewer in all. */
+  sentTotal: number;
   readonly send: (message: OutputMessage) => void;
   /** The next offset to send. */
   cursor: number;
@@ -103,9 +123,11 @@ interface RunViewers {
 export class OutputFanout {
   private readonly runs = new Map<string, RunViewers>();
   private readonly maxMessageBytes: number;
+  private readonly now: () => number;
 
   constructor(private readonly options: OutputFanoutOptions) {
     this.maxMessageBytes = options.maxMessageBytes ?? 256 * kib;
+    this.now = options.now ?? (() => performance.now());
   }
 
   /**
@@ -154,7 +176,12 @@ export class OutputFanout {
     const viewer: Viewer = {
       runId: options.runId,
       windowBytes,
-      catchUpBytes: Math.max(1, Math.floor(windowBytes / 2)),
+      maxLagMs: options.maxLagMs ?? defaultMaxLagMs,
+      // The tail a new viewer opens with (or half the window, if that is smaller): enough for the
+      // screen and well beyond, and quick for a terminal to parse, so it is current again at once.
+      catchUpBytes: Math.max(1, Math.min(defaultTailBytes, Math.floor(windowBytes / 2))),
+      inFlight: [],
+      sentTotal: 0,
       send: options.send,
       cursor,
       replayEnd: liveEnd,
@@ -179,6 +206,10 @@ export class OutputFanout {
       ack: (bytesParsed) => {
         if (viewer.closed || !(bytesParsed > 0)) return;
         viewer.unacked = Math.max(0, viewer.unacked - bytesParsed);
+        const parsedUpTo = viewer.sentTotal - viewer.unacked;
+        let done = 0;
+        while (done < viewer.inFlight.length && viewer.inFlight[done]!.sentUpTo <= parsedUpTo) done += 1;
+        if (done > 0) viewer.inFlight.splice(0, done);
         this.pump(viewer);
       },
       close: () => this.close(viewer),
@@ -228,14 +259,14 @@ export class OutputFanout {
 
   private publish(run: RunViewers, batch: OutputBatch): void {
     for (const viewer of run.viewers) {
-      const fits = viewer.unacked + batch.bytes.length <= viewer.windowBytes;
+      const fits = viewer.unacked + batch.bytes.length <= viewer.windowBytes && !this.lagging(viewer);
       // An attempt that begins inside or before this batch goes the slow way, so its start comes first.
       const nextStart = this.nextAttemptStart(viewer);
       const noStartInBatch = nextStart === undefined || nextStart.offset >= batch.offset + batch.bytes.length;
       if (viewer.started && !viewer.sending && !viewer.behind && viewer.cursor === batch.offset && fits && noStartInBatch) {
         // Following live with room: send the batch as it is, without reading it back.
         viewer.cursor += batch.bytes.length;
-        viewer.unacked += batch.bytes.length;
+        this.sent(viewer, batch.bytes.length);
         this.deliver(viewer, { type: 'output', runId: viewer.runId, offset: batch.offset, bytes: batch.bytes });
       } else {
         this.pump(viewer);
@@ -257,8 +288,9 @@ export class OutputFanout {
         if (viewer.cursor >= end) break;
         const room = viewer.windowBytes - viewer.unacked;
         if (viewer.behind) {
-          // Wait until the whole catch-up tail fits, rather than trickling it out an ack at a time.
-          if (room < viewer.catchUpBytes) break;
+          // Wait until the whole catch-up tail fits and the screen has parsed what it was sent,
+          // rather than trickling it out an ack at a time.
+          if (room < viewer.catchUpBytes || this.lagging(viewer)) break;
           viewer.behind = false;
           const resumeAt = Math.max(viewer.cursor, end - viewer.catchUpBytes);
           if (resumeAt > viewer.cursor) {
@@ -268,10 +300,11 @@ export class OutputFanout {
           }
           continue;
         }
-        if (room <= 0) {
+        const following = viewer.cursor >= viewer.replayEnd;
+        if (room <= 0 || (following && this.lagging(viewer))) {
           // Replay was asked for and is finite, so it just waits for acks; falling behind live output
-          // is what gets skipped.
-          if (viewer.cursor >= viewer.replayEnd) viewer.behind = true;
+          // (out of window, or too long without parsing what it has) is what gets skipped.
+          if (following) viewer.behind = true;
           break;
         }
         // A slice stops where the next attempt begins, even when the ledger holds both in one read.
@@ -280,12 +313,25 @@ export class OutputFanout {
         const slice = this.read(viewer, Math.min(room, this.maxMessageBytes, untilStart));
         if (slice.bytes.length === 0) break;
         viewer.cursor = slice.nextOffset;
-        viewer.unacked += slice.bytes.length;
+        this.sent(viewer, slice.bytes.length);
         this.deliver(viewer, { type: 'output', runId: viewer.runId, offset: slice.fromOffset, bytes: slice.bytes });
       }
     } finally {
       viewer.sending = false;
     }
+  }
+
+  /** `bytes` more went out to the viewer. */
+  private sent(viewer: Viewer, bytes: number): void {
+    viewer.unacked += bytes;
+    viewer.sentTotal += bytes;
+    viewer.inFlight.push({ sentUpTo: viewer.sentTotal, sentAt: this.now() });
+  }
+
+  /** The oldest byte the viewer has not parsed was sent more than maxLagMs ago. */
+  private lagging(viewer: Viewer): boolean {
+    const oldest = viewer.inFlight[0];
+    return oldest !== undefined && this.now() - oldest.sentAt > viewer.maxLagMs;
   }
 
   private deliver(viewer: Viewer, message: OutputMessage): void {
