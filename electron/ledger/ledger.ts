@@ -14,6 +14,7 @@ import { RunsRepository } from './runs-repository';
 import { SettingsRepository } from './settings-repository';
 import { TasksRepository } from './tasks-repository';
 import { UsageRepository } from './usage-repository';
+import { steerWalCheckpoints } from './wal-checkpoints';
 
 export const ledgerFileName = 'ledger.sqlite';
 
@@ -49,6 +50,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
   const file = path.join(dataDir, ledgerFileName);
   const db = openLedgerDb(file, options);
   const outputWriter = new OutputWriter({ file, nativeBinding: options.nativeBinding });
+  const stopCheckpoints = steerWalCheckpoints(db, outputWriter);
   return {
     file,
     db,
@@ -67,6 +69,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     budgets: new BudgetsRepository(db),
     notifications: new NotificationsRepository(db),
     close: () => {
+      stopCheckpoints();
       outputWriter.terminate();
       db.close();
     },

@@ -21,10 +21,14 @@ export interface OutputWriterChunk {
 export type OutputWriterRequest =
   /** `bytes` is transferred, not copied: the chunks' bytes back to back. */
   | { type: 'append'; id: number; chunks: OutputWriterChunk[]; bytes: ArrayBuffer }
+  /** Checkpoint the WAL now (PASSIVE: never waits on readers). */
+  | { type: 'checkpoint'; id: number }
   | { type: 'close' };
 
 export type OutputWriterReply =
   /** Committed: the offset just past the request's last byte. */
   | { type: 'appended'; id: number; endOffset: number }
   | { type: 'failed'; id: number; message: string }
+  /** The WAL's frames, and how many of them are now in the database file. */
+  | { type: 'checkpointed'; id: number; walFrames: number; checkpointedFrames: number }
   | { type: 'closed' };

@@ -21,6 +21,10 @@ db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 5000');
+// This connection checkpoints the WAL (the main one never does: ledger.ts turns it off there), after
+// its own commits once the WAL passes SQLite's usual 1000 pages, so a flood's WAL stays a few MiB and
+// copying it into the database happens here, off the event loop.
+db.pragma('wal_autocheckpoint = 1000');
 
 const insert = db.prepare('INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES (?, ?, ?, ?, ?)');
 const appendAll = db.transaction((request: Extract<OutputWriterRequest, { type: 'append' }>) => {
@@ -38,6 +42,17 @@ port.on('message', (request: OutputWriterRequest) => {
     db.close();
     port.postMessage({ type: 'closed' } satisfies OutputWriterReply);
     port.close();
+    return;
+  }
+  if (request.type === 'checkpoint') {
+    let reply: OutputWriterReply;
+    try {
+      const [result] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+      reply = { type: 'checkpointed', id: request.id, walFrames: result?.log ?? 0, checkpointedFrames: result?.checkpointed ?? 0 };
+    } catch (error) {
+      reply = { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(reply);
     return;
   }
   let reply: OutputWriterReply;

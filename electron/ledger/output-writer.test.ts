@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,6 +66,28 @@ describe("the ledger's output writer (a worker thread)", () => {
       reopened.close();
     }
     await expect(writer.appendChunks([chunk(runId, attemptId, 400_000, 1)])).rejects.toMatchObject({ code: 'LEDGER_WRITER_CLOSED' });
+  });
+});
+
+describe("the ledger's WAL checkpoints", () => {
+  it('happen on the writer’s thread: the main connection never checkpoints, and a flood’s WAL stays small', async () => {
+    const { test, writer, runId, attemptId } = setup();
+    expect(test.ledger.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const mib = 1024 * 1024;
+    for (let offset = 0; offset < 48 * mib; offset += mib) await writer.appendChunks([chunk(runId, attemptId, offset, mib)]);
+    // Without checkpoints the WAL would hold all 48 MiB; the writer's connection copies it into the
+    // database every 1000 pages or so, so the WAL file is reused from its start again and again.
+    expect(statSync(`${test.ledger.file}-wal`).size).toBeLessThan(12 * mib);
+    expect(test.ledger.output.totalBytes(runId)).toBe(48 * mib);
+  });
+
+  it('of what the main connection wrote are made by the writer when asked, in full while nobody reads', async () => {
+    const { test, writer, runId, attemptId } = setup();
+    await writer.appendChunks([chunk(runId, attemptId, 0, 10)]);
+    for (let k = 0; k < 50; k += 1) test.createRun();
+    const result = await writer.checkpoint();
+    expect(result.walFrames).toBeGreaterThan(0);
+    expect(result.checkpointedFrames).toBe(result.walFrames);
   });
 });
 

@@ -21,9 +21,15 @@ export class OutputWriterClosedError extends Error {
 }
 
 interface Pending {
-  endOffset: number;
-  resolve: () => void;
+  /** An append's end offset, to check the answer against; null for a checkpoint. */
+  endOffset: number | null;
+  resolve: (reply: OutputWriterReply) => void;
   reject: (error: Error) => void;
+}
+
+export interface CheckpointResult {
+  walFrames: number;
+  checkpointedFrames: number;
 }
 
 /**
@@ -61,9 +67,29 @@ export class OutputWriter {
     const last = chunks.at(-1)!;
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
-      this.pending.set(id, { endOffset: last.byteOffset + last.bytes.length, resolve, reject });
+      this.pending.set(id, { endOffset: last.byteOffset + last.bytes.length, resolve: () => resolve(), reject });
       const request: OutputWriterRequest = { type: 'append', id, chunks: meta, bytes: packed.buffer };
       this.started().postMessage(request, [packed.buffer]);
+    });
+  }
+
+  /** Whether the worker is running (it starts with the first append). */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /** Checkpoints the WAL on the worker's connection (PASSIVE), after the appends handed over before it. */
+  checkpoint(): Promise<CheckpointResult> {
+    if (this.closing) return Promise.reject(new OutputWriterClosedError());
+    const id = this.nextId++;
+    return new Promise<CheckpointResult>((resolve, reject) => {
+      this.pending.set(id, {
+        endOffset: null,
+        resolve: (reply) =>
+          reply.type === 'checkpointed' ? resolve({ walFrames: reply.walFrames, checkpointedFrames: reply.checkpointedFrames }) : reject(new Error('unexpected reply')),
+        reject,
+      });
+      this.started().postMessage({ type: 'checkpoint', id } satisfies OutputWriterRequest);
     });
   }
 
@@ -119,8 +145,9 @@ export class OutputWriter {
     if (!pending) return;
     this.pending.delete(reply.id);
     if (reply.type === 'failed') pending.reject(new Error(reply.message));
-    else if (reply.endOffset !== pending.endOffset) pending.reject(new Error(`The ledger output writer committed up to ${reply.endOffset}, not ${pending.endOffset}.`));
-    else pending.resolve();
+    else if (reply.type === 'appended' && reply.endOffset !== pending.endOffset) {
+      pending.reject(new Error(`The ledger output writer committed up to ${reply.endOffset}, not ${pending.endOffset}.`));
+    } else pending.resolve(reply);
     this.notifySettled();
   }
 

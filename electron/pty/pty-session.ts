@@ -3,7 +3,7 @@ import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { spawn, type IPty } from 'node-pty';
 import { OperatorError } from '../../shared/errors';
-import { isProcessAlive, isProcessGroupAlive, signalProcessGroup } from './process-group';
+import { isProcessAlive, ProcessGroupWatch, signalProcessGroup } from './process-group';
 
 export interface PtySessionOptions {
   /** A command name (searched on env.PATH) or a path (relative paths resolve against cwd). */
@@ -218,8 +218,9 @@ class NodePtySession implements PtySession {
     const pgid = this.pid;
     signalProcessGroup(pgid, 'SIGTERM');
     const deadline = Date.now() + graceMs;
+    const group = new ProcessGroupWatch(pgid);
     // The run is stopped when the agent has exited and nothing of its group is left running.
-    while (!(this.exitValue && !isProcessGroupAlive(pgid))) {
+    while (!(this.exitValue && !(await group.alive()))) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
         signalProcessGroup(pgid, 'SIGKILL');

@@ -4,7 +4,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
 import type { ProviderCatalog } from '../providers/catalog';
-import { isProcessGroupAlive, signalProcessGroup } from '../pty/process-group';
+import { isProcessGroupAlive, ProcessGroupWatch, signalProcessGroup } from '../pty/process-group';
 import { savedAdmission } from './admission';
 import { processStartTime } from './process-identity';
 import { removeLeftoverCredentials } from './run-credentials';
@@ -87,8 +87,9 @@ async function stopOrphanedProcess(data: Record<string, unknown>, log: Logger): 
   if (!isProcessGroupAlive(pgid)) return;
   log.warn('stopping a process left by a previous console', { pid, pgid });
   signalProcessGroup(pgid, 'SIGTERM');
-  for (let waited = 0; waited < 3000 && isProcessGroupAlive(pgid); waited += 100) {
+  const group = new ProcessGroupWatch(pgid);
+  for (let waited = 0; waited < 3000 && (await group.alive()); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  if (isProcessGroupAlive(pgid)) signalProcessGroup(pgid, 'SIGKILL');
+  if (await group.alive()) signalProcessGroup(pgid, 'SIGKILL');
 }
