@@ -1,0 +1,92 @@
+/**
+ * How fast a run's output gets through the console, as a share of raw node-pty reading the same
+ * output (issue 15's table). Each round runs, back to back in one process: raw node-pty, then the
+ * console's path (PTY → pipeline → ledger writer thread → ledger, fanout, WebSocket) with no viewer,
+ * with a stalled viewer (never acknowledges) and with a viewer that acknowledges like the renderer;
+ * the order rotates per round. Each console run's time is paired with its own round's raw time, so a
+ * noisy machine moves both; the medians of those ratios are what to compare.
+ *
+ *   npm run bench:throughput            (OC_BENCH_ROUNDS=7 OC_BENCH_MIB=100 to change the size)
+ *
+ * A console run is done when every byte is in the ledger; it checks that none was lost.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, bench, describe } from 'vitest';
+import { makeTempDir } from '../electron/testing/temp-dir';
+import { machine, median, openConsoleOutputPath, rawPty, type ViewerMode } from './support/console-output-path';
+
+const mib = Number(process.env.OC_BENCH_MIB ?? 100);
+const rounds = Number(process.env.OC_BENCH_ROUNDS ?? 5);
+
+const dir = makeTempDir('oc-bench-');
+const file = path.join(dir.path, 'flood.txt');
+const line = 'flood 0123456789 the quick brown fox jumps over the lazy dog abcdefghijabcdefghijabcdefghij\n';
+const lines = Math.ceil((mib * 1024 * 1024) / line.length);
+writeFileSync(file, line.repeat(lines));
+/** What the PTY gives for the file: each "\n" becomes "\r\n". */
+const expectedBytes = lines * (line.length + 1);
+const cat = { executable: '/bin/cat', args: [file] };
+
+const variants: Array<{ name: string; viewer: ViewerMode }> = [
+  { name: 'no viewer', viewer: 'none' },
+  { name: 'stalled viewer', viewer: 'stall' },
+  { name: 'acking viewer', viewer: 'ack' },
+];
+const ratios = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
+const rates = new Map<string, number[]>([['raw node-pty', []], ...variants.map((variant): [string, number[]] => [variant.name, []])]);
+const problems: string[] = [];
+
+async function round(index: number): Promise<void> {
+  const path = await openConsoleOutputPath();
+  try {
+    const order = ['raw', ...variants.map((variant) => variant.name)];
+    const rotated = [...order.slice(index % order.length), ...order.slice(0, index % order.length)];
+    const seconds = new Map<string, number>();
+    for (const name of rotated) {
+      if (name === 'raw') {
+        const raw = await rawPty(cat);
+        seconds.set(name, raw.seconds);
+        rates.get('raw node-pty')!.push(raw.bytes / 2 ** 20 / raw.seconds);
+        if (raw.bytes < expectedBytes) problems.push(`round ${index + 1}: raw node-pty read ${expectedBytes - raw.bytes} bytes fewer than cat wrote`);
+        continue;
+      }
+      const variant = variants.find((candidate) => candidate.name === name)!;
+      const run = await path.run(cat, variant.viewer);
+      const done = await run.finished;
+      const viewer = await run.viewerStats();
+      seconds.set(name, done.seconds);
+      rates.get(name)!.push(done.endOffset / 2 ** 20 / done.seconds);
+      if (done.endOffset !== expectedBytes) problems.push(`round ${index + 1}, ${name}: the ledger holds ${done.endOffset} bytes, not ${expectedBytes}`);
+      if (variant.viewer === 'ack' && viewer.bytes + viewer.skipped < expectedBytes) {
+        problems.push(`round ${index + 1}, ${name}: the viewer got ${viewer.bytes} bytes and was told of ${viewer.skipped} skipped, short of ${expectedBytes}`);
+      }
+    }
+    for (const variant of variants) ratios.get(variant.name)!.push(seconds.get('raw')! / seconds.get(variant.name)!);
+  } finally {
+    await path.close();
+  }
+}
+
+describe(`${mib} MiB through cat in a PTY, ${rounds} paired rounds`, () => {
+  bench(
+    'raw node-pty vs the console (no viewer, stalled viewer, acking viewer)',
+    async () => {
+      for (let index = 0; index < rounds; index += 1) await round(index);
+    },
+    { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 },
+  );
+});
+
+afterAll(() => {
+  const range = (values: number[], digits: number) =>
+    `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
+  console.log(`\nMeasured on ${machine()}`);
+  console.log(`${mib} MiB through cat in a PTY, ${rounds} rounds; share of raw node-pty = raw time / console time, paired per round`);
+  for (const [name, values] of rates) {
+    const ratio = ratios.get(name);
+    console.log(`  ${name.padEnd(15)} ${range(values, 0).padStart(16)} MiB/s${ratio ? `   share of raw ${range(ratio, 2)}` : ''}`);
+  }
+  for (const problem of problems) console.log(`  ! ${problem}`);
+  dir.remove();
+});
