@@ -71,7 +71,7 @@ describe('the output pipeline with a redactor', () => {
     ledgers.push(test);
     const { runId, attemptId } = test.createRun();
     const pty = scriptedSession();
-    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output: test.ledger.output, redactor: new SecretRedactor([secret]) });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output: test.ledger.output, redactor: new SecretRedactor([secret]) });
     const seen: Buffer[] = [];
     const offsets: number[] = [];
     pipeline.feed.onBatch((batch) => {

@@ -30,7 +30,7 @@ describe('where attempts begin, as viewers are told', () => {
       number += 1;
       const pty = scriptedPty();
       // batchMaxBytes 1: every emit is its own batch (and its own ledger chunk).
-      const pipeline = new OutputPipeline({ runId, attemptId: id, session: pty.session, output: test.ledger.output, batchMaxBytes: 1 });
+      const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId: id, session: pty.session, output: test.ledger.output, batchMaxBytes: 1 });
       fanout.attachLive(pipeline.feed);
       return {
         emit: (size: number) => pty.emit(size),

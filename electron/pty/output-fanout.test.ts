@@ -32,11 +32,10 @@ describe('output viewers, with a scripted PTY', () => {
     const { test, output, fanout, runId, attemptId } = setup();
     const pty = scriptedPty();
     // batchMaxBytes 1: every emit is cut into a batch at once, so the test decides what is where.
-    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
     fanout.attachLive(pipeline.feed);
     pty.emit(1000);
-    await settle();
-    expect(output.totalBytes(runId)).toBe(1000); // in the ledger
+    await waitFor(() => output.totalBytes(runId) === 1000, 'the first batch in the ledger');
     pty.emit(700); // queued, not yet written
 
     // The window holds the live bytes that arrive during the replay, so nothing needs skipping.
@@ -60,7 +59,7 @@ describe('output viewers, with a scripted PTY', () => {
   it('stops sending to a viewer whose window is full, then sends one skip and the tail', async () => {
     const { test, output, fanout, runId, attemptId } = setup();
     const pty = scriptedPty();
-    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
     fanout.attachLive(pipeline.feed);
     const stalled = viewer(fanout, { runId, fromOffset: 0, windowBytes: 1000 });
     await settle();
@@ -88,7 +87,7 @@ describe('output viewers, with a scripted PTY', () => {
     const fanout = new OutputFanout({ output: test.ledger.output, now: () => clock });
     const { runId, attemptId } = test.createRun();
     const pty = scriptedPty();
-    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output: test.ledger.output, batchMaxBytes: 1 });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output: test.ledger.output, batchMaxBytes: 1 });
     fanout.attachLive(pipeline.feed);
     // A big window: only time can make this viewer fall behind.
     const slow = viewer(fanout, { runId, fromOffset: 0, windowBytes: 64 * mib, maxLagMs: 100 });
@@ -127,7 +126,7 @@ describe('output viewers, with a scripted PTY', () => {
   it('does not skip what a viewer asked to replay, however slowly it reads', async () => {
     const { test, output, fanout, runId, attemptId } = setup();
     const pty = scriptedPty();
-    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
     fanout.attachLive(pipeline.feed);
     for (let k = 0; k < 10; k += 1) pty.emit(1000);
     pty.exit();
@@ -144,7 +143,7 @@ describe('output viewers, with a scripted PTY', () => {
   it("starts a 'tail' viewer at the last tailBytes", async () => {
     const { test, output, fanout, runId, attemptId } = setup();
     const pty = scriptedPty();
-    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output });
     fanout.attachLive(pipeline.feed);
     pty.emit(5000);
     pty.exit();
@@ -171,7 +170,7 @@ describe('output viewers, with a scripted PTY', () => {
     });
     await settle();
     const pty = scriptedPty();
-    const pipeline = new OutputPipeline({ runId, attemptId, session: pty.session, output });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output });
     fanout.attachLive(pipeline.feed);
     pty.emit(3000);
     pty.emit(70_000);
@@ -190,7 +189,7 @@ describe('output viewers of a real agent', () => {
     const { test, output, fanout, runId, attemptId } = setup();
     const session = startFixtureAgent(['--lines', '400', '--delay-ms', '1']);
     sessions.push(session);
-    const pipeline = new OutputPipeline({ runId, attemptId, session, output });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session, output });
     fanout.attachLive(pipeline.feed);
 
     await waitFor(() => pipeline.liveOffset > 3000, 'some output');
@@ -210,7 +209,7 @@ describe('output viewers of a real agent', () => {
     const { test, output, fanout, runId, attemptId } = setup();
     const session = startFixtureAgent(['--flood-bytes', String(1 * mib)]);
     sessions.push(session);
-    const pipeline = new OutputPipeline({ runId, attemptId, session, output });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session, output });
     fanout.attachLive(pipeline.feed);
     const { endOffset } = await pipeline.whenFinished();
 
@@ -234,7 +233,7 @@ describe('output viewers of a real agent', () => {
       pauses += 1;
       pause();
     };
-    const pipeline = new OutputPipeline({ runId, attemptId, session, output });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session, output });
     fanout.attachLive(pipeline.feed);
     const windowBytes = 256 * kib;
     // About the byte window: time behind (maxLagMs) must not cut in first on a slow machine.

@@ -12,12 +12,12 @@ export interface OutputPipelineOptions {
   runId: string;
   attemptId: string | null;
   session: PtyOutputSource;
-  output: Pick<OutputRepository, 'appendChunks' | 'read' | 'totalBytes'>;
+  output: Pick<OutputRepository, 'read' | 'totalBytes'>;
   /**
-   * Where the output is appended: the ledger's output writer (a worker thread, so appends never hold
-   * up the PTY's reads). Default: `output` itself, on this thread.
+   * Where the output is appended: the ledger's output writer (`ledger.outputWriter`, a worker thread,
+   * so appends and checkpoints never hold up the PTY's reads). `output` is only read from.
    */
-  writer?: OutputAppender;
+  writer: OutputAppender;
   /** Where this attempt's output starts in the run; defaults to what the ledger already holds. */
   startOffset?: number;
   /** A batch is cut this long after its first byte... */
@@ -95,7 +95,7 @@ export class OutputPipeline {
     this.liveEnd = options.startOffset ?? options.output.totalBytes(options.runId);
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.queue = new LedgerWriteQueue({
-      appender: options.writer ?? options.output,
+      appender: options.writer,
       startOffset: this.liveEnd,
       ...(options.maxTransactionBytes !== undefined ? { maxTransactionBytes: options.maxTransactionBytes } : {}),
       ...(options.writeDelayMs !== undefined ? { writeDelayMs: options.writeDelayMs } : {}),
