@@ -6,7 +6,8 @@
  * the order rotates per round. Each console run's time is paired with its own round's raw time, so a
  * noisy machine moves both; the medians of those ratios are what to compare.
  *
- *   npm run bench:throughput            (OC_BENCH_ROUNDS=7 OC_BENCH_MIB=100 to change the size)
+ *   npm run bench:throughput            (OC_BENCH_ROUNDS=7 OC_BENCH_MIB=100 to change the size;
+ *                                        OC_BENCH_PROFILE=main.cpuprofile for a CPU profile)
  *
  * A console run is done when every byte is in the ledger; it checks that none was lost.
  */
@@ -14,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, bench, describe } from 'vitest';
 import { makeTempDir } from '../electron/testing/temp-dir';
+import { profileMainThread } from './support/cpu-profile';
 import { machine, median, openConsoleOutputPath, rawPty, type ViewerMode } from './support/console-output-path';
 
 const mib = Number(process.env.OC_BENCH_MIB ?? 100);
@@ -72,7 +74,9 @@ describe(`${mib} MiB through cat in a PTY, ${rounds} paired rounds`, () => {
   bench(
     'raw node-pty vs the console (no viewer, stalled viewer, acking viewer)',
     async () => {
+      const stopProfile = await profileMainThread();
       for (let index = 0; index < rounds; index += 1) await round(index);
+      await stopProfile();
     },
     { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 },
   );
