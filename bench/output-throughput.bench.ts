@@ -38,6 +38,8 @@ const variants: Array<{ name: string; viewer: ViewerMode }> = [
 const ratios = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
 const rates = new Map<string, number[]>([['raw node-pty', []], ...variants.map((variant): [string, number[]] => [variant.name, []])]);
 const problems: string[] = [];
+/** Times the ledger's queue paused the PTY (it was writing slower than the agent), per console run. */
+const pauses = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
 
 async function round(index: number): Promise<void> {
   const path = await openConsoleOutputPath();
@@ -58,6 +60,7 @@ async function round(index: number): Promise<void> {
       const done = await run.finished;
       const viewer = await run.viewerStats();
       seconds.set(name, done.seconds);
+      pauses.get(name)!.push(done.pauses);
       rates.get(name)!.push(done.endOffset / 2 ** 20 / done.seconds);
       if (done.endOffset !== expectedBytes) problems.push(`round ${index + 1}, ${name}: the ledger holds ${done.endOffset} bytes, not ${expectedBytes}`);
       if (variant.viewer === 'ack' && viewer.bytes + viewer.skipped < expectedBytes) {
@@ -89,7 +92,8 @@ afterAll(() => {
   console.log(`${mib} MiB through cat in a PTY, ${rounds} rounds; share of raw node-pty = raw time / console time, paired per round`);
   for (const [name, values] of rates) {
     const ratio = ratios.get(name);
-    console.log(`  ${name.padEnd(15)} ${range(values, 0).padStart(16)} MiB/s${ratio ? `   share of raw ${range(ratio, 2)}` : ''}`);
+    const paused = pauses.get(name);
+    console.log(`  ${name.padEnd(15)} ${range(values, 0).padStart(16)} MiB/s${ratio ? `   share of raw ${range(ratio, 2)}` : ''}${paused ? `   PTY paused ${range(paused, 0)} times` : ''}`);
   }
   for (const problem of problems) console.log(`  ! ${problem}`);
   dir.remove();

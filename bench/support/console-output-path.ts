@@ -60,7 +60,7 @@ export interface StartedRun {
   runId: string;
   started: number;
   /** Every byte is in the ledger (the run is done as the console counts it). */
-  finished: Promise<OutputPipelineResult & { seconds: number }>;
+  finished: Promise<OutputPipelineResult & { seconds: number; pauses: number }>;
   /** What the viewer received; closes the viewer. */
   viewerStats(): Promise<ViewerStats>;
 }
@@ -94,7 +94,7 @@ export async function openConsoleOutputPath(): Promise<ConsoleOutputPath> {
       return {
         runId,
         started,
-        finished: pipeline.whenFinished().then((result) => ({ ...result, seconds: (performance.now() - started) / 1000 })),
+        finished: pipeline.whenFinished().then((result) => ({ ...result, seconds: (performance.now() - started) / 1000, pauses: pipeline.stats().pauses })),
         viewerStats: () => (viewer === 'none' ? Promise.resolve({ bytes: 0, skipped: 0, latencies: [] }) : client.statsAndClose(runId)),
       };
     },
