@@ -80,7 +80,10 @@ export class DiskFullNotices {
 
   /** The data directory's free space now, for admission (a statfs: cheap enough for every admission). */
   space(): DiskSpace {
-    return { dataDir: this.options.dataDir, freeBytes: freeDiskBytesSync(this.options.dataDir), minFreeBytes: this.minFreeBytes };
+    const freeBytes = freeDiskBytesSync(this.options.dataDir);
+    // Room again while the notice is open: it resolves now rather than at the next look.
+    if (this.timer && freeBytes !== null && freeBytes >= this.minFreeBytes) void this.check();
+    return { dataDir: this.options.dataDir, freeBytes, minFreeBytes: this.minFreeBytes };
   }
 
   /** The disk is full for a run (refused, or its output could not be stored): raises the notice, or joins it. */
