@@ -15,7 +15,16 @@ import { openRunTestBed, present, type RunTestBed } from '../testing/run-test-ki
 const mib = 1024 * 1024;
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  // Every cleanup runs, so a console that failed to close still has its disk unmounted.
+  const failures: unknown[] = [];
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
 });
 
 /** A tmpfs of `sizeMiB` mounted on a fresh directory under /tmp, unmounted after the test. */
