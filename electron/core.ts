@@ -58,6 +58,15 @@ export interface CoreOptions {
   operatorHome?: string | undefined;
   /** The console's clock (tests set it near midnight to see a budget period roll over). Default: Date.now. */
   now?: (() => number) | undefined;
+  /**
+   * Under this many free bytes on the data directory's disk new runs are refused. Default:
+   * `OPERATOR_CONSOLE_MIN_FREE_MIB` (MiB), else 256 MiB; 0 turns the rule off.
+   */
+  minFreeDiskBytes?: number | undefined;
+  /** How often free space is looked at while a Disk full notice is open (tests shorten it). */
+  diskCheckIntervalMs?: number | undefined;
+  /** How long a run's failing output writes are retried before it is ended (tests shorten it). */
+  outputGiveUpAfterMs?: number | undefined;
 }
 
 /** The console's core: plain Node, the same in the desktop app and the browser host. */
@@ -136,6 +145,9 @@ export function createCore(options: CoreOptions): Core {
     operatorHome,
     budgets,
     now,
+    minFreeDiskBytes: options.minFreeDiskBytes ?? minFreeDiskBytesFromEnv(process.env),
+    diskCheckIntervalMs: options.diskCheckIntervalMs,
+    outputGiveUpAfterMs: options.outputGiveUpAfterMs,
   });
   const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId) });
   // A run's task root is measured when it ends; the policy is applied now and every hour.
@@ -213,6 +225,7 @@ export function createCore(options: CoreOptions): Core {
       mkdirSync(logDir, { recursive: true, mode: 0o700 });
       return { path: logDir, opened: await openInFileManager(logDir) };
     },
+    openDataFolder: async () => ({ path: dataDir, opened: await openInFileManager(dataDir) }),
     reportRendererError: (input) => {
       if (!rendererErrors.allow()) return { logged: false };
       // `error`, not `message`: the line's own message says what this is.
@@ -393,6 +406,13 @@ export function createCore(options: CoreOptions): Core {
       ledger.close();
     },
   };
+}
+
+/** `OPERATOR_CONSOLE_MIN_FREE_MIB`, in bytes; undefined (the default) when it is unset or not a number. */
+export function minFreeDiskBytesFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const value = env.OPERATOR_CONSOLE_MIN_FREE_MIB?.trim();
+  if (!value || !/^\d+(\.\d+)?$/.test(value)) return undefined;
+  return Math.round(Number(value) * 1024 * 1024);
 }
 
 /** At most `perMinute` calls allowed in any sliding minute. */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { crashLine, installCrashHandlers, type Crash } from './crash-handlers';
+import { isDiskFullError } from './disk-space';
 import { createConsoleLog } from './log';
 import { makeTempDir } from './testing/temp-dir';
 
@@ -55,6 +56,25 @@ describe('the crash handlers', () => {
     target.emit('unhandledRejection', { status: 503 });
     await expect.poll(() => crashes.length).toBe(1);
     expect(crashes[0]).toMatchObject({ kind: 'unhandled_rejection', message: '{"status":503}' });
+  });
+
+  it('log a rejection the disk refused and let the console go on, while any other one still stops it', async () => {
+    const data = makeTempDir('oc-crash-');
+    cleanups.push(data.remove);
+    const log = logIn(data.path);
+    const target = new EventEmitter();
+    const crashes: Crash[] = [];
+    cleanups.push(installCrashHandlers({ log, target: target as unknown as NodeJS.Process, survivable: isDiskFullError, onCrash: (crash) => crashes.push(crash) }));
+    // What better-sqlite3 throws for SQLITE_FULL, and what fs throws for ENOSPC.
+    target.emit('unhandledRejection', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }));
+    target.emit('unhandledRejection', Object.assign(new Error("ENOSPC: no space left on device, write"), { code: 'ENOSPC' }));
+    await expect.poll(() => readFileSync(log.file!, 'utf8')).toContain('no space left on device');
+    expect(readFileSync(log.file!, 'utf8')).toContain('the console goes on');
+    expect(crashes).toHaveLength(0);
+
+    target.emit('unhandledRejection', new Error('a bug'));
+    await expect.poll(() => crashes.length).toBe(1);
+    expect(crashes[0]).toMatchObject({ kind: 'unhandled_rejection', message: 'a bug' });
   });
 
   it('say in one line for the host where the details are', () => {

@@ -22,6 +22,12 @@ export interface CrashHandlerOptions {
   log: Logger & { flush?: () => Promise<void> };
   /** Called once, after the first crash is logged and the log flushed (or a second has passed). */
   onCrash(crash: Crash): void;
+  /**
+   * An unhandled rejection this says is survivable is logged and the console goes on: a write that
+   * failed because the disk is full has changed nothing (SQLite rolled it back), and stopping the
+   * console would only strand its runs. The shells pass isDiskFullError.
+   */
+  survivable?: (reason: unknown) => boolean;
   /** The process to watch; tests pass an emitter of their own. */
   target?: Pick<NodeJS.Process, 'on' | 'removeListener'>;
   flushTimeoutMs?: number;
@@ -55,7 +61,13 @@ export function installCrashHandlers(options: CrashHandlerOptions): () => void {
     void Promise.race([flushed.catch(() => undefined), timeout]).then(() => options.onCrash({ kind, message, logFile: options.log.file }));
   };
   const onException = (error: unknown) => handle('uncaught_exception', error);
-  const onRejection = (reason: unknown) => handle('unhandled_rejection', reason);
+  const onRejection = (reason: unknown) => {
+    if (options.survivable?.(reason)) {
+      options.log.error('unhandled promise rejection; the console goes on', { error: describe(reason).stack });
+      return;
+    }
+    handle('unhandled_rejection', reason);
+  };
   target.on('uncaughtException', onException);
   target.on('unhandledRejection', onRejection);
   return () => {

@@ -5,6 +5,7 @@ import { createCore, type Core } from './core';
 import { resolveDataDir } from './data-dir';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { installCrashHandlers } from './crash-handlers';
+import { isDiskFullError } from './disk-space';
 import { createConsoleLog, detailsInLog } from './log';
 import { devServerAppLocation, fileAppLocation, type AppLocation } from './shell/app-location';
 import { parseShellArgs } from './shell/command-line';
@@ -26,7 +27,7 @@ import { appWindowOptions, currentWindowBackground } from './shell/window-option
 // stderr from the start; the log file in the data directory once this app holds it.
 const log = createConsoleLog();
 // An uncaught exception or unhandled rejection is logged with its stack, then the operator is offered a relaunch.
-installCrashHandlers({ log, onCrash: (crash) => void offerRelaunch(crash) });
+installCrashHandlers({ log, survivable: isDiskFullError, onCrash: (crash) => void offerRelaunch(crash) });
 
 // Built to dist/electron/main.js; the preload and the renderer are built beside it.
 const distElectronDir = path.dirname(fileURLToPath(import.meta.url));

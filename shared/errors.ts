@@ -13,6 +13,9 @@ export const failureTaxonomy = [
   'configuration_incomplete',
   // The project's setup command failed: the agent never started (owner action).
   'setup_failed',
+  // The data directory's disk is full: a run's output could not be stored, or a new run was refused
+  // up front while free space is under the console's threshold (owner action: free space).
+  'disk_full',
   'cancelled',
   'stranded',
 ] as const;

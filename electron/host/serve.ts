@@ -6,6 +6,7 @@ import { createCore, type Core } from '../core';
 import { resolveDataDir } from '../data-dir';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir-lock';
 import { installCrashHandlers, crashLine } from '../crash-handlers';
+import { isDiskFullError } from '../disk-space';
 import { createConsoleLog, describeError, isConsoleLog, type ConsoleLog, type Logger } from '../log';
 import { startHostServer, type HostServer } from './host-server';
 
@@ -148,6 +149,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // told in one line where the details are.
   installCrashHandlers({
     log,
+    // A write the full disk refused is no reason to stop: the Disk full notice says what to do.
+    survivable: isDiskFullError,
     onCrash: (crash) => {
       process.stderr.write(`${crashLine(crash)}\n`);
       setTimeout(() => process.exit(1), 5_000).unref();

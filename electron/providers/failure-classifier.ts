@@ -34,6 +34,8 @@ export const failurePolicies: Record<FailureCode, { retryable: boolean; ownerAct
   configuration_incomplete: { retryable: false, ownerAction: true },
   // The project's setup command is the owner's to fix; the same command would fail the same way again.
   setup_failed: { retryable: false, ownerAction: true },
+  // The data directory's disk is full: another attempt would only fill it again. Free space first.
+  disk_full: { retryable: false, ownerAction: true },
   cancelled: { retryable: false, ownerAction: false },
   stranded: { retryable: false, ownerAction: false },
 };

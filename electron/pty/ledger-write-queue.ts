@@ -1,3 +1,4 @@
+import { isDiskFullError } from '../disk-space';
 import type { OutputChunk } from '../ledger/output-repository';
 
 /**
@@ -21,11 +22,21 @@ export interface LedgerWriteQueueOptions {
   onWritten: () => void;
   /** A transaction failed; the chunks stay queued and are retried. */
   onWriteError: (error: unknown) => void;
+  /**
+   * Writes have failed for `giveUpAfterMs` because the disk is full (or, once the input has ended,
+   * for any reason): the queue stops writing. What was committed stays; the rest is not stored.
+   */
+  onGaveUp?: (error: unknown) => void;
+  /** How long a failing write is retried before it is given up (see onGaveUp). */
+  giveUpAfterMs?: number;
 }
 
 const defaultMaxTransactionBytes = 4 * 1024 * 1024;
 const firstRetryDelayMs = 50;
 const maxRetryDelayMs = 2000;
+const defaultGiveUpAfterMs = 3000;
+/** Once the input has ended (a Stop, an exit), a failing write is given up after this long at most. */
+const endedGiveUpAfterMs = 1000;
 
 /**
  * Output chunks on their way to the ledger, written in transactions off the PTY's read path. Until a
@@ -40,6 +51,10 @@ export class LedgerWriteQueue {
   /** A transaction handed to an asynchronous appender and not yet answered: at most one at a time. */
   private inFlight = false;
   private retryDelayMs = 0;
+  /** When the current run of failed writes began; null while writes succeed. */
+  private failingSince: number | null = null;
+  private ended = false;
+  private lost: { error: unknown } | null = null;
   private readonly maxTransactionBytes: number;
   private readonly writeDelayMs: number;
 
@@ -63,8 +78,22 @@ export class LedgerWriteQueue {
     return this.chunks.length === 0;
   }
 
+  /** The queue gave up writing (onGaveUp): nothing more will be stored. */
+  get gaveUp(): boolean {
+    return this.lost !== null;
+  }
+
+  /**
+   * No more chunks will come (the PTY exited): from now on a write that keeps failing, for whatever
+   * reason, is given up within a second, so an ending run (a Stop among them) never waits for long.
+   */
+  inputEnded(): void {
+    this.ended = true;
+  }
+
   /** Chunks must come in offset order without gaps, starting at the offset the queue is at. */
   enqueue(chunk: OutputChunk): void {
+    if (this.lost) return;
     this.chunks.push(chunk);
     this.queued += chunk.bytes.length;
     this.schedule();
@@ -103,7 +132,7 @@ export class LedgerWriteQueue {
   private schedule(): void {
     // While a transaction is in flight, chunks gather: the next one takes them all (up to the bound),
     // so a flood makes few transactions and a trickle is written as soon as it comes.
-    if (this.scheduled || this.inFlight || this.chunks.length === 0) return;
+    if (this.scheduled || this.inFlight || this.lost || this.chunks.length === 0) return;
     this.scheduled = true;
     const delay = this.retryDelayMs || this.writeDelayMs;
     // setImmediate lets the PTY's pending reads run between transactions.
@@ -145,6 +174,17 @@ export class LedgerWriteQueue {
   }
 
   private failed(error: unknown): void {
+    // A full disk does not pass by itself while the run goes on writing: after a few seconds of it the
+    // queue gives up, and its owner ends the run with what is stored.
+    const now = Date.now();
+    this.failingSince ??= now;
+    const giveUpAfterMs = this.options.giveUpAfterMs ?? defaultGiveUpAfterMs;
+    const limit = this.ended ? Math.min(giveUpAfterMs, endedGiveUpAfterMs) : giveUpAfterMs;
+    if (now - this.failingSince >= limit && (this.ended || isDiskFullError(error))) {
+      this.lost = { error };
+      this.options.onGaveUp?.(error);
+      return;
+    }
     // Keep the chunks (the ledger is the record) and retry with backoff; meanwhile the queue grows
     // and its owner pauses the PTY, so a broken disk stalls the agent instead of losing output.
     this.retryDelayMs = Math.min(maxRetryDelayMs, this.retryDelayMs ? this.retryDelayMs * 2 : firstRetryDelayMs);
@@ -154,6 +194,7 @@ export class LedgerWriteQueue {
 
   private committed(count: number, bytes: number): void {
     this.retryDelayMs = 0;
+    this.failingSince = null;
     this.chunks.splice(0, count);
     this.queued -= bytes;
     this.written += bytes;

@@ -37,6 +37,13 @@ export interface OutputPipelineOptions {
    * a secret until the next read or the exit; offsets count the redacted bytes.
    */
   redactor?: StreamRedactor | null;
+  /**
+   * The ledger could not store the output (a full disk) and gave up: what was committed stays, the
+   * rest is dropped. The owner stops the process; the pipeline finishes once it has exited.
+   */
+  onStorageLost?: (error: unknown) => void;
+  /** How long a failing write is retried before it is given up (LedgerWriteQueue's giveUpAfterMs). */
+  giveUpAfterMs?: number | undefined;
   log?: Logger;
 }
 
@@ -44,6 +51,8 @@ export interface OutputPipelineResult {
   exit: PtyExit;
   /** The run's output size once this attempt ended (offset just past its last byte). */
   endOffset: number;
+  /** Why the ledger gave up storing this attempt's output (then `endOffset` is what it stored), or null. */
+  storageFailure: { error: unknown } | null;
 }
 
 export interface OutputPipelineStats {
@@ -80,6 +89,7 @@ export class OutputPipeline {
   private batchTimer: NodeJS.Timeout | undefined;
   private liveEnd: number;
   private paused = false;
+  private storageLost: { error: unknown } | null = null;
   private exit: PtyExit | null = null;
   private result: OutputPipelineResult | null = null;
   private readonly finished: Promise<OutputPipelineResult>;
@@ -102,6 +112,8 @@ export class OutputPipeline {
       onWritten: () => this.afterWrite(),
       onWriteError: (error) =>
         options.log?.warn('Writing run output to the ledger failed; retrying', { runId: this.runId, error: String(error) }),
+      onGaveUp: (error) => this.lostStorage(error),
+      ...(options.giveUpAfterMs !== undefined ? { giveUpAfterMs: options.giveUpAfterMs } : {}),
     });
     this.feed = this.makeFeed();
     options.session.onData((bytes) => this.take(bytes));
@@ -131,6 +143,7 @@ export class OutputPipeline {
   }
 
   private take(raw: Buffer): void {
+    if (this.storageLost) return;
     const bytes = this.options.redactor ? this.options.redactor.push(raw) : raw;
     if (bytes.length === 0) return;
     this.batchParts.push(bytes);
@@ -142,7 +155,7 @@ export class OutputPipeline {
   private cutBatch(): void {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = undefined;
-    if (this.batchBytes === 0) return;
+    if (this.batchBytes === 0 || this.storageLost) return;
     const bytes = this.batchParts.length === 1 ? this.batchParts[0]! : Buffer.concat(this.batchParts, this.batchBytes);
     this.batchParts = [];
     this.batchBytes = 0;
@@ -170,6 +183,26 @@ export class OutputPipeline {
     }
   }
 
+  /** The queue gave up: nothing more is stored, the PTY reads on (and drops) so that its process can exit. */
+  private lostStorage(error: unknown): void {
+    this.storageLost = { error };
+    this.options.log?.error('Run output can no longer be stored; the run is ended', { runId: this.runId, stored: this.queue.writtenOffset, error: String(error) });
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
+    this.batchParts = [];
+    this.batchBytes = 0;
+    if (this.paused) {
+      this.paused = false;
+      this.options.session.resume();
+    }
+    try {
+      this.options.onStorageLost?.(error);
+    } catch (listenerError) {
+      this.options.log?.warn('A storage-lost listener failed', { runId: this.runId, error: String(listenerError) });
+    }
+    this.finishIfDone();
+  }
+
   private afterWrite(): void {
     if (this.paused && this.queue.queuedBytes <= this.lowWatermarkBytes) {
       this.paused = false;
@@ -188,12 +221,16 @@ export class OutputPipeline {
       this.batchBytes += tail.length;
     }
     this.cutBatch();
+    this.queue.inputEnded();
     this.finishIfDone();
   }
 
   private finishIfDone(): void {
-    if (!this.exit || this.result || !this.queue.isEmpty || this.batchBytes > 0) return;
-    this.result = { exit: this.exit, endOffset: this.liveEnd };
+    if (!this.exit || this.result) return;
+    if (!this.storageLost && (!this.queue.isEmpty || this.batchBytes > 0)) return;
+    this.result = this.storageLost
+      ? { exit: this.exit, endOffset: this.queue.writtenOffset, storageFailure: this.storageLost }
+      : { exit: this.exit, endOffset: this.liveEnd, storageFailure: null };
     for (const listener of this.endListeners) {
       try {
         listener();

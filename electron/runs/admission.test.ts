@@ -235,3 +235,23 @@ describe('the budget rule', () => {
     expect(revision([spent()])).toBe(revision([spent({ spent: 2500 })]));
   });
 });
+
+describe('the disk rule', () => {
+  const mib = 1024 * 1024;
+  const disk = (freeMiB: number | null) => ({ dataDir: '/data', freeBytes: freeMiB === null ? null : freeMiB * mib, minFreeBytes: 256 * mib });
+
+  it('refuses a run while free space is under the threshold, naming the data directory and linking to Clean up', () => {
+    const verdict = admit({ agent: agent({ environmentId: 'env_local', homeMode: 'preconfigured' }), environment: local, disk: disk(12) });
+    expect(verdict).toMatchObject({ admitted: false, deferred: false, failure: { code: 'disk_full', reason: 'disk_full', actionUrl: '#/cleanup' } });
+    if (!verdict.admitted) expect(verdict.failure.message).toBe(
+      'The disk of the data directory /data is full: 12 MiB free, and a run needs at least 256 MiB. Nothing was started. Free space (Clean up removes finished runs’ files), then run it again.',
+    );
+  });
+
+  it('admits with enough room, when the disk cannot be asked, and for a Test (no disk given)', () => {
+    const input = { agent: agent({ environmentId: 'env_local', homeMode: 'preconfigured' }), environment: local };
+    expect(admit({ ...input, disk: disk(300) }).admitted).toBe(true);
+    expect(admit({ ...input, disk: disk(null) }).admitted).toBe(true);
+    expect(admit(input).admitted).toBe(true);
+  });
+});

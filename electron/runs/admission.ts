@@ -9,6 +9,7 @@ import type { StoredConnection } from '../ledger/connections-repository';
 import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
 import type { Budget } from '../../shared/usage';
 import { budgetRefusal, budgetsHolding, spentBudget } from '../usage/budget-rule';
+import { describeBytes } from '../disk-space';
 
 /** The AI connection a run was admitted with: metadata only, the secret is opened at launch. */
 export interface AdmittedConnection {
@@ -71,6 +72,17 @@ export function savedAdmission(json: string | null): Admission | undefined {
   return saved;
 }
 
+/** The data directory's disk as admission sees it: asked afresh at each admission of a run. */
+export interface DiskSpace {
+  dataDir: string;
+  /** Null when the disk could not be asked (then the rule does not refuse). */
+  freeBytes: number | null;
+  /** Under this many free bytes a new run is refused (0: never). */
+  minFreeBytes: number;
+}
+
+export const diskFull = 'disk_full';
+
 export interface SandboxState {
   available: boolean;
   reason?: string | undefined;
@@ -99,6 +111,11 @@ export interface AdmissionInput {
    * those that hold this run count: the agent's, and the connection's when its key is delivered.
    */
   budgets?: readonly Budget[] | undefined;
+  /**
+   * The data directory's free space, for a run about to start (new or resumed). Absent for an agent's
+   * Test and verification: a full disk is the console's state, not the agent's configuration.
+   */
+  disk?: DiskSpace | undefined;
   now: number;
 }
 
@@ -125,6 +142,10 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
   if (agent.deleted) {
     return refuse({ code: 'configuration_incomplete', reason: 'agent_deleted', message: `${agent.name} was deleted. Choose another agent.`, actionUrl: actionRoute({ kind: 'agents' }) });
   }
+  // The disk rule: a run that starts on a (nearly) full disk could store neither its output nor its
+  // record, so it is refused up front, whoever runs it, until space is back.
+  const free = input.disk?.freeBytes ?? null;
+  if (input.disk && free !== null && free < input.disk.minFreeBytes) return refuse(diskFullRefusal({ ...input.disk, freeBytes: free }));
   let launch;
   try {
     launch = resolveAgentLaunch(input.catalog, agent);
@@ -214,6 +235,18 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
 
 function refuse(failure: OperatorErrorShape): AdmissionResult {
   return { admitted: false, deferred: false, failure };
+}
+
+/** Why a run was refused while the data directory's disk is (nearly) full, and where to free space. */
+export function diskFullRefusal(disk: DiskSpace & { freeBytes: number }): OperatorErrorShape {
+  return {
+    code: 'disk_full',
+    reason: diskFull,
+    message:
+      `The disk of the data directory ${disk.dataDir} is full: ${describeBytes(disk.freeBytes)} free, and a run needs at least ` +
+      `${describeBytes(disk.minFreeBytes)}. Nothing was started. Free space (Clean up removes finished runs’ files), then run it again.`,
+    actionUrl: actionRoute({ kind: 'cleanup' }),
+  };
 }
 
 

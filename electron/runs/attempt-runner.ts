@@ -5,6 +5,7 @@ import { prepareTaskRoot } from '../confinement/task-root';
 import { effectiveBaseUrl, modelArgumentFor } from '../connections/credential-delivery';
 import type { Task } from '../../shared/entities';
 import { newId } from '../ledger/ids';
+import { describeBytes } from '../disk-space';
 import { describeError, detailsInLog } from '../log';
 import type { LaunchSpec, SessionRequest } from '../providers/launch';
 import { OutputPipeline } from '../pty/output-pipeline';
@@ -14,6 +15,7 @@ import { budgetStoppingRetry, endOverBudget } from './budget-stop';
 import { followTimeline } from './attempt-timeline';
 import { confineLaunch, type ConfinedLaunch, type ConfineLaunchInput } from './attempt-confinement';
 import { framedSetupOutput, prepareRunSetup, saveRunSetup, setupClosing, setupFailure, setupOpening, type PreparedSetup } from './attempt-setup';
+import { isDiskFullFailure, runDiskFullFailure } from './disk-full-notices';
 import { processLocator } from './process-identity';
 import { digest, stopReason, type ActiveRun, type RunContext, type SandboxProbeSource } from './run-context';
 import { credentialFor } from './run-credentials';
@@ -80,7 +82,14 @@ export class AttemptRunner {
 
   /** Starts the next attempt of an admitted (or retrying, or resumed) run. Never throws: the run ends instead. */
   run(active: ActiveRun, session: SessionRequest, followUp?: string): Promise<void> {
-    const done = this.attempt(active, session, followUp);
+    // Nobody awaits an attempt (it is started and left to run): whatever escapes it is logged here,
+    // never left to become an unhandled rejection that stops the console.
+    const done = this.attempt(active, session, followUp).catch((error: unknown) => {
+      this.context.log.error('a run attempt failed unexpectedly', { runId: active.runId, error: describeError(error) });
+      if (this.context.active.get(active.runId) === active && !this.context.closing) {
+        this.context.endWhenWritable(active.runId, 'failed', { code: 'internal', message: `The run failed unexpectedly. ${detailsInLog(this.context.log)}` });
+      }
+    });
     active.attemptDone = done;
     return done;
   }
@@ -99,9 +108,18 @@ export class AttemptRunner {
       if (error instanceof AttemptStopped) {
         // A closing console leaves the run as it was: the next start finds it and strands it.
         if (stopReason(active) === 'shutdown') return;
-        return context.end(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator before it started.' });
+        return context.endWhenWritable(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator before it started.' });
       }
       if (context.closing) return;
+      if (isDiskFullFailure(error, context.options.dataDir)) {
+        // The ledger or the task root could not be written: the disk's fault, not the run's. Its end
+        // is written as soon as the ledger takes it; the Disk full notice says what to do.
+        context.log.warn('run stopped: the disk is full', { runId: active.runId, error: String(error) });
+        // git's own refusal (git_failed, reason disk_full) says the same: the run's code is disk_full either way.
+        const failure = error instanceof OperatorError && error.code === 'disk_full' ? error.toShape() : runDiskFullFailure(context.options.dataDir, 'The run could not be prepared');
+        this.raiseDiskFull(active);
+        return context.endWhenWritable(active.runId, 'failed', failure);
+      }
       if (error instanceof OperatorError) {
         // An owner action (a configuration to fix), not a crash: its code and reason say it all.
         context.log.warn('run could not launch', { runId: active.runId, code: error.code, reason: error.reason });
@@ -110,8 +128,49 @@ export class AttemptRunner {
       }
       const failure: OperatorErrorShape =
         error instanceof OperatorError ? error.toShape() : { code: 'internal', message: `The run could not be prepared. ${detailsInLog(context.log)}` };
-      context.end(active.runId, 'failed', failure);
+      context.endWhenWritable(active.runId, 'failed', failure);
     }
+  }
+
+  /** The run joins the Disk full notice (which may not be writable itself: it says so in the log). */
+  private raiseDiskFull(active: ActiveRun): void {
+    let taskId: string | null = null;
+    try {
+      taskId = this.context.ledger.runs.row(active.runId)?.task_id ?? null;
+    } catch {
+      // Reading a full disk's ledger still works; if it did not, the notice names no task.
+    }
+    this.options.runNotices.raiseOwnerNotice(active.runId, { id: active.agentId, name: active.admission.agentName }, { id: taskId, title: '' }, { code: 'disk_full', message: '' });
+  }
+
+  /**
+   * The ledger gave up storing the attempt's output (a full disk), and its process was stopped: the
+   * attempt and the run end with what was stored, and are not retried. A Stop that came first wins.
+   */
+  private outputLost(active: ActiveRun, exit: PtyExit, storedBytes: number): void {
+    const { context } = this;
+    const stopped = stopReason(active) === 'operator';
+    try {
+      context.ledger.runs.finishAttempt(active.attemptId!, {
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        retryAt: null,
+        endedAt: context.now(),
+        status: stopped ? 'cancelled' : 'failed',
+        failureCode: stopped ? 'cancelled' : 'disk_full',
+      });
+    } catch (error) {
+      // The run's own end below is what the operator sees; it is written as soon as it can be.
+      context.log.warn('could not record the end of an attempt', { runId: active.runId, error: String(error) });
+    }
+    context.log.warn('run stopped: its output could not be stored', { runId: active.runId, storedBytes });
+    this.raiseDiskFull(active);
+    if (stopped) return context.endWhenWritable(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' });
+    context.endWhenWritable(
+      active.runId,
+      'failed',
+      runDiskFullFailure(context.options.dataDir, `The run’s output could not be stored after ${describeBytes(storedBytes)}, so it was stopped`),
+    );
   }
 
   private async launchAttempt(active: ActiveRun, sessionRequest: SessionRequest, followUp?: string): Promise<void> {
@@ -263,6 +322,9 @@ export class AttemptRunner {
       writer: context.ledger.outputWriter,
       log: context.log,
       redactor: context.redactorFor(active.runId),
+      // Output that cannot be stored ends the run: its process group is stopped now.
+      onStorageLost: () => void session.stop({ graceMs: Math.min(active.profile.stopGraceMs, shutdownGraceMs) }),
+      giveUpAfterMs: service.outputGiveUpAfterMs,
     });
     service.fanout.attachLive(pipeline.feed);
     const eventFormat = active.profile.eventFormat ?? definition.events.format;
@@ -272,13 +334,14 @@ export class AttemptRunner {
     context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });
     context.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: session.pid });
 
-    const { exit, endOffset } = await pipeline.whenFinished();
+    const { exit, endOffset, storageFailure } = await pipeline.whenFinished();
     active.stopping.signal.removeEventListener('abort', stopSession);
     await launch.cleanup();
     active.launch = null;
     active.session = null;
     // A closing console leaves the run as it was: the next start finds it and strands it, with Resume.
     if (context.closing) return;
+    if (storageFailure) return this.outputLost(active, exit, endOffset);
     this.attemptEnded(active, task, exit, endOffset, setup.command !== null ? agentFrom : null);
   }
 
@@ -421,15 +484,22 @@ export class AttemptRunner {
       writer: context.ledger.outputWriter,
       log: context.log,
       redactor: context.redactorFor(runId),
+      onStorageLost: () => void session.stop({ graceMs: Math.min(active.profile.stopGraceMs, shutdownGraceMs) }),
+      giveUpAfterMs: service.outputGiveUpAfterMs,
     });
     service.fanout.attachLive(pipeline.feed);
     context.log.info('run setup started', { runId, attempt: active.attemptNumber, pid: session.pid });
 
-    const { exit } = await pipeline.whenFinished();
+    const { exit, endOffset, storageFailure } = await pipeline.whenFinished();
     active.stopping.signal.removeEventListener('abort', stopSession);
     await launch.cleanup();
     active.launch = null;
     active.session = null;
+    if (storageFailure && stopReason(active) !== 'shutdown') {
+      finishSetup(stopReason(active) === 'operator' ? 'cancelled' : 'failed', exit);
+      this.outputLost(active, exit, endOffset);
+      return false;
+    }
     if (stopReason(active) !== null) {
       // A closing console leaves the run setting up: the next start strands it.
       if (stopReason(active) === 'operator') {

@@ -48,6 +48,12 @@ export interface RunServiceOptions {
    */
   budgets?: RunBudgets | undefined;
   now?: () => number;
+  /** Under this many free bytes on the data directory's disk new runs are refused (disk-full-notices.ts has the default). */
+  minFreeDiskBytes?: number | undefined;
+  /** How often free space is looked at while a Disk full notice is open. */
+  diskCheckIntervalMs?: number | undefined;
+  /** How long a failing output write is retried before the run is ended (tests shorten or lengthen it). */
+  outputGiveUpAfterMs?: number | undefined;
   /** Terminal size before the viewer has said how big its pane is. */
   initialSize?: { cols: number; rows: number };
 }
@@ -115,6 +121,9 @@ export function stopReason(active: ActiveRun): StopReason | null {
   return active.stopping.signal.aborted ? (active.stopping.signal.reason as StopReason) : null;
 }
 
+/** How often a run's end is written again while the ledger refuses it. */
+const endRetryMs = 2000;
+
 /** Timeline updates are announced at most this often per run. */
 const timelineNoticeMs = 100;
 
@@ -158,6 +167,30 @@ export class RunContext {
       this.log.info('run ended', { runId, status, code: failure?.code });
     }
     this.onEnded(runId);
+  }
+
+  /**
+   * Ends the run even when its record cannot be written now (the data directory's disk is full): it
+   * is no longer driven at once, and its end is written as soon as the ledger takes it again.
+   */
+  endWhenWritable(runId: string, status: RunStatus, failure: OperatorErrorShape | null): void {
+    try {
+      this.end(runId, status, failure);
+      return;
+    } catch (error) {
+      this.active.delete(runId);
+      this.log.error('could not record the end of a run; trying again every few seconds', { runId, status, error: String(error) });
+    }
+    const timer = setInterval(() => {
+      if (this.closing) return clearInterval(timer);
+      try {
+        this.end(runId, status, failure);
+        clearInterval(timer);
+      } catch {
+        // Still full: the next tick tries again.
+      }
+    }, endRetryMs);
+    timer.unref();
   }
 
   announce(runId: string): void {

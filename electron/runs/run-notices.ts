@@ -9,6 +9,7 @@ import type { NoticeService } from '../notices/notice-service';
 import { budgetExhausted } from '../../shared/usage';
 import { budgetIdOfLink, notRetriedSentence } from '../usage/budget-rule';
 import { aiConnectionRequired, type Admission, type AdmissionResult } from './admission';
+import type { DiskFullNotices } from './disk-full-notices';
 import type { RunBudgets } from './run-context';
 
 export interface RunNoticesOptions {
@@ -21,6 +22,8 @@ export interface RunNoticesOptions {
   start: (taskId: string, agentId: string) => RunSummary;
   /** Budgets: what let a "Budget reached" notice's runs go, in words. */
   budgets?: RunBudgets | undefined;
+  /** The console's one Disk full notice, which a run refused or ended for a full disk joins. */
+  diskFull: DiskFullNotices;
 }
 
 /** Refusals from admission that a notice stands for until the agent's configuration fixes them. */
@@ -146,6 +149,8 @@ export class RunNotices {
     failure: OperatorErrorShape,
     title?: string,
   ): void {
+    // A full disk is the console's, not the agent's: one notice for it, which every such run joins.
+    if (failure.code === 'disk_full') return this.options.diskFull.raise({ runId, taskId: task.id });
     const content = ownerNoticeContent(failure, agent, [task.title], runId);
     const notice = this.notices.raise({
       kind: failure.reason ?? failure.code,

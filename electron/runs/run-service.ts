@@ -14,7 +14,9 @@ import {
   type Admission,
   type AdmissionResult,
   type ConnectionState,
+  type DiskSpace,
 } from './admission';
+import { DiskFullNotices } from './disk-full-notices';
 import { AttemptRunner } from './attempt-runner';
 import { strandOrphanedRuns } from './recovery';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
@@ -46,6 +48,8 @@ export class RunService {
   private readonly runNotices: RunNotices;
   /** "Network request blocked": raised by a run's egress proxy, resolved by its environment. */
   private readonly networkNotices: NetworkNotices;
+  /** "Disk full": raised by a run refused or ended for a full data directory disk, resolved when space is back. */
+  private readonly diskFull: DiskFullNotices;
   private readonly endedListeners: Array<(runId: string) => void> = [];
 
   constructor(private readonly options: RunServiceOptions) {
@@ -59,6 +63,14 @@ export class RunService {
       log: options.log,
       now: this.context.now,
     });
+    this.diskFull = new DiskFullNotices({
+      dataDir: options.dataDir,
+      ledger: options.ledger,
+      notices: options.notices,
+      log: options.log,
+      minFreeBytes: options.minFreeDiskBytes,
+      checkIntervalMs: options.diskCheckIntervalMs,
+    });
     this.runNotices = new RunNotices({
       ledger: options.ledger,
       notices: options.notices,
@@ -66,6 +78,7 @@ export class RunService {
       admit: (agent) => this.admit(agent),
       start: (taskId, agentId) => this.start(taskId, agentId),
       budgets: options.budgets,
+      diskFull: this.diskFull,
     });
     this.networkNotices = new NetworkNotices(options.ledger, options.notices, options.log);
     this.attempts = new AttemptRunner(this.context, {
@@ -76,7 +89,7 @@ export class RunService {
       scheduleRetry: (active, retryAt) => this.scheduler.scheduleRetry(active, retryAt),
     });
     this.scheduler = new RunScheduler(this.context, {
-      admit: (agent) => this.admit(agent),
+      admit: (agent) => this.admitToRun(agent),
       runNotices: this.runNotices,
       launch: (active, session) => this.attempts.run(active, session),
     });
@@ -99,7 +112,7 @@ export class RunService {
     }
     const agent = context.requireAgent(agentId);
     const runId = newId('run');
-    const verdict = this.admit(agent);
+    const verdict = this.admitToRun(agent);
     if (!verdict.admitted && !verdict.deferred) {
       // Refused: an owner action, not a failure. Nothing was started, so nothing is retried or undone.
       context.ledger.runs.insert({ id: runId, taskId, agentId, status: 'refused', createdAt: context.now(), failure: verdict.failure });
@@ -174,7 +187,7 @@ export class RunService {
       });
     }
     const agent = context.requireAgent(row.agent_id);
-    const verdict = this.admit(agent, saved);
+    const verdict = this.admitToRun(agent, saved);
     if (!verdict.admitted) throw new OperatorError(verdict.failure);
     const admission = verdict.admission;
     const sameConfig = configFingerprint(admission) === row.config_fingerprint;
@@ -306,6 +319,7 @@ export class RunService {
     agent: StoredAgent & { deleted: boolean },
     saved?: Admission,
     connection: ConnectionState | undefined = this.options.connections.state(agent.connectionId),
+    disk?: DiskSpace,
   ): AdmissionResult {
     // A deleted environment admits no new run; a run resumed from its saved admission needs only that.
     const environment = this.context.ledger.environments.get(saved?.environmentId ?? agent.environmentId);
@@ -318,8 +332,14 @@ export class RunService {
       saved,
       // A resumed run keeps its admission: its budgets are not asked.
       budgets: saved ? [] : this.budgetsOf(agent, connection),
+      disk,
       now: this.context.now(),
     });
+  }
+
+  /** Admission for a run about to start (new, dequeued or resumed): the disk rule too, with free space asked now. */
+  private admitToRun(agent: StoredAgent & { deleted: boolean }, saved?: Admission): AdmissionResult {
+    return this.admit(agent, saved, undefined, this.diskFull.space());
   }
 
   /** The budgets on the agent and on the connection it would be given (admission keeps those that hold the run). */
@@ -358,6 +378,7 @@ export class RunService {
    */
   async recover(): Promise<void> {
     const { context } = this;
+    this.diskFull.start();
     const waiting = this.scheduler.restoreRetries(context.ledger.runs.withStatus(['running']));
     await strandOrphanedRuns({
       ledger: context.ledger,
@@ -380,10 +401,12 @@ export class RunService {
     const { context } = this;
     context.closing = true;
     this.scheduler.close();
+    this.diskFull.close();
     const actives = [...context.active.values()];
     for (const active of actives) active.stopping.abort('shutdown');
     // A run waiting between attempts has no attempt going (attemptDone is the last one's, or null).
     await Promise.allSettled(actives.flatMap((active) => active.attemptDone ?? []));
+    await this.diskFull.settled();
     context.close();
   }
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ChannelInput, ChannelName, ChannelOutput } from '../../shared/contract';
 import type { Agent, RunDetail, Task } from '../../shared/entities';
 import type { SecretVault } from '../connections/secret-vault';
-import { createCore, type Core } from '../core';
+import { createCore, type Core, type CoreOptions } from '../core';
 import { createMemoryLogger } from '../log';
 import { callCore } from './core-call';
 import { fixtureAgentPath } from './output-test-kit';
@@ -114,6 +114,8 @@ export interface RunTestBedOptions {
   operatorEnv?: NodeJS.ProcessEnv;
   /** The console's clock (a budget test's, set just before midnight); default Date.now. */
   now?: () => number;
+  /** The disk rule's threshold, how often a Disk full notice looks at free space, how long failing output writes are retried. */
+  disk?: Pick<CoreOptions, 'minFreeDiskBytes' | 'diskCheckIntervalMs' | 'outputGiveUpAfterMs'>;
 }
 
 export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<RunTestBed> {
@@ -134,6 +136,7 @@ export async function openRunTestBed(options: RunTestBedOptions = {}): Promise<R
       ...(options.operatorHome ? { operatorHome: options.operatorHome } : {}),
       ...(options.operatorEnv ? { operatorEnv: options.operatorEnv } : {}),
       ...(options.now ? { now: options.now } : {}),
+      ...options.disk,
     });
   let core = openCore();
   const call = <C extends ChannelName>(channel: C, input?: ChannelInput<C>) => callCore(core, channel, input);

@@ -10,6 +10,8 @@ import {
 } from '../../shared/contract';
 import type { ClientChannel } from '../events/client-channel';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
+import { isDiskFullError } from '../disk-space';
 import { describeError, detailsInLog, type Logger } from '../log';
 
 export interface HandlerContext {
@@ -90,6 +92,15 @@ export function createRequestDispatcher(handlers: CoreHandlers, log: Logger): Re
       if (error instanceof OperatorError) {
         log.info('request answered with an error', { transport: meta.transport, channel, code: error.code });
         return fail(error.toShape());
+      }
+      if (isDiskFullError(error)) {
+        // Not a bug: the ledger (or a file) could not be written for want of space. Nothing was saved.
+        log.warn('request failed: the disk is full', { transport: meta.transport, channel, error: String(error) });
+        return fail({
+          code: 'disk_full',
+          message: 'The console could not save this: the disk of its data directory is full. Free space (Clean up removes finished runs’ files), then try again.',
+          actionUrl: actionRoute({ kind: 'cleanup' }),
+        });
       }
       log.error('request failed unexpectedly', {
         transport: meta.transport,

@@ -23,6 +23,8 @@ export const systemChannels = {
   getLogInfo: channel(noInput, z.object({ logDir: z.string().nullable(), logFile: z.string().nullable() })),
   /** Opens the log's folder in the operator's file manager (on the machine the console runs on). */
   openLogFolder: channel(noInput, z.object({ path: z.string(), opened: z.boolean() })),
+  /** Opens the data directory (ledger, task roots, logs) in the file manager of the machine the console runs on: a Disk full notice's action. */
+  openDataFolder: channel(noInput, z.object({ path: z.string(), opened: z.boolean() })),
   /**
    * A page crashed while rendering (its error boundary caught it): the error goes to the console's log,
    * which the page then names. Bounded in size and, by the core, in rate.

@@ -108,3 +108,38 @@ describe('a notice card', () => {
     expect(within(card).getByRole('link', { name: 'Choose an AI connection' })).toBeTruthy();
   });
 });
+
+describe('a Disk full notice', () => {
+  const diskFull = aNotice({
+    kind: 'disk_full',
+    title: 'Disk full',
+    message: 'The disk of the data directory /srv/console is full (1.2 MiB free; new runs need 256 MiB).',
+    actionUrl: '#/cleanup',
+    actionLabel: 'Open Clean up',
+    agentId: null,
+    code: 'disk_full',
+    reason: 'disk_full',
+  });
+
+  it('links to Clean up and opens the data folder, then shows its path to copy', async () => {
+    const client = fakeOperatorClient({ openDataFolder: () => ({ path: '/srv/console', opened: false }) });
+    const { user } = renderInConsole(<NoticeCard notice={diskFull} />, { client, route: '/notices' });
+    const card = screen.getByRole('article', { name: 'Disk full' });
+    expect(within(card).getByRole('link', { name: 'Open Clean up' }).getAttribute('href')).toBe('#/cleanup');
+
+    await user.click(within(card).getByRole('button', { name: 'Open the data folder' }));
+    expect(client.inputsOf('openDataFolder')).toHaveLength(1);
+    expect(await within(card).findByText('/srv/console')).toBeTruthy();
+    expect(within(card).getByRole('status').textContent).toMatch(/could not open a file manager on this machine/);
+  });
+
+  it('offers neither once space is back', () => {
+    renderInConsole(<NoticeCard notice={{ ...diskFull, status: 'resolved', resolvedAt: '2026-03-02T10:00:00.000Z', resolution: 'Space is back: 3.1 GiB free on the data directory’s disk.' }} />, {
+      client: fakeOperatorClient(),
+      route: '/notices',
+    });
+    expect(screen.queryByRole('button', { name: 'Open the data folder' })).toBeNull();
+    expect(screen.queryByRole('link', { name: 'Open Clean up' })).toBeNull();
+    expect(screen.getByText('Space is back: 3.1 GiB free on the data directory’s disk.')).toBeTruthy();
+  });
+});

@@ -5,6 +5,7 @@ import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { useNow } from '../../ui/use-now';
+import { DataFolderAction, isAboutDataFolder } from './data-folder-action';
 import { noticeState, noticeWording, rerunLinks, severityInfo } from './notice-state';
 import { useDismissNotice, useRunAgain } from './use-notices';
 
@@ -129,6 +130,7 @@ export function NoticeCard({
           </button>
         ) : null}
       </div>
+      {notice.status === 'open' && isAboutDataFolder(notice.kind) ? <DataFolderAction labelledBy={titleId} /> : null}
 
       <div className="notice__outcome" aria-live="polite">
         {runAgain.isPending ? <p className="muted">Starting the task again…</p> : null}
