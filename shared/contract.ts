@@ -127,7 +127,11 @@ export type ResponseEnvelope =
   | { ok: true; value: unknown }
   | { ok: false; error: import('./errors').OperatorErrorShape };
 
-export type TransportState = 'connecting' | 'connected' | 'reconnecting';
+/**
+ * 'refused': the console answered but no longer accepts this page's token (it was restarted with a
+ * new one); the client stops trying, since only the console's new address can help.
+ */
+export type TransportState = 'connecting' | 'connected' | 'reconnecting' | 'refused';
 
 /** The API plus the state of the transport under it, for the status bar. */
 export type OperatorClient = OperatorApi & {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { asGitFailure } from './git-errors';
 import { runGit } from './git-command';
 import { openHardenedGit } from './hardened-git';
+import { withProjectRepository } from './project-repository-lock';
 import { readBranchCommit } from './run-branch-ref';
 import { ensureFolderWithin, readRegularFile, writeFileWithin, type Owner } from './safe-path';
 import { handToSandboxUser } from './sandbox-user';
@@ -72,7 +73,7 @@ export async function prepareRunRepository(
   await runGit([...noHooks, 'worktree', 'add', '--quiet', paths.view, branch], { env: { GIT_DIR: gitDir } });
   const adminDir = path.join(gitDir, 'worktrees', worktreeName);
   if ((await readGitFileTarget(paths.view)) !== adminDir) throw new Error(`git made ${paths.view}'s worktree somewhere unexpected.`);
-  await runGit([...noHooks, 'update-ref', `${projectKeepRefPrefix}${input.runId}`, baseRevision], { cwd: projectPath });
+  await withProjectRepository(projectPath, () => runGit([...noHooks, 'update-ref', `${projectKeepRefPrefix}${input.runId}`, baseRevision], { cwd: projectPath }));
   await handToSandboxUser([paths.view, gitDir], input.owner ?? null);
 
   const prepared: TaskRootRecordV2 = {

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { runGit } from './git-command';
+import { withProjectRepository } from './project-repository-lock';
 import {
   assertRunId,
   kindAt,
@@ -50,16 +51,19 @@ export async function removeTaskRoot(location: TaskRootLocation, tools: RunFileT
   for (const entry of await fs.readdir(paths.root)) await fs.rm(path.join(paths.root, entry), { recursive: true, force: true });
   await fs.rmdir(paths.root);
 
-  if (projectIsGit) {
-    const noHooks = ['-c', 'core.hooksPath=/dev/null'];
-    await runGit([...noHooks, 'update-ref', '-d', `${projectKeepRefPrefix}${location.runId}`], { cwd: projectPath }).catch(() => undefined);
-    // The run's commits landing copied in go with it (what landed is in its target branch).
-    await runGit([...noHooks, 'update-ref', '-d', `${projectImportedRefPrefix}${location.runId}`], { cwd: projectPath }).catch(() => undefined);
-    if (record?.version === 1 && record.branch) {
-      await runGit(['worktree', 'prune'], { cwd: projectPath }).catch(() => undefined);
-      if (await hasBranch(projectPath, record.branch)) {
-        await runGit([...noHooks, 'branch', '-D', '--end-of-options', record.branch], { cwd: projectPath }).catch(() => undefined);
-      }
+  if (projectIsGit) await withProjectRepository(projectPath, () => forgetRunRefs(projectPath, location.runId, record?.version === 1 ? record.branch : null));
+}
+
+/** The project's refs for the run, and for a task root of an earlier console its worktree registration and branch. */
+async function forgetRunRefs(projectPath: string, runId: string, legacyBranch: string | null | undefined): Promise<void> {
+  const noHooks = ['-c', 'core.hooksPath=/dev/null'];
+  await runGit([...noHooks, 'update-ref', '-d', `${projectKeepRefPrefix}${runId}`], { cwd: projectPath }).catch(() => undefined);
+  // The run's commits landing copied in go with it (what landed is in its target branch).
+  await runGit([...noHooks, 'update-ref', '-d', `${projectImportedRefPrefix}${runId}`], { cwd: projectPath }).catch(() => undefined);
+  if (legacyBranch) {
+    await runGit(['worktree', 'prune'], { cwd: projectPath }).catch(() => undefined);
+    if (await hasBranch(projectPath, legacyBranch)) {
+      await runGit([...noHooks, 'branch', '-D', '--end-of-options', legacyBranch], { cwd: projectPath }).catch(() => undefined);
     }
   }
 }

@@ -50,6 +50,8 @@ function socketClassFor(server: HostServer): SocketConstructor {
 function connectClient(server: HostServer, extra: Partial<Parameters<typeof createWebSocketClient>[0]> = {}): WebSocketClient {
   const client = createWebSocketClient({
     url: `ws://127.0.0.1:${server.port}/ws?token=${server.token}`,
+    // Node's own fetch, asking the real host as the page does.
+    sessionUrl: `http://127.0.0.1:${server.port}/session?token=${server.token}`,
     WebSocketImpl: socketClassFor(server),
     reconnectDelayMs: { initial: 50, max: 200 },
     ...extra,
@@ -124,6 +126,23 @@ describe('the WebSocket client against the browser host', () => {
     await waitForState(client, 'connected');
     expect(await waiting).toEqual({ open: 0 });
     expect(states).toEqual(['reconnecting', 'connected']);
+  });
+
+  it('stops, refused, when the host comes back on the same port with a new token', async () => {
+    const first = await startHost();
+    const client = connectClient(first.server);
+    await waitForState(client, 'connected');
+    const states: TransportState[] = [];
+    client.onTransportState((state) => states.push(state));
+
+    await first.server.close();
+    await waitForState(client, 'reconnecting');
+    const waiting = client.countOpenNotices().catch((error: unknown) => error);
+    const second = await startHost({ port: first.server.port });
+    expect(second.server.token).not.toBe(first.server.token);
+    await waitForState(client, 'refused');
+    expect(await waiting).toMatchObject({ code: 'unauthorized', message: expect.stringContaining('console was restarted') });
+    expect(states).toEqual(['reconnecting', 'refused']);
   });
 
   it('gives up on a request when the host stays away', async () => {

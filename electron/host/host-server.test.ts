@@ -186,6 +186,25 @@ describe('the browser host over HTTP', () => {
     expect(answer.status).toBe(403);
   });
 
+  it('answers the page’s session check: 204 for its token, 401 once the token is not the host’s, 403 to anyone else', async () => {
+    const { server } = await startHost();
+    const cookie = `${tokenCookieName(server.port)}=${server.token}`;
+    const byCookie = await httpGet(server.port, '/session', { cookie });
+    expect(byCookie.status).toBe(204);
+    expect(byCookie.body).toBe('');
+    expect(byCookie.headers['cache-control']).toBe('no-store');
+    expect((await httpGet(server.port, `/session?token=${server.token}`, { origin: server.origin })).status).toBe(204);
+    // What a page opened under an earlier console presents: the refusal it can read, and the words it gets.
+    const stale = await httpGet(server.port, '/session?token=an-earlier-consoles-token', { cookie: `${tokenCookieName(server.port)}=an-earlier-consoles-token` });
+    expect(stale.status).toBe(401);
+    expect(stale.body).not.toContain(server.token);
+    expect((await httpGet(server.port, '/session')).status).toBe(401);
+    // Another site cannot even learn whether the operator's token is current.
+    expect((await httpGet(server.port, '/session', { cookie, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await httpGet(server.port, '/session', { cookie, host: `evil.example:${server.port}` })).status).toBe(403);
+    expect((await httpGet(server.port, '/session', { cookie, origin: 'http://evil.example' })).headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('serves nothing outside the renderer directory', async () => {
     const { server } = await startHost();
     const auth = { cookie: `${tokenCookieName(server.port)}=${server.token}` };

@@ -140,6 +140,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       return sendText(response, 405, 'Method not allowed.\n');
     }
     if (target.pathname === '/ws') return sendText(response, 426, 'This address is the console WebSocket.\n');
+    // Past every check above: the page's session check (a failed socket cannot say it was a 401).
+    if (target.pathname === '/session') return sendEmpty(response, 204);
 
     const file = await resolveStaticFile(staticRoot, target.pathname);
     if (!file) return sendText(response, 404, 'Not found.\n');
@@ -294,6 +296,12 @@ function sendText(response: http.ServerResponse, status: number, body: string): 
   response.setHeader('Content-Length', Buffer.byteLength(body));
   response.setHeader('Cache-Control', 'no-store');
   response.end(body);
+}
+
+function sendEmpty(response: http.ServerResponse, status: number): void {
+  response.statusCode = status;
+  response.setHeader('Cache-Control', 'no-store');
+  response.end();
 }
 
 /** Answers a refused upgrade on the raw socket, then drops it. */

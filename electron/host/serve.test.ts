@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsoleLog, createMemoryLogger } from '../log';
 import { makeTempDir } from '../testing/temp-dir';
-import { parseHostArguments, runHost, StartupError, UsageError } from './serve';
+import { hostTokenFromEnv, parseHostArguments, runHost, StartupError, UsageError } from './serve';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -68,6 +68,25 @@ describe('runHost', () => {
     expect(logged).not.toContain(new URL(host.server.url).searchParams.get('token'));
     // stderr has the same lines (the host's operator reads them there).
     expect(stderr.some((line) => line.includes('browser host listening'))).toBe(true);
+  });
+
+  it('keeps the token OPERATOR_CONSOLE_HOST_TOKEN gives, so a restart leaves open pages working; refuses a weak one', async () => {
+    const renderer = makeTempDir('oc-serve-renderer-');
+    const data = makeTempDir('oc-serve-data-');
+    cleanups.push(renderer.remove, data.remove);
+    writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
+    const token = 'kept-across-restarts_0123456789abcdef';
+    const host = await runHost(['--data-dir', data.path], {
+      log: createMemoryLogger(),
+      env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path, OPERATOR_CONSOLE_HOST_TOKEN: token },
+    });
+    cleanups.push(() => host.stop());
+    expect(host.server.token).toBe(token);
+    expect((await fetch(host.server.url)).status).toBe(200);
+    expect(hostTokenFromEnv({})).toBeUndefined();
+    for (const weak of ['short', 'has spaces in it but is long enough to pass', `${'x'.repeat(40)};`]) {
+      expect(() => hostTokenFromEnv({ OPERATOR_CONSOLE_HOST_TOKEN: weak }), weak).toThrow(UsageError);
+    }
   });
 
   it('says to build first when the renderer is missing', async () => {

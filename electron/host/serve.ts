@@ -64,6 +64,20 @@ export function parseHostArguments(argv: readonly string[]): HostArguments {
   return { port, dataDir };
 }
 
+/**
+ * OPERATOR_CONSOLE_HOST_TOKEN keeps the token across a restart, so pages already open reconnect by
+ * themselves; without it each launch makes a new one, and open pages say the console was restarted.
+ * An environment variable, not a flag: a command line is visible to every user of the machine.
+ */
+export function hostTokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.OPERATOR_CONSOLE_HOST_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  if (!/^[A-Za-z0-9_-]{32,256}$/.test(token)) {
+    throw new UsageError('OPERATOR_CONSOLE_HOST_TOKEN must be 32 to 256 letters, digits, "-" or "_" (it is the key to the console); unset it for a fresh one per launch.');
+  }
+  return token;
+}
+
 /** dist/electron/serve.js serves dist/renderer; the env override is for running from elsewhere. */
 export function resolveRendererDir(env: NodeJS.ProcessEnv = process.env): string {
   const override = env.OPERATOR_CONSOLE_RENDERER_DIR;
@@ -87,6 +101,7 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
   const ownLog: ConsoleLog | undefined = options.log ? undefined : createConsoleLog();
   const log: Logger = options.log ?? ownLog!;
   const args = parseHostArguments(argv);
+  const token = hostTokenFromEnv(env);
 
   const staticDir = resolveRendererDir(env);
   if (!existsSync(path.join(staticDir, 'index.html'))) {
@@ -114,7 +129,7 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
 
   let server: HostServer;
   try {
-    server = await startHostServer({ core, staticDir, port: args.port, host: '127.0.0.1', log });
+    server = await startHostServer({ core, staticDir, port: args.port, host: '127.0.0.1', log, ...(token ? { token } : {}) });
   } catch (error) {
     await core.close();
     await lock.release();

@@ -2,6 +2,7 @@ import type { LandingStrategy } from '../../shared/landing';
 import { OperatorError } from '../../shared/errors';
 import { GitCommandError, runGit } from '../confinement/git-command';
 import { asGitFailure, gitFailure } from '../confinement/git-errors';
+import { withProjectRepository } from '../confinement/project-repository-lock';
 import { isObjectName } from '../confinement/run-branch-ref';
 import { assertRunId, projectImportedRefPrefix } from '../confinement/task-root-layout';
 
@@ -120,6 +121,11 @@ export async function planLanding(projectPath: string, input: { tip: string; tar
 
 export async function landInProject(projectPath: string, input: LandInput): Promise<Landed> {
   assertRunId(input.runId);
+  // Planned and moved in one turn: another landing into the project cannot slip in between.
+  return withProjectRepository(projectPath, () => landPlanned(projectPath, input));
+}
+
+async function landPlanned(projectPath: string, input: LandInput): Promise<Landed> {
   const plan = await planLanding(projectPath, input);
   if (input.expectedTargetCommit && input.expectedTargetCommit !== plan.targetCommit) {
     throw new LandingRefusal('target_moved', `${input.target} moved since the landing was planned (it is at ${plan.targetCommit.slice(0, 12)} now); look at the plan again.`);
@@ -348,7 +354,7 @@ export async function branchContains(projectPath: string, branch: string, commit
 
 export async function forgetRunInProject(projectPath: string, runId: string): Promise<void> {
   assertRunId(runId);
-  await git(projectPath, [...noHooks, 'update-ref', '-d', `${projectImportedRefPrefix}${runId}`], 'forget the run’s imported commits');
+  await withProjectRepository(projectPath, () => git(projectPath, [...noHooks, 'update-ref', '-d', `${projectImportedRefPrefix}${runId}`], 'forget the run’s imported commits'));
 }
 
 async function branchCommit(projectPath: string, branch: string): Promise<string> {

@@ -1,6 +1,7 @@
 import { OperatorError } from '../../shared/errors';
 import { runGit } from '../confinement/git-command';
 import { asGitFailure } from '../confinement/git-errors';
+import { withProjectRepository } from '../confinement/project-repository-lock';
 import { readRunBranchTip } from '../confinement/run-branch-ref';
 import { assertRunId, projectImportedRefPrefix, type RunFileTools, type TaskRoot } from '../confinement/task-root-layout';
 import { openRunStoreGit } from './run-store-git';
@@ -64,6 +65,15 @@ export async function importRunCommits(taskRoot: TaskRoot, tools: RunFileTools, 
     await store.git.dispose();
   }
 
+  return withProjectRepository(project, () => storeInProject(project, pack, { runId, base, tip, importedRef, doing }));
+}
+
+/** The pack into the project's objects, checked, and the ref that keeps its tip. */
+async function storeInProject(
+  project: string,
+  pack: Buffer,
+  { runId, base, tip, importedRef, doing }: { runId: string; base: string; tip: string; importedRef: string; doing: string },
+): Promise<ImportedRun> {
   const noHooks = ['-c', 'core.hooksPath=/dev/null'];
   try {
     await runGit([...noHooks, 'index-pack', '--stdin', '--strict'], { cwd: project, input: pack, timeoutMs: 10 * 60_000 });

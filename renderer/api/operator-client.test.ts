@@ -55,7 +55,7 @@ afterEach(() => {
 describe('the page’s operator client', () => {
   it('takes the token out of the address bar, keeps it for the tab, and keeps the route', async () => {
     const fake = fakeWindow('http://127.0.0.1:4321/?token=abc_DEF-123&x=1#/runs/r1');
-    const { captureHostToken, hostSocketUrl } = await import('./operator-client');
+    const { captureHostToken, hostSessionUrl, hostSocketUrl } = await import('./operator-client');
     expect(captureHostToken()).toBe('abc_DEF-123');
     expect(fake.history.replaceState).toHaveBeenCalledWith({ kept: true }, '', '/?x=1#/runs/r1');
     expect(fake.location.href).toBe('http://127.0.0.1:4321/?x=1#/runs/r1');
@@ -64,6 +64,9 @@ describe('the page’s operator client', () => {
     expect(fake.history.replaceState).toHaveBeenCalledTimes(1);
     expect(hostSocketUrl('abc_DEF-123', fake.location)).toBe('ws://127.0.0.1:4321/ws?token=abc_DEF-123');
     expect(hostSocketUrl(undefined, { protocol: 'https:', host: 'localhost:9' })).toBe('wss://localhost:9/ws');
+    // The session check presents what the socket presents.
+    expect(hostSessionUrl('abc_DEF-123', fake.location)).toBe('http://127.0.0.1:4321/session?token=abc_DEF-123');
+    expect(hostSessionUrl(undefined, fake.location)).toBe('http://127.0.0.1:4321/session');
   });
 
   it('uses the WebSocket client in a plain browser, once per page', async () => {

@@ -18,7 +18,7 @@ export function getOperatorClient(): OperatorClient {
     client = wrapPreloadBridge(bridge);
   } else {
     const token = captureHostToken();
-    client = createWebSocketClient({ url: hostSocketUrl(token) });
+    client = createWebSocketClient({ url: hostSocketUrl(token), sessionUrl: hostSessionUrl(token) });
   }
   return client;
 }
@@ -46,6 +46,12 @@ export function captureHostToken(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** /session on the host that served this page, with the same token as the socket: asks whether it is still accepted. */
+export function hostSessionUrl(token: string | undefined, location: Pick<Location, 'protocol' | 'host'> = window.location): string {
+  const query = token ? `?token=${encodeURIComponent(token)}` : '';
+  return `${location.protocol}//${location.host}/session${query}`;
 }
 
 /** ws://<the host that served this page>/ws, with the token when the page has one. */

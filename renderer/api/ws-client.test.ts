@@ -51,12 +51,21 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function makeClient(connectWaitMs = 30_000) {
+function makeClient(connectWaitMs = 30_000, session?: { answer: () => Promise<{ status: number }>; checks: string[] }) {
   const client = createWebSocketClient({
     url: 'ws://127.0.0.1:1234/ws?token=t',
     WebSocketImpl: FakeSocket,
     connectWaitMs,
     reconnectDelayMs: { initial: 250, max: 5_000 },
+    ...(session
+      ? {
+          sessionUrl: 'http://127.0.0.1:1234/session?token=t',
+          fetchImpl: (url: string) => {
+            session.checks.push(url);
+            return session.answer();
+          },
+        }
+      : {}),
   });
   clients.push(client);
   const states: TransportState[] = [];
@@ -149,5 +158,72 @@ describe('the WebSocket client', () => {
     client.close();
     await expect(inFlight).rejects.toMatchObject({ code: 'disconnected' });
     await expect(client.listProjects()).rejects.toMatchObject({ code: 'disconnected' });
+  });
+});
+
+describe('the WebSocket client when the console is restarted', () => {
+  function hostAnswering(answer: () => Promise<{ status: number }>) {
+    return { answer, checks: [] as string[] };
+  }
+
+  it('keeps trying while the host is down or still accepts the token, and never checks after a mere drop', async () => {
+    vi.useFakeTimers();
+    let hostUp = false;
+    const session = hostAnswering(() => (hostUp ? Promise.resolve({ status: 204 }) : Promise.reject(new TypeError('Failed to fetch'))));
+    const { client, states, socket } = makeClient(30_000, session);
+    socket().accept();
+    socket().drop();
+    // A socket that was open and dropped: a drop, reconnected without asking.
+    expect(session.checks).toEqual([]);
+    await vi.advanceTimersByTimeAsync(250);
+    socket().drop();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(session.checks).toEqual(['http://127.0.0.1:1234/session?token=t']);
+    expect(FakeSocket.opened).toHaveLength(3);
+    hostUp = true;
+    socket().drop();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(session.checks).toHaveLength(2);
+    expect(FakeSocket.opened).toHaveLength(4);
+    socket().accept();
+    expect(states).toEqual(['connected', 'reconnecting', 'connected']);
+    expect(client.transportState()).toBe('connected');
+  });
+
+  it('stops at once when the host refuses the token: state refused, waiting requests fail with unauthorized', async () => {
+    vi.useFakeTimers();
+    const session = hostAnswering(() => Promise.resolve({ status: 401 }));
+    const { client, states, socket } = makeClient(30_000, session);
+    socket().accept();
+    socket().drop();
+    const waiting = client.listProjects().catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(250);
+    socket().drop();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(states).toEqual(['connected', 'reconnecting', 'refused']);
+    expect(await waiting).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/console was restarted.*new address/) });
+    await expect(client.countOpenNotices()).rejects.toMatchObject({ code: 'unauthorized' });
+    // Nothing more is tried: no socket, no check, however long the page stays open.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(FakeSocket.opened).toHaveLength(2);
+    expect(session.checks).toHaveLength(1);
+    expect(client.transportState()).toBe('refused');
+  });
+
+  it('treats any answer but 401 as no verdict, and a page opened under a refused token as refused from the start', async () => {
+    vi.useFakeTimers();
+    const forbidden = hostAnswering(() => Promise.resolve({ status: 503 }));
+    const first = makeClient(30_000, forbidden);
+    first.socket().drop();
+    await vi.advanceTimersByTimeAsync(250);
+    expect(FakeSocket.opened).toHaveLength(2);
+    expect(first.client.transportState()).toBe('connecting');
+    first.client.close();
+
+    const refused = hostAnswering(() => Promise.resolve({ status: 401 }));
+    const second = makeClient(30_000, refused);
+    second.socket().drop();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(second.states).toEqual(['refused']);
   });
 });

@@ -17,6 +17,11 @@ import { decodeBinaryEvent, serverMessageSchema, type ClientAck, type ClientRequ
  * socket up by itself (reconnecting with capped backoff), so the UI only watches transportState and
  * refetches when it returns to 'connected'.
  *
+ * A browser never tells script why a WebSocket upgrade failed, so a console restarted with a new token
+ * looks like one that is merely down. After each failed attempt the client therefore asks the host's
+ * session address over plain HTTP, with the same credentials: a 401 there means the token is refused,
+ * and the client stops, in state 'refused', rather than retry forever with a token that cannot work.
+ *
  * This file names no DOM types, only the small WebSocket surface it uses, so the Node program can
  * test it against the real host with `ws`'s class in place of the browser's.
  */
@@ -35,6 +40,9 @@ export interface SocketLike {
 
 export type SocketConstructor = new (url: string) => SocketLike;
 
+/** The part of fetch the session check uses; the browser's (and Node's) fetch provides it. */
+export type FetchLike = (url: string, init: { credentials: 'same-origin'; cache: 'no-store'; signal: AbortSignal }) => Promise<{ status: number }>;
+
 export interface WebSocketClientOptions {
   /** ws://<host>/ws, with ?token= when the page has one (the cookie carries it otherwise). */
   url: string;
@@ -44,12 +52,21 @@ export interface WebSocketClientOptions {
   connectWaitMs?: number;
   /** Reconnect backoff: first delay, doubling up to the cap. */
   reconnectDelayMs?: { initial: number; max: number };
+  /**
+   * http://<host>/session with the same token as `url` (or none, for the cookie): asked after a failed
+   * attempt whether the host still accepts the token. Without it the client never gives up.
+   */
+  sessionUrl?: string;
+  /** fetch; the global one by default. */
+  fetchImpl?: FetchLike;
 }
 
 /** The client, plus close() for whoever owns its lifetime (tests; the app keeps one for the page). */
 export type WebSocketClient = OperatorClient & { close(): void };
 
 const socketOpen = 1;
+/** A session check the host does not answer in this time says nothing; the client keeps trying. */
+const sessionCheckTimeoutMs = 5_000;
 
 interface PendingRequest {
   resolve(value: unknown): void;
@@ -66,6 +83,9 @@ function disconnectedError(message: string): OperatorError {
   return new OperatorError({ code: 'disconnected', message });
 }
 
+const refusedMessage =
+  'The console was restarted and no longer accepts this page’s access token. Open the new address it printed when it started (the one ending in /?token=...).';
+
 export function createWebSocketClient(options: WebSocketClientOptions): WebSocketClient {
   const SocketClass =
     options.WebSocketImpl ?? ((globalThis as { WebSocket?: unknown }).WebSocket as SocketConstructor | undefined);
@@ -73,6 +93,7 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
   const connectWaitMs = options.connectWaitMs ?? 30_000;
   const initialDelayMs = options.reconnectDelayMs?.initial ?? 250;
   const maxDelayMs = options.reconnectDelayMs?.max ?? 5_000;
+  const fetchSession = options.fetchImpl ?? ((globalThis as { fetch?: unknown }).fetch as FetchLike | undefined);
 
   let state: TransportState = 'connecting';
   const stateListeners = new Set<(state: TransportState) => void>();
@@ -111,9 +132,11 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
       return;
     }
     socket = current;
+    let opened = false;
     current.binaryType = 'arraybuffer';
     current.onopen = () => {
       if (socket !== current) return;
+      opened = true;
       failedAttempts = 0;
       setState('connected');
       flushQueue();
@@ -129,8 +152,41 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
       failPending('The connection to the console was lost before it answered. Try again.');
       if (closed) return;
       setState(state === 'connecting' ? 'connecting' : 'reconnecting');
-      scheduleReconnect();
+      // A socket that was open and dropped is a drop; one that never opened may have been refused.
+      if (opened || !options.sessionUrl) scheduleReconnect();
+      else void reconnectUnlessRefused();
     };
+  }
+
+  async function reconnectUnlessRefused(): Promise<void> {
+    const refused = await tokenRefused();
+    if (closed) return;
+    if (!refused) {
+      scheduleReconnect();
+      return;
+    }
+    // Final: nothing this page holds can get it in again, so nothing is retried or kept waiting.
+    closed = true;
+    setState('refused');
+    for (const request of queued.splice(0)) {
+      clearTimeout(request.timer);
+      request.reject(new OperatorError({ code: 'unauthorized', message: refusedMessage }));
+    }
+  }
+
+  /** Only a 401 from the host counts: no answer, or any other, leaves the client trying. */
+  async function tokenRefused(): Promise<boolean> {
+    if (!fetchSession) return false;
+    try {
+      const response = await fetchSession(options.sessionUrl!, {
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: AbortSignal.timeout(sessionCheckTimeoutMs),
+      });
+      return response.status === 401;
+    } catch {
+      return false;
+    }
   }
 
   function scheduleReconnect(): void {
@@ -166,6 +222,10 @@ export function createWebSocketClient(options: WebSocketClientOptions): WebSocke
 
   function request(channel: ChannelName, input: unknown): Promise<unknown> {
     return new Promise((resolve, reject) => {
+      if (state === 'refused') {
+        reject(new OperatorError({ code: 'unauthorized', message: refusedMessage }));
+        return;
+      }
       if (closed) {
         reject(disconnectedError('This connection to the console has been closed. Reload the page.'));
         return;

@@ -5,6 +5,7 @@ import { Router } from 'wouter';
 import type { OperatorClient } from '../../shared/contract';
 import { AppLayout } from './app-layout';
 import { AppRoutes } from './app-routes';
+import { ConsoleRestartedGate } from './console-restarted';
 import { hashHref, useHashRouteLocation, useHashRouteSearch } from './hash-location';
 import { OperatorClientProvider } from './operator-context';
 import { PageErrorBoundary } from './page-error-boundary';
@@ -24,13 +25,15 @@ export function App({ client, queryClient }: { client: OperatorClient; queryClie
       <QueryClientProvider client={queries}>
         <CoreSync />
         <NotificationsHost />
-        <Router hook={useHashRouteLocation} searchHook={useHashRouteSearch} hrefs={hashHref}>
-          <AppLayout>
-            <PageErrorBoundary>
-              <AppRoutes />
-            </PageErrorBoundary>
-          </AppLayout>
-        </Router>
+        <ConsoleRestartedGate>
+          <Router hook={useHashRouteLocation} searchHook={useHashRouteSearch} hrefs={hashHref}>
+            <AppLayout>
+              <PageErrorBoundary>
+                <AppRoutes />
+              </PageErrorBoundary>
+            </AppLayout>
+          </Router>
+        </ConsoleRestartedGate>
       </QueryClientProvider>
     </OperatorClientProvider>
   );

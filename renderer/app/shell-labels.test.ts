@@ -17,5 +17,6 @@ describe('shell labels', () => {
   it('says when the connection is lost, not just with a colour', () => {
     expect(transportStateLabel('connected')).toBe('Connected');
     expect(transportStateLabel('reconnecting')).toBe('Connection lost — reconnecting…');
+    expect(transportStateLabel('refused')).toBe('The console was restarted — open its new address');
   });
 });

@@ -19,5 +19,7 @@ export function transportStateLabel(state: TransportState): string {
       return 'Connecting…';
     case 'reconnecting':
       return 'Connection lost — reconnecting…';
+    case 'refused':
+      return 'The console was restarted — open its new address';
   }
 }
