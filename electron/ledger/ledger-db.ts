@@ -40,16 +40,21 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
   const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   const damaged = (sqliteMessage: string) => new LedgerDamagedError({ file, newestBackup: options.backups?.newest() ?? null, sqliteMessage });
   try {
+    db.pragma('busy_timeout = 5000');
+    // Read before anything is written (journal_mode = WAL writes the header of a file not in WAL yet):
+    // a damaged ledger, or one from a newer console, is refused as it was found.
+    const problem = findUnreadableTable(db);
+    if (problem) throw damaged(problem);
+    const migrations = options.migrations ?? allMigrations;
+    const known = migrations.at(-1)?.version ?? 0;
+    if (schemaVersion(db) > known) throw new LedgerVersionError(schemaVersion(db), known);
     // WAL lets the renderer's reads run beside the run writer; NORMAL is durable across app crashes
     // in WAL mode (only an OS crash can lose the last transactions), at a fraction of FULL's fsyncs.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    const problem = findUnreadableTable(db);
-    if (problem) throw damaged(problem);
     const backups = options.backups;
-    migrateLedger(db, options.migrations ?? allMigrations, {
+    migrateLedger(db, migrations, {
       // A fresh ledger (version 0) has nothing to lose; an existing one is copied before it changes
       // (which also reads all of it: a damaged page anywhere stops the migration before it starts).
       beforeMigrating: backups
