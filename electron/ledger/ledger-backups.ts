@@ -169,7 +169,7 @@ export class LedgerBackups {
 }
 
 /** A backup is only worth having once it is on disk. */
-function syncFile(file: string): void {
+export function syncFile(file: string): void {
   const fd = openSync(file, 'r+');
   try {
     fsyncSync(fd);

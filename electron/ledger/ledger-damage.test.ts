@@ -81,7 +81,10 @@ describe('a damaged ledger', () => {
     const dataDir = tempDir();
     const file = path.join(dataDir, 'ledger.sqlite');
     writeFileSync(file, randomBytes(64 * 1024));
+    // What may be its last transactions: SQLite would delete it on closing a read-write connection.
+    writeFileSync(`${file}-wal`, randomBytes(4096));
     const before = digest(file);
+    const walBefore = digest(`${file}-wal`);
 
     const error = openingError(dataDir);
     expect(error.code).toBe('ledger_damaged');
@@ -92,6 +95,7 @@ describe('a damaged ledger', () => {
     expect(error.message).toContain(`no backup of it in ${path.join(dataDir, 'backups')}`);
     expect(error.message).toContain('move ledger.sqlite');
     expect(digest(file)).toBe(before);
+    expect(digest(`${file}-wal`)).toBe(walBefore);
   });
 
   it('that was cut short mid-page is refused naming the file and its newest backup, with the restore command', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { LedgerBackups } from './ledger-backups';
 import { isLedgerDamage, LedgerDamagedError } from './ledger-damage';
@@ -33,26 +34,39 @@ export class LedgerVersionError extends Error {
 }
 
 /**
- * Opens (creating if needed) the ledger file and brings its schema up to date. A file SQLite cannot
- * read is refused with a LedgerDamagedError before anything is written to it.
+ * Opens (creating if needed) the ledger file and brings its schema up to date. An existing file is
+ * first read through a read-only connection: one SQLite cannot read (LedgerDamagedError) or one from
+ * a newer console (LedgerVersionError) is refused exactly as it was found. A read-write connection
+ * would not leave it so: closing one checkpoints the -wal into the file and deletes the -wal.
  */
 export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): LedgerDb {
-  const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
+  const migrations = options.migrations ?? allMigrations;
+  const known = migrations.at(-1)?.version ?? 0;
   const damaged = (sqliteMessage: string) => new LedgerDamagedError({ file, newestBackup: options.backups?.newest() ?? null, sqliteMessage });
+  if (existsSync(file)) {
+    const reader = new Database(file, { ...binding, readonly: true, fileMustExist: true });
+    try {
+      reader.pragma('busy_timeout = 5000');
+      const problem = findUnreadableTable(reader);
+      if (problem) throw damaged(problem);
+      const found = schemaVersion(reader);
+      if (found > known) throw new LedgerVersionError(found, known);
+    } catch (error) {
+      if (isLedgerDamage(error)) throw damaged(error.message);
+      throw error;
+    } finally {
+      reader.close();
+    }
+  }
+  const db = new Database(file, binding);
   try {
-    db.pragma('busy_timeout = 5000');
-    // Read before anything is written (journal_mode = WAL writes the header of a file not in WAL yet):
-    // a damaged ledger, or one from a newer console, is refused as it was found.
-    const problem = findUnreadableTable(db);
-    if (problem) throw damaged(problem);
-    const migrations = options.migrations ?? allMigrations;
-    const known = migrations.at(-1)?.version ?? 0;
-    if (schemaVersion(db) > known) throw new LedgerVersionError(schemaVersion(db), known);
     // WAL lets the renderer's reads run beside the run writer; NORMAL is durable across app crashes
     // in WAL mode (only an OS crash can lose the last transactions), at a fraction of FULL's fsyncs.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
     const backups = options.backups;
     migrateLedger(db, migrations, {
       // A fresh ledger (version 0) has nothing to lose; an existing one is copied before it changes
