@@ -7,6 +7,7 @@ import packageJson from './package.json' with { type: 'json' };
  * One config, three builds (chosen with --mode):
  *   renderer  the React app                         -> dist/renderer/
  *   node      Electron main + the browser host      -> dist/electron/{main,serve}.js (ESM)
+ *             and the ledger restore command         -> dist/electron/restore-ledger.js
  *             and the ledger's output writer thread  -> dist/electron/output-writer-worker.js
  *   preload   the sandboxed preload, one CJS file   -> dist/electron/preload.cjs
  * Sandboxed preloads cannot be ESM and cannot require anything but electron, so the preload bundles
@@ -66,7 +67,13 @@ export default defineConfig(({ mode }): UserConfig => {
         ssr: true,
         rollupOptions: {
           // The worker is its own entry: a thread loads it by file (electron/ledger/output-writer.ts finds it).
-          input: { main: 'electron/main.ts', serve: 'electron/host/serve.ts', 'output-writer-worker': 'electron/ledger/output-writer-worker.ts' },
+          input: {
+            main: 'electron/main.ts',
+            serve: 'electron/host/serve.ts',
+            'output-writer-worker': 'electron/ledger/output-writer-worker.ts',
+            // `npm run ledger:restore` (scripts/restore-ledger.mjs).
+            'restore-ledger': 'electron/ledger/restore-ledger-command.ts',
+          },
           external,
           output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
         },

@@ -10,6 +10,8 @@ import { ConnectionService, sharedWithEveryone } from './connections/connection-
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
 import { probeSandbox, type SandboxProbe } from './confinement/sandbox-probe';
 import { ensureDataDir } from './data-dir';
+import { DailyLedgerBackup } from './ledger/daily-ledger-backup';
+import { isLedgerDamage, LedgerDamagedError } from './ledger/ledger-damage';
 import { openLedger, type Ledger } from './ledger/ledger';
 import { NoticeService } from './notices/notice-service';
 import { browseDirectory } from './projects/directory-browser';
@@ -87,9 +89,12 @@ export interface Core {
 /** Composes the core once at start: the ledger first, then the domain services on top of it. */
 export function createCore(options: CoreOptions): Core {
   const dataDir = ensureDataDir(options.dataDir);
-  const ledger = openLedger(dataDir, { nativeBinding: options.sqliteNativeBinding });
-  const events = new EventHub();
   const now = options.now ?? Date.now;
+  // A damaged ledger is refused here (LedgerDamagedError, naming the file and its newest backup).
+  const ledger = openLedger(dataDir, { nativeBinding: options.sqliteNativeBinding, now });
+  const events = new EventHub();
+  const dailyBackup = new DailyLedgerBackup({ db: ledger.db, backups: ledger.backups, log: options.log, now });
+  dailyBackup.start();
   // One price table for every estimate (run usage, the Usage page, cost budgets), read when asked.
   const prices = new PriceTableStore(ledger, now);
   const projects = new ProjectService(ledger, events);
@@ -389,11 +394,20 @@ export function createCore(options: CoreOptions): Core {
     cleanup,
     connections,
     prices,
-    dispatch: createRequestDispatcher(handlers, options.log),
+    dispatch: createRequestDispatcher(handlers, options.log, {
+      // A page that goes bad while the console runs (the output is not checked at start) is named as
+      // the damaged ledger it is, with the way back; no more daily copies are taken of it.
+      explainFailure: (error) => {
+        if (!isLedgerDamage(error)) return undefined;
+        dailyBackup.ledgerFoundDamaged();
+        return new LedgerDamagedError({ file: ledger.file, newestBackup: ledger.backups.newest(), sqliteMessage: error.message });
+      },
+    }),
     close: async () => {
       if (closed) return;
       closed = true;
       budgets.close();
+      await dailyBackup.close();
       await recovered;
       await probed;
       await runs.shutdown();

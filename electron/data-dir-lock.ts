@@ -27,7 +27,7 @@ export const lockDirName = 'console.lock';
 export const ownerFileName = 'console-owner.json';
 
 /** Which console this is, as the refusal names it to the operator. */
-export type ConsoleOwner = { kind: 'browser-host'; url?: string | null } | { kind: 'desktop-app' };
+export type ConsoleOwner = { kind: 'browser-host'; url?: string | null } | { kind: 'desktop-app' } | { kind: 'ledger-restore' };
 
 /** What the owner file holds. Never the browser host's token: the file is read by other processes. */
 export interface OwnerRecord {
@@ -248,7 +248,7 @@ function readOwnerFile(ownerPath: string): { raw: string; record: OwnerRecord } 
       !Number.isInteger(value.pid) ||
       (value.pid ?? 0) <= 0 ||
       typeof value.hostname !== 'string' ||
-      (value.kind !== 'browser-host' && value.kind !== 'desktop-app')
+      (value.kind !== 'browser-host' && value.kind !== 'desktop-app' && value.kind !== 'ledger-restore')
     ) {
       return null;
     }
@@ -278,9 +278,11 @@ function withoutToken(url: string | null): string | null {
   }
 }
 
-function describeHolder(holder: OwnerRecord | null): string {
+/** Who holds the lock, in words: "pid 123, the desktop app". */
+export function describeHolder(holder: OwnerRecord | null): string {
   if (!holder) return 'a console that has not recorded its pid';
   const pid = holder.hostname === hostname() ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.hostname}`;
   if (holder.kind === 'desktop-app') return `${pid}, the desktop app`;
+  if (holder.kind === 'ledger-restore') return `${pid}, restoring the ledger from a backup`;
   return holder.url ? `${pid}, ${holder.url}` : `${pid}, a browser host that is still starting`;
 }

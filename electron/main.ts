@@ -10,6 +10,8 @@ import { createConsoleLog, detailsInLog } from './log';
 import { devServerAppLocation, fileAppLocation, type AppLocation } from './shell/app-location';
 import { parseShellArgs } from './shell/command-line';
 import { offerRelaunch } from './shell/crash-dialog';
+import { offerLedgerRestore } from './shell/damaged-ledger-dialog';
+import { LedgerDamagedError } from './ledger/ledger-damage';
 import { installContentSecurityPolicy } from './shell/content-security-policy';
 import { bindDesktopNotifications } from './shell/desktop-notifier';
 import { bindIpc } from './shell/ipc-binding';
@@ -134,6 +136,13 @@ function startShell(): void {
             vault,
           });
         } catch (error) {
+          if (error instanceof LedgerDamagedError) {
+            // Still holding the data directory: the restore happens with no console on it.
+            const lock = dataDirLock;
+            log.error('the ledger is damaged', { file: error.file, sqlite: error.sqliteMessage, newestBackup: error.newestBackup?.file ?? null });
+            await offerLedgerRestore(error, { dataDir, nativeBinding: electronSqliteBinding(appDir), releaseDataDir: () => lock.release().then(() => log.flush()) });
+            return;
+          }
           await dataDirLock.release();
           throw new Error(describeNativeModuleFailure(error, appDir) ?? (error instanceof Error ? error.message : String(error)), {
             cause: error,

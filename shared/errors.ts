@@ -45,6 +45,9 @@ export const errorCodes = [
   'reserved_variable',
   // git refused or failed; `reason` names the case (electron/confinement/git-errors.ts) and the message the fix.
   'git_failed',
+  // The ledger file cannot be read (not a database, or a page of it is corrupt): the message names the
+  // file, its newest backup and how to restore it (electron/ledger/ledger-damage.ts).
+  'ledger_damaged',
   // The failure taxonomy (DESIGN.md section 3): every failed attempt and refused run gets one.
   ...failureTaxonomy,
   // Anything unexpected. The message is generic; details go to the log, never to the UI.

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsoleLog, createMemoryLogger } from '../log';
@@ -87,6 +88,26 @@ describe('runHost', () => {
     for (const weak of ['short', 'has spaces in it but is long enough to pass', `${'x'.repeat(40)};`]) {
       expect(() => hostTokenFromEnv({ OPERATOR_CONSOLE_HOST_TOKEN: weak }), weak).toThrow(UsageError);
     }
+  });
+
+  it('refuses a damaged ledger with the one message that names it and the way back, and gives the data directory up', async () => {
+    const renderer = makeTempDir('oc-serve-renderer-');
+    const data = makeTempDir('oc-serve-data-');
+    cleanups.push(renderer.remove, data.remove);
+    writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
+    const ledgerFile = path.join(data.path, 'ledger.sqlite');
+    writeFileSync(ledgerFile, randomBytes(16 * 1024));
+    const started = runHost(['--data-dir', data.path], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path } });
+    const error = await started.then(
+      () => null,
+      (failure: unknown) => failure as Error,
+    );
+    expect(error).toBeInstanceOf(StartupError);
+    // main prints "Operator Console: <message>": the message, not a stack, and not SQLite's words alone.
+    expect(error!.message.startsWith(`The ledger ${ledgerFile} is damaged and cannot be read (SQLite: file is not a database).`)).toBe(true);
+    expect(error!.message).toContain('There is no backup of it in');
+    expect(error!.message).not.toContain('\n');
+    expect(existsSync(path.join(data.path, 'console.lock'))).toBe(false);
   });
 
   it('says to build first when the renderer is missing', async () => {

@@ -7,6 +7,7 @@ import { resolveDataDir } from '../data-dir';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir-lock';
 import { installCrashHandlers, crashLine } from '../crash-handlers';
 import { isDiskFullError } from '../disk-space';
+import { LedgerDamagedError } from '../ledger/ledger-damage';
 import { createConsoleLog, describeError, isConsoleLog, type ConsoleLog, type Logger } from '../log';
 import { startHostServer, type HostServer } from './host-server';
 
@@ -25,7 +26,7 @@ export class UsageError extends Error {
 }
 
 /**
- * Something that stops the host from starting (no build, port taken, newer ledger): exit code 1. So
+ * Something that stops the host from starting (no build, port taken, newer or damaged ledger): exit code 1. So
  * does a DataDirLockedError (another console on the data directory), whose message is its whole line.
  */
 export class StartupError extends Error {
@@ -124,6 +125,8 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
     core = createCore({ dataDir, transport: 'browser', appVersion: __APP_VERSION__, log });
   } catch (error) {
     await lock.release();
+    // Its message is the whole story (the file, the newest backup, the command that restores it).
+    if (error instanceof LedgerDamagedError) throw new StartupError(error.message);
     throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
 

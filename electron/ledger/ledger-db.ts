@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import type { LedgerBackups } from './ledger-backups';
+import { isLedgerDamage, LedgerDamagedError } from './ledger-damage';
 import { migrations as allMigrations, type Migration } from './migrations';
 
 export type LedgerDb = Database.Database;
@@ -11,6 +14,13 @@ export interface OpenLedgerOptions {
   nativeBinding?: string | undefined;
   /** Only tests pass this, to make a database as an earlier version of the console would have. */
   migrations?: readonly Migration[];
+  /**
+   * The data directory's backups: an existing ledger is copied there before it is migrated, and a
+   * damaged one's refusal names the newest. Without it (tests of the schema alone) neither happens.
+   */
+  backups?: LedgerBackups | undefined;
+  /** The console's clock, for the backups' names. Default: Date.now. */
+  now?: (() => number) | undefined;
 }
 
 export class LedgerVersionError extends Error {
@@ -23,9 +33,33 @@ export class LedgerVersionError extends Error {
   }
 }
 
-/** Opens (creating if needed) the ledger file and brings its schema up to date. */
+/**
+ * Opens (creating if needed) the ledger file and brings its schema up to date. An existing file is
+ * first read through a read-only connection: one SQLite cannot read (LedgerDamagedError) or one from
+ * a newer console (LedgerVersionError) is refused exactly as it was found. A read-write connection
+ * would not leave it so: closing one checkpoints the -wal into the file and deletes the -wal.
+ */
 export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): LedgerDb {
-  const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
+  const migrations = options.migrations ?? allMigrations;
+  const known = migrations.at(-1)?.version ?? 0;
+  const damaged = (sqliteMessage: string) => new LedgerDamagedError({ file, newestBackup: options.backups?.newest() ?? null, sqliteMessage });
+  if (existsSync(file)) {
+    const reader = new Database(file, { ...binding, readonly: true, fileMustExist: true });
+    try {
+      reader.pragma('busy_timeout = 5000');
+      const problem = findUnreadableTable(reader);
+      if (problem) throw damaged(problem);
+      const found = schemaVersion(reader);
+      if (found > known) throw new LedgerVersionError(found, known);
+    } catch (error) {
+      if (isLedgerDamage(error)) throw damaged(error.message);
+      throw error;
+    } finally {
+      reader.close();
+    }
+  }
+  const db = new Database(file, binding);
   try {
     // WAL lets the renderer's reads run beside the run writer; NORMAL is durable across app crashes
     // in WAL mode (only an OS crash can lose the last transactions), at a fraction of FULL's fsyncs.
@@ -33,12 +67,41 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    migrateLedger(db, options.migrations ?? allMigrations);
+    const backups = options.backups;
+    migrateLedger(db, migrations, {
+      // A fresh ledger (version 0) has nothing to lose; an existing one is copied before it changes
+      // (which also reads all of it: a damaged page anywhere stops the migration before it starts).
+      beforeMigrating: backups
+        ? (from, to) => {
+            if (from > 0) backups.takeBeforeMigration(db, from, to, (options.now ?? Date.now)());
+          }
+        : undefined,
+    });
     return db;
   } catch (error) {
     db.close();
+    if (isLedgerDamage(error)) throw damaged(error.message);
     throw error;
   }
+}
+
+/**
+ * Reads every page of every table but the runs' output, the bulk of the file (checking it would make
+ * start-up as slow as the ledger is large): a file cut short, or a corrupt page in anything the
+ * console reads at start, is found here, before anything is written. A corrupt page of output is
+ * found when it is read, and answered the same way (code `ledger_damaged`).
+ */
+function findUnreadableTable(db: LedgerDb): string | null {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'output_chunks'")
+    .pluck()
+    .all() as string[];
+  for (const table of ['sqlite_schema', ...tables]) {
+    const problems = (db.pragma(`quick_check("${table.replace(/"/g, '""')}")`) as Array<{ quick_check: string }>).map((row) => row.quick_check);
+    if (problems.length === 1 && problems[0] === 'ok') continue;
+    return `database disk image is malformed (quick_check of ${table}: ${problems.slice(0, 3).join('; ')})`;
+  }
+  return null;
 }
 
 export function schemaVersion(db: LedgerDb): number {
@@ -46,10 +109,15 @@ export function schemaVersion(db: LedgerDb): number {
 }
 
 /** Runs every migration newer than the file's version, each in its own transaction. */
-export function migrateLedger(db: LedgerDb, migrations: readonly Migration[]): void {
+export function migrateLedger(
+  db: LedgerDb,
+  migrations: readonly Migration[],
+  hooks: { beforeMigrating?: ((fromVersion: number, toVersion: number) => void) | undefined } = {},
+): void {
   const known = migrations.at(-1)?.version ?? 0;
   const current = schemaVersion(db);
   if (current > known) throw new LedgerVersionError(current, known);
+  if (current < known) hooks.beforeMigrating?.(current, known);
   for (const migration of migrations) {
     if (migration.version <= schemaVersion(db)) continue;
     // Outside the transaction: SQLite ignores a change of foreign_keys inside one.

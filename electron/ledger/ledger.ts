@@ -3,6 +3,7 @@ import { AgentsRepository } from './agents-repository';
 import { BudgetsRepository } from './budgets-repository';
 import { ConnectionsRepository } from './connections-repository';
 import { EnvironmentsRepository } from './environments-repository';
+import { LedgerBackups } from './ledger-backups';
 import { openLedgerDb, type LedgerDb, type OpenLedgerOptions } from './ledger-db';
 import { NoticesRepository } from './notices-repository';
 import { NotificationsRepository } from './notifications-repository';
@@ -22,6 +23,8 @@ export const ledgerFileName = 'ledger.sqlite';
 export interface Ledger {
   readonly file: string;
   readonly db: LedgerDb;
+  /** Copies of the ledger in `<data dir>/backups/` (before migrations, and daily). */
+  readonly backups: LedgerBackups;
   readonly projects: ProjectsRepository;
   /** Projects' setup settings and the variable layers (project, agent, task). */
   readonly projectSetup: ProjectSetupRepository;
@@ -48,12 +51,14 @@ export interface Ledger {
 
 export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Ledger {
   const file = path.join(dataDir, ledgerFileName);
-  const db = openLedgerDb(file, options);
+  const backups = options.backups ?? new LedgerBackups(dataDir);
+  const db = openLedgerDb(file, { ...options, backups });
   const outputWriter = new OutputWriter({ file, nativeBinding: options.nativeBinding });
   const stopCheckpoints = steerWalCheckpoints(db, outputWriter);
   return {
     file,
     db,
+    backups,
     projects: new ProjectsRepository(db),
     projectSetup: new ProjectSetupRepository(db),
     tasks: new TasksRepository(db),

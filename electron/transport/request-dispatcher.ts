@@ -50,7 +50,15 @@ function describeIssues(error: z.ZodError): string {
  * also strips anything undeclared), and turns every failure into an error value with a stable code.
  * A bad request is logged once, here, and never reaches a handler or the ledger.
  */
-export function createRequestDispatcher(handlers: CoreHandlers, log: Logger): RequestDispatcher {
+export interface RequestDispatcherOptions {
+  /**
+   * Names an unexpected failure the operator can act on (a damaged ledger), instead of `internal`.
+   * Called only with errors that are not already an OperatorError; undefined leaves it internal.
+   */
+  explainFailure?: ((error: unknown) => OperatorError | undefined) | undefined;
+}
+
+export function createRequestDispatcher(handlers: CoreHandlers, log: Logger, options: RequestDispatcherOptions = {}): RequestDispatcher {
   return async (channel, rawInput, meta) => {
     if (!isChannelName(channel)) {
       const shape: OperatorErrorShape = {
@@ -107,6 +115,8 @@ export function createRequestDispatcher(handlers: CoreHandlers, log: Logger): Re
         channel,
         error: describeError(error),
       });
+      const explained = options.explainFailure?.(error);
+      if (explained) return fail(explained.toShape());
       return fail({ code: 'internal', message: `The console could not complete this request. ${detailsInLog(log)}` });
     }
   };
