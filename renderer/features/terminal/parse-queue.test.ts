@@ -76,32 +76,33 @@ const lines = (from: number, count: number) =>
   Array.from({ length: count }, (_, index) => `line ${String(from + index).padStart(6, '0')} .......\n`).join('');
 
 describe('ParseQueue', () => {
-  it('writes a frame’s worth at a time, sized to the measured parse speed, and acknowledges only what was parsed', () => {
+  it('parses within a budget per frame, in slices sized to the measured speed, and acknowledges only what was parsed', () => {
     const bed = testBed({ initialBytesPerMs: 1000 });
     // A replay that was asked for: never dropped, however long it takes.
     bed.push(lines(0, 5000), { keep: true }); // 100,000 bytes
-    expect(bed.terminal.text).toBe('');
-
-    bed.frame();
-    // 8 ms at the first guess of 1000 bytes per ms.
+    // An idle terminal gets output at once: 8 ms of it at the first guess of 1000 bytes per ms.
     expect(bed.terminal.unparsedBytes()).toBe(8000);
     expect(bed.acked(true)).toBe(0);
-    // While the slice is still being parsed, the next frame gives the terminal nothing more.
+    // While the slice is still being parsed, a frame gives the terminal nothing more.
     bed.frame();
     expect(bed.terminal.unparsedBytes()).toBe(8000);
 
+    // Parsed in 2 ms: the estimate moves towards 4000 bytes per ms, and the rest of the frame's 8 ms goes at it.
     bed.terminal.parse(4000);
     expect(bed.acked(true)).toBe(8000);
-    bed.frame();
-    // Measured at 4000 bytes per ms: the estimate moves towards it, and so does the slice.
     expect(bed.queue.parseSpeed).toBeCloseTo(1900);
-    expect(bed.terminal.unparsedBytes()).toBe(15_200);
+    expect(bed.terminal.unparsedBytes()).toBe(11_400);
+    for (let i = 0; i < 20 && bed.terminal.unparsedBytes() > 0; i += 1) bed.terminal.parse(4000);
+    // The frame's budget is spent: the rest waits for the next frame.
+    expect(bed.queue.pendingBytes).toBeGreaterThan(0);
+    expect(bed.framesWaiting()).toBe(1);
+    bed.frame();
+    expect(bed.terminal.unparsedBytes()).toBeGreaterThan(0);
 
-    for (let i = 0; i < 40 && bed.queue.pendingBytes > 0; i += 1) {
+    for (let i = 0; i < 40 && bed.queue.pendingBytes + bed.terminal.unparsedBytes() > 0; i += 1) {
       bed.terminal.parse(4000);
       bed.frame();
     }
-    bed.terminal.parse(4000);
     expect(bed.terminal.text).toBe(lines(0, 5000));
     expect(bed.acked(true)).toBe(100_000);
     expect(bed.dropped).toEqual([]);
@@ -123,28 +124,41 @@ describe('ParseQueue', () => {
 
   it('when more is queued than the screen gets through in 50 ms, drops the oldest, marks it, resumes at a line start and acknowledges the dropped bytes', () => {
     const bed = testBed({ initialBytesPerMs: 1000 });
-    // 8,000 bytes a frame at 60 frames a second: 24,000 bytes is 50 ms. A flood of 100,000 arrives.
+    // 8,000 bytes a frame at 60 frames a second: 24,000 bytes is 50 ms. A flood of 100,000 arrives;
+    // the first 8,000 go to the idle terminal at once.
     bed.push(lines(0, 2500));
     bed.push(lines(2500, 2500));
+    expect(bed.terminal.unparsedBytes()).toBe(8000);
     bed.frame();
 
-    expect(bed.dropped).toHaveLength(1);
-    const { droppedBytes } = bed.dropped[0]!;
-    // Two frames' worth is kept, starting with a whole line.
-    expect(100_000 - droppedBytes).toBeLessThanOrEqual(16_000);
-    expect(100_000 - droppedBytes).toBeGreaterThan(15_980);
-    expect(droppedBytes % 20).toBe(0);
-    const firstKept = droppedBytes / 20;
-    expect(bed.terminal.text).toBe(`[skipped ${droppedBytes}]${lines(firstKept, 400)}`);
-    // The dropped bytes free the core's window now that the kept tail is on its way to the terminal.
-    expect(bed.acked(false)).toBe(droppedBytes);
-    expect(bed.acked(true)).toBe(0);
+    // Two frames' worth is kept (16,000 bytes), from a line start.
+    expect(bed.dropped).toEqual([{ droppedBytes: 76_000, coreSkippedBytes: 0 }]);
+    const firstKept = (8000 + 76_000) / 20;
+    // Acknowledged once the kept tail is on its way to the terminal, not before.
+    expect(bed.acked(false)).toBe(0);
+    bed.terminal.parse(1000);
+    bed.frame();
+    expect(bed.terminal.text).toBe(`${lines(0, 400)}[skipped 76000]${lines(firstKept, 400)}`);
+    expect(bed.acked(false)).toBe(76_000);
+    expect(bed.acked(true)).toBe(8000);
 
     bed.terminal.parse(1000);
     bed.frame();
     bed.terminal.parse(1000);
-    expect(bed.terminal.text).toBe(`[skipped ${droppedBytes}]${lines(firstKept, 5000 - firstKept)}`);
+    expect(bed.terminal.text).toBe(`${lines(0, 400)}[skipped 76000]${lines(firstKept, 800)}`);
     expect(bed.acked(true) + bed.acked(false)).toBe(100_000);
+  });
+
+  it('a cut that falls inside a line resumes after it', () => {
+    const bed = testBed({ initialBytesPerMs: 1000 });
+    bed.push('x'.repeat(8000));
+    bed.push(`${'y'.repeat(50_010)}\n${lines(0, 1000)}tail`);
+    bed.frame();
+    bed.terminal.parse(1000);
+    bed.frame();
+    // 70,015 queued, 16,000 to keep: the cut at byte 54,015 falls 4 bytes into line 200; line 201 is the first shown.
+    expect(bed.dropped[0]!.droppedBytes).toBe(50_011 + 201 * 20);
+    expect(bed.terminal.text).toBe(`${'x'.repeat(8000)}[skipped ${bed.dropped[0]!.droppedBytes}]${lines(201, 400)}`);
   });
 
   it('never drops a replay that was asked for, and folds the core’s skip markers among the dropped bytes into its own', () => {
@@ -160,10 +174,9 @@ describe('ParseQueue', () => {
     expect(coreSkippedBytes).toBe(5000);
     const firstKept = 1000 + droppedBytes / 20;
     // The replay first; then one marker for both skips, the separator from the dropped part, and the tail.
-    bed.terminal.parse(1000);
-    for (let i = 0; i < 10 && bed.queue.pendingBytes > 0; i += 1) {
-      bed.frame();
+    for (let i = 0; i < 10 && bed.queue.pendingBytes + bed.terminal.unparsedBytes() > 0; i += 1) {
       bed.terminal.parse(1000);
+      bed.frame();
     }
     expect(bed.terminal.text).toBe(`${lines(0, 1000)}[skipped ${droppedBytes + 5000}]── attempt 2 ──${lines(firstKept, 4000 - firstKept)}`);
     expect(bed.acked(true) + bed.acked(false)).toBe(80_000);

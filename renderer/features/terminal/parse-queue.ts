@@ -1,12 +1,12 @@
 import type { OutputSink } from './run-output-stream';
 
 /**
- * Output waiting for the terminal, written to it one animation frame at a time (issue 15). xterm.js
- * parses whatever it is given before it draws again, so a flood written as it arrives piles up inside
- * it where nothing can be dropped, and the screen falls further behind with every batch. Here the
- * bytes wait in a queue of our own: each frame writes a slice of what the terminal parses in a frame's
- * budget (its speed measured from the write callbacks, so a cold terminal gets small slices and a warm
- * one large), one slice at a time. When the queue holds more than the screen would get through in
+ * Output waiting for the terminal, written to it within a parse budget per animation frame (issue
+ * 15). xterm.js parses whatever it is given, so a flood written as it arrives piles up inside it where
+ * nothing can be dropped, and the screen falls further behind with every batch. Here the bytes wait in
+ * a queue of our own and go to the terminal one slice at a time, each sized to what is left of the
+ * frame's budget at the measured parse speed (a cold terminal gets small slices, a warm one large);
+ * output that finds the terminal idle goes at once. When the queue holds more than the screen would get through in
  * `maxQueuedMs` (a slice per frame, at the frame rate seen), the oldest bytes are dropped and a marker says how much was skipped; the screen goes
  * on from a recent tail.
  *
@@ -76,6 +76,8 @@ export class ParseQueue {
   /** Time between frames that wrote, as seen (a busy page draws fewer than 60 a second). */
   private frameIntervalMs = 1000 / 60;
   private lastFrameAt: number | null = null;
+  /** Parse time spent since the frame began. */
+  private spentMs = 0;
   private readonly frames: FrameScheduler;
   private readonly now: () => number;
   private readonly frameBudgetMs: number;
@@ -106,12 +108,18 @@ export class ParseQueue {
     if (bytes.bytes.byteLength === 0) return;
     this.entries.push({ type: 'bytes', ...bytes });
     this.queuedBytes += bytes.bytes.byteLength;
-    this.schedule();
+    this.next();
   }
 
   pushNote(text: string, skippedBytes?: number): void {
     this.entries.push(skippedBytes === undefined ? { type: 'note', text } : { type: 'note', text, skippedBytes });
-    this.schedule();
+    this.next();
+  }
+
+  /** An idle terminal with budget left in this frame gets new output now, not a frame later. */
+  private next(): void {
+    if (this.writing) this.schedule();
+    else this.writeWithinBudget();
   }
 
   /** Forgets everything queued, unacknowledged (its subscription is gone), and any write in flight. */
@@ -134,16 +142,26 @@ export class ParseQueue {
   }
 
   private onFrame(): void {
-    // Still parsing the last slice: the terminal is behind already, giving it more would only queue inside it.
-    if (this.writing) return;
     const now = this.now();
     // Frames that follow each other measure the frame rate; after an idle spell the gap says nothing.
     if (this.lastFrameAt !== null && now - this.lastFrameAt < 250) this.frameIntervalMs = this.frameIntervalMs * 0.8 + Math.max(1000 / 60, now - this.lastFrameAt) * 0.2;
     this.lastFrameAt = now;
+    this.spentMs = 0;
+    // Dropping only ever happens here: a hidden tab gets no frames, acknowledges nothing, and the core
+    // stops sending to it instead of flooding it with bytes to throw away.
     this.dropWhatCannotBeShownInTime();
-    const budget = Math.max(minSliceBytes, Math.floor(this.bytesPerMs * this.frameBudgetMs));
-    this.writeSlice(budget);
-    if (this.queuedBytes <= budget) this.releaseDroppedAcks();
+    // Still parsing the last slice: its callback goes on with this frame's budget.
+    if (this.writing) return;
+    this.writeWithinBudget();
+  }
+
+  /** Parses up to the frame's budget, a slice at a time; what is left waits for the next frame. */
+  private writeWithinBudget(): void {
+    const left = this.frameBudgetMs - this.spentMs;
+    if (left > 0 && this.entries.length > 0) {
+      this.writeSlice(Math.max(minSliceBytes, Math.floor(this.bytesPerMs * left)));
+      if (this.queuedBytes <= this.bytesPerMs * this.frameBudgetMs) this.releaseDroppedAcks();
+    }
     this.schedule();
   }
 
@@ -198,8 +216,10 @@ export class ParseQueue {
         part.ack(part.bytes.byteLength, true);
         if (index < parts.length - 1) return;
         this.writing = false;
-        this.measure(size, this.now() - started);
-        this.schedule();
+        const elapsed = this.now() - started;
+        this.spentMs += elapsed;
+        this.measure(size, elapsed);
+        this.writeWithinBudget();
       });
     });
   }
