@@ -4,7 +4,10 @@
  * whose agent prints about 32 MiB/s of lines stamped with their write time (`T=<ms since epoch>`,
  * the fixture agent's --timed-flood-ms) for several seconds. Every 250 ms the page itself reads the
  * newest stamp in the terminal's visible rows and keeps `Date.now()` minus it; a sample before the
- * first flood line reached the screen counts from the flood's start (read from the ledger).
+ * first flood line reached the screen counts from the flood's start (read from the ledger). The same
+ * is kept for the newest stamp that has arrived over the WebSocket (a listener of the page's own on
+ * the console's socket): the lag at arrival is what the host and the transport add, the rest is the
+ * renderer's.
  *
  *   npm run build && npx vitest bench --run bench/renderer-lag.bench.ts
  *
@@ -38,6 +41,23 @@ const browser = await chromium.launch({
   args: gpu ? [...chromiumArgs.filter((arg) => arg !== '--disable-gpu'), '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'] : chromiumArgs,
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+// Every socket the console opens gets a listener of ours: the newest stamp in each binary frame's tail.
+await page.addInitScript(`(() => {
+  const Native = window.WebSocket;
+  const decoder = new TextDecoder();
+  window.__newestArrived = null;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        if (!(event.data instanceof ArrayBuffer)) return;
+        const tail = decoder.decode(new Uint8Array(event.data, Math.max(0, event.data.byteLength - 300)));
+        const stamps = tail.match(/T=\\d{13}/g);
+        if (stamps) window.__newestArrived = Number(stamps.at(-1).slice(2));
+      });
+    }
+  };
+})()`);
 await page.goto(host.url);
 await addProject(page, makeRepository(path.join(scratch, 'flood-project')));
 // The shell step waits a second first, so the run's page is open and following when the flood begins.
@@ -46,6 +66,8 @@ await addTask(page, 'Flood the terminal');
 
 interface Round {
   lags: number[];
+  /** The same samples' lag of the newest stamp that had arrived in the page. */
+  arrivalLags: number[];
   firstSecondMax: number;
   renderer: string;
 }
@@ -68,7 +90,7 @@ const sampler = `(() => {
     const { text, renderer } = newest();
     let latest = null;
     for (const match of text.matchAll(/T=(\\d{13})/g)) latest = Math.max(latest ?? 0, Number(match[1]));
-    samples.push({ at: Date.now(), latest, renderer });
+    samples.push({ at: Date.now(), latest, arrived: window.__newestArrived, renderer });
   }, ${sampleEveryMs});
   window.__lagSamples = () => { clearInterval(timer); return samples; };
 })()`;
@@ -92,13 +114,14 @@ async function oneRound(target: Page): Promise<void> {
   const runId = /\/runs\/([^/?#]+)/.exec(target.url())?.[1];
   if (!runId) throw new Error(`not on a run's page: ${target.url()}`);
   await target.getByText('Succeeded', { exact: true }).first().waitFor({ timeout: floodMs + 60_000 });
-  const samples = await target.evaluate<Array<{ at: number; latest: number | null; renderer: string }>>('window.__lagSamples()');
+  const samples = await target.evaluate<Array<{ at: number; latest: number | null; arrived: number | null; renderer: string }>>('window.__lagSamples()');
   const start = floodStartOf(runId);
   const end = start + floodMs;
   const during = samples.filter((sample) => sample.at >= start && sample.at <= end);
   const lags = during.map((sample) => sample.at - (sample.latest ?? start));
+  const arrivalLags = during.map((sample) => sample.at - Math.max(start, sample.arrived ?? start));
   const firstSecond = during.filter((sample) => sample.at < start + 1000).map((sample) => sample.at - (sample.latest ?? start));
-  results.push({ lags, firstSecondMax: Math.max(...firstSecond), renderer: samples.at(-1)?.renderer ?? 'none' });
+  results.push({ lags, arrivalLags, firstSecondMax: Math.max(...firstSecond), renderer: samples.at(-1)?.renderer ?? 'none' });
 }
 
 const percentile = (values: number[], p: number) => {
@@ -121,12 +144,18 @@ afterAll(async () => {
   console.log(`machine: ${cpus.length} cores, ${cpus[0]?.model ?? 'unknown CPU'}; Chromium ${browser.version()}${gpu ? ' with GPU flags' : ' --disable-gpu'}`);
   for (const [index, round] of results.entries()) {
     console.log(
-      `round ${index + 1} (${round.renderer} renderer, ${round.lags.length} samples): p50 ${median(round.lags)} ms, p95 ${percentile(round.lags, 95)} ms, max ${Math.max(...round.lags)} ms, first second max ${round.firstSecondMax} ms`,
+      `round ${index + 1} (${round.renderer} renderer, ${round.lags.length} samples): p50 ${median(round.lags)} ms, p95 ${percentile(round.lags, 95)} ms, max ${Math.max(...round.lags)} ms, first second max ${round.firstSecondMax} ms; at arrival p50 ${median(round.arrivalLags)} ms, p95 ${percentile(round.arrivalLags, 95)} ms`,
     );
   }
   const all = results.flatMap((round) => round.lags);
+  const arrival = results.flatMap((round) => round.arrivalLags);
+  // Paired sample by sample: what the renderer adds on top of the lag the data arrived with.
+  const added = results.flatMap((round) => round.lags.map((lag, index) => lag - (round.arrivalLags[index] ?? 0)));
   console.log(
     `over ${results.length} rounds: p50 ${median(all)} ms, p95 ${percentile(all, 95)} ms, max ${Math.max(...all)} ms; first second max (median of rounds) ${median(results.map((round) => round.firstSecondMax))} ms, worst ${Math.max(...results.map((round) => round.firstSecondMax))} ms`,
+  );
+  console.log(
+    `  of which at arrival in the page (host and transport): p50 ${median(arrival)} ms, p95 ${percentile(arrival, 95)} ms; added by the renderer (paired): p50 ${median(added)} ms, p95 ${percentile(added, 95)} ms, max ${Math.max(...added)} ms`,
   );
   await browser.close();
   await host.stop();
