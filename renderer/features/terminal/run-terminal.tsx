@@ -17,7 +17,6 @@ type OutputView =
   | { state: 'open'; from: OpenFrom; fromOffset: number; totalBytes: number }
   | { state: 'error'; from: OpenFrom; error: unknown };
 
-
 interface TerminalParts {
   terminal: Terminal;
   fit: FitAddon;
@@ -39,7 +38,6 @@ const scrollbackLines = 20_000;
  * still fits in the scrollback for output of ordinary line lengths.
  */
 const earlierOutputBytes = 256 * 1024;
-
 
 function searchResultText(results: { index: number; count: number } | null, term: string): string {
   if (!term || !results) return '';
@@ -87,6 +85,8 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
     if (!parts) return;
     setView({ state: 'opening', from });
     setSkippedBytes(0);
+    // A cleared screen is at its top until output scrolls it.
+    setAtTop(true);
     parts.stream.open(from).then(
       (opened) => {
         if (opened && partsRef.current === parts) {
