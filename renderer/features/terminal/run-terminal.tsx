@@ -302,7 +302,7 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
       ? [
           view.fromOffset > 0
             ? `Showing the end of the output; the first ${formatBytes(view.fromOffset)} are not loaded.`
-            : view.from === 'start'
+            : view.from !== 'tail'
               ? 'Showing the full output.'
               : '',
           skippedBytes > 0 ? `${formatBytes(skippedBytes)} skipped while catching up (kept in full in the ledger).` : '',
