@@ -70,3 +70,34 @@ test('a finished run reopened later shows its full output', async ({ console: ap
   await expect(findStatus).toContainText('1 of 1');
   await expect(output).toContainText('line 16000 of 16000');
 });
+
+test('scrolled to the top of a reopened run’s tail, the operator shows the earlier output', async ({ console: app, scratchDir }) => {
+  const { page } = app;
+  await addProject(page, makeRepository(path.join(scratchDir, 'ledger')));
+  // About 320 KB: the 256 KiB tail leaves the first lines out; 256 KiB more reaches the first byte.
+  await addFixtureAgent(page, 'Fixture quick', ['--json-events', '--lines', '16000']);
+  await addTask(page, 'Export the ledger');
+  await runTask(page, 'Export the ledger', 'Fixture quick');
+  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+  await page.reload();
+  const output = terminal(page);
+  await expect(output).toContainText('line 16000 of 16000');
+  // Chromium without a GPU (the suite's --disable-gpu) draws with the DOM renderer, not SwiftShader's WebGL.
+  await expect(output.locator('.run-terminal__screen')).toHaveAttribute('data-renderer', 'dom');
+  const earlier = output.getByRole('button', { name: 'Show earlier output' });
+  // Following the end, the offer is not there; at the top of what the terminal holds, it is.
+  await expect(earlier).toBeHidden();
+  // Some 13,000 lines up: the operator drags the scrollbar to the top.
+  const slider = await output.locator('.run-terminal__screen .scrollbar.vertical .slider').boundingBox();
+  if (!slider) throw new Error('the terminal has no scrollbar slider');
+  await page.mouse.move(slider.x + slider.width / 2, slider.y + slider.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(slider.x + slider.width / 2, slider.y - 2000, { steps: 5 });
+  await page.mouse.up();
+  await expect(earlier).toBeVisible();
+  await earlier.click();
+  // The screen now starts at the first byte, shown from its top.
+  await expect(output).toContainText('Showing the full output.');
+  await expect(output).toContainText('line 1 of 16000');
+  await expect(earlier).toBeHidden();
+});

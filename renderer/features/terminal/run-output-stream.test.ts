@@ -53,11 +53,34 @@ function fakeApi() {
 }
 
 function fakeSink() {
+  const frames = new Map<number, () => void>();
+  let nextFrame = 1;
   const sink = {
     text: '',
     /** Write callbacks xterm has not called yet: the test decides when parsing happens. */
     unparsed: [] as Array<() => void>,
     resets: 0,
+    /** Animation frames, run when the test says: the stream writes to the terminal on them. */
+    frames: {
+      request(callback: () => void) {
+        frames.set(nextFrame, callback);
+        return nextFrame++;
+      },
+      cancel: (handle: number) => void frames.delete(handle),
+    },
+    /** One animation frame: what is queued is written (not yet parsed). */
+    frame() {
+      const due = [...frames.values()];
+      frames.clear();
+      for (const callback of due) callback();
+    },
+    /** Frames and parsing until nothing is left to write. */
+    draw() {
+      for (let i = 0; i < 100 && (frames.size > 0 || sink.unparsed.length > 0); i += 1) {
+        sink.frame();
+        sink.parseAll();
+      }
+    },
     write(bytes: Uint8Array, parsed: () => void) {
       sink.text += new TextDecoder().decode(bytes);
       sink.unparsed.push(parsed);
@@ -102,7 +125,7 @@ describe('RunOutputStream', () => {
   it('keeps output that arrives before openRunOutput answers, and only its own subscription’s', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink, { frames: sink.frames });
     const opening = stream.open('tail');
     api.output('sub_1', 'line 1\r\n');
     api.output('sub_other', 'not mine\r\n');
@@ -111,6 +134,7 @@ describe('RunOutputStream', () => {
     api.answerOpen('sub_1');
     await opening;
     api.output('sub_1', 'line 3\r\n');
+    sink.draw();
     expect(sink.text).toBe('line 1\r\nline 2\r\nline 3\r\n');
     expect(api.opened).toEqual([{ runId: 'run_1', from: 'tail' }]);
   });
@@ -118,15 +142,18 @@ describe('RunOutputStream', () => {
   it('acknowledges only what the terminal has parsed, summed into one ack per interval', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api, 'run_1', sink, { ackIntervalMs: 16 });
+    const stream = new RunOutputStream(api, 'run_1', sink, { ackIntervalMs: 16, frames: sink.frames });
     const opening = stream.open('tail');
     api.answerOpen('sub_1');
     await opening;
     api.output('sub_1', 'abc');
     api.output('sub_1', 'defgh');
+    // The idle terminal gets the first write at once; the next waits until it is parsed.
+    expect(sink.text).toBe('abc');
     vi.advanceTimersByTime(100);
     expect(api.acks).toEqual([]);
-    sink.parseAll();
+    sink.draw();
+    expect(sink.text).toBe('abcdefgh');
     expect(api.acks).toEqual([]);
     vi.advanceTimersByTime(16);
     expect(api.acks).toEqual([{ subscriptionId: 'sub_1', bytes: 8 }]);
@@ -136,11 +163,12 @@ describe('RunOutputStream', () => {
     const api = fakeApi();
     const sink = fakeSink();
     const onSkipped = vi.fn();
-    const stream = new RunOutputStream(api, 'run_1', sink, { onSkipped });
+    const stream = new RunOutputStream(api, 'run_1', sink, { onSkipped, frames: sink.frames });
     const opening = stream.open('tail');
     api.answerOpen('sub_1', 4096);
     await opening;
     api.emit('runOutputSkipped', { subscriptionId: 'sub_1', runId: 'run_1', fromOffset: 10, toOffset: 5010, skippedBytes: 5000 });
+    sink.draw();
     expect(sink.text).toBe(earlierOutputMarker(4096) + skippedMarker(5000));
     expect(onSkipped).toHaveBeenCalledWith(5000);
   });
@@ -148,11 +176,13 @@ describe('RunOutputStream', () => {
   it('reopening from the start closes the old subscription, clears the terminal and ignores the old stream', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink, { frames: sink.frames });
     const first = stream.open('tail');
     api.answerOpen('sub_1');
     await first;
     api.output('sub_1', 'tail');
+    // Written to the terminal, not parsed yet, when Load full output is pressed.
+    sink.frame();
     const second = stream.open('start');
     await flush();
     expect(api.closed).toEqual(['sub_1']);
@@ -161,6 +191,7 @@ describe('RunOutputStream', () => {
     api.output('sub_2', 'from the start');
     api.answerOpen('sub_2');
     await second;
+    sink.draw();
     expect(sink.text).toBe('from the start');
     // A write of the old subscription parsed after the reopen is not acknowledged to anyone.
     sink.parseAll();
@@ -171,7 +202,7 @@ describe('RunOutputStream', () => {
   it('after a reconnect, continues from the next byte without clearing the screen', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink, { frames: sink.frames });
     const first = stream.open('tail');
     api.answerOpen('sub_1');
     await first;
@@ -183,13 +214,14 @@ describe('RunOutputStream', () => {
     api.answerOpen('sub_2', 106);
     await again;
     expect(sink.resets).toBe(0);
+    sink.draw();
     expect(sink.text).toBe('hello world');
   });
 
   it('draws a separator where the core says an attempt begins, between the bytes, and none before the first', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink, { frames: sink.frames });
     const opening = stream.open('start');
     // Replay starts before the answer: the held events keep their order.
     api.attemptStart('sub_1', 1, 0);
@@ -201,6 +233,7 @@ describe('RunOutputStream', () => {
     // An attempt that printed nothing still has its line; the next one's follows it.
     api.attemptStart('sub_1', 3, 15);
     api.attemptStart('sub_other', 3, 15);
+    sink.draw();
     expect(sink.text).toBe(`first\r\n${attemptSeparator(attemptStart(2))}second\r\n${attemptSeparator(attemptStart(3))}`);
     expect(sink.text).toContain('── attempt 2 of 3 · after process_exit (exit code 1) · 3 s later ──');
     // Separators are not output: nothing to acknowledge for them.
@@ -212,7 +245,7 @@ describe('RunOutputStream', () => {
   it('a tail replay says earlier bytes are not shown, then draws only the separators the core sends after it', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink, { frames: sink.frames });
     const opening = stream.open('tail');
     // The tail starts inside attempt 2: the core sends no start for 1 or 2, only for 3.
     api.output('sub_1', 'end of two\r\n', 'run_1', 5000);
@@ -220,13 +253,14 @@ describe('RunOutputStream', () => {
     api.output('sub_1', 'three\r\n', 'run_1', 5012);
     api.answerOpen('sub_1', 5000);
     await opening;
+    sink.draw();
     expect(sink.text).toBe(`${earlierOutputMarker(5000)}end of two\r\n${attemptSeparator(attemptStart(3))}three\r\n`);
   });
 
   it('never draws a separator twice on one screen, and draws them again after Load full output clears it', async () => {
     const api = fakeApi();
     const sink = fakeSink();
-    const stream = new RunOutputStream(api, 'run_1', sink);
+    const stream = new RunOutputStream(api, 'run_1', sink, { frames: sink.frames });
     const first = stream.open('tail');
     api.answerOpen('sub_1');
     await first;
@@ -241,6 +275,7 @@ describe('RunOutputStream', () => {
     api.answerOpen('sub_2', 5);
     await again;
     const once = `one\r\n${attemptSeparator(attemptStart(2))}two\r\n`;
+    sink.draw();
     expect(sink.text).toBe(once);
 
     const full = stream.open('start');
@@ -252,7 +287,71 @@ describe('RunOutputStream', () => {
     api.answerOpen('sub_3');
     await full;
     expect(sink.resets).toBe(1);
+    sink.draw();
     expect(sink.text).toBe(once);
+  });
+
+  it('when a flood outruns the terminal, skips forward on this side, frees the core’s window for what it dropped, and reconnects after the last byte received', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const onSkipped = vi.fn();
+    const stream = new RunOutputStream(api, 'run_1', sink, { onSkipped, frames: sink.frames, now: () => 0 });
+    const opening = stream.open('tail');
+    api.answerOpen('sub_1', 0);
+    await opening;
+    // 100 bytes were the replay (answerOpen says 100 in all); then 600,000 bytes of live output at once,
+    // far more than a cold terminal parses in 50 ms (7 MB/s, 8 ms of each frame).
+    const line = `${'x'.repeat(99)}\n`;
+    api.output('sub_1', line, 'run_1', 0);
+    for (let chunk = 0; chunk < 6; chunk += 1) api.output('sub_1', line.repeat(1000), 'run_1', 100 + chunk * 100_000);
+    sink.frame();
+
+    expect(onSkipped).toHaveBeenCalledTimes(1);
+    const skipped = onSkipped.mock.calls[0]![0] as number;
+    expect(skipped).toBeGreaterThan(400_000);
+    // The replay went to the idle terminal at once; once it is parsed, the marker and a frame's worth of the tail follow.
+    expect(sink.text).toBe(line);
+    sink.parseAll();
+    expect(sink.text).toBe(`${line}${skippedMarker(skipped)}${line.repeat(560)}`);
+    // Once the kept tail is in the terminal, the dropped bytes are acknowledged (they will never be
+    // parsed), with what was parsed; the rest once parsed.
+    vi.advanceTimersByTime(16);
+    expect(api.acks).toEqual([{ subscriptionId: 'sub_1', bytes: 100 + skipped }]);
+    sink.draw();
+    vi.advanceTimersByTime(16);
+    expect(api.acks.reduce((sum, ack) => sum + ack.bytes, 0)).toBe(600_100);
+    expect(sink.text).toBe(`${line}${skippedMarker(skipped)}${line.repeat(6000 - skipped / 100)}`);
+
+    // The skip is on the screen, so a reconnect continues after the last byte that arrived: no gap unmarked.
+    void stream.reconnect();
+    await flush();
+    expect(api.opened.at(-1)).toEqual({ runId: 'run_1', from: 600_100 });
+  });
+
+  it('says when the terminal has parsed up to an offset, and forgets it on reopen', async () => {
+    const api = fakeApi();
+    const sink = fakeSink();
+    const stream = new RunOutputStream(api, 'run_1', sink, { frames: sink.frames });
+    const opening = stream.open(40);
+    api.answerOpen('sub_1', 40);
+    await opening;
+    const parsed = vi.fn();
+    stream.whenParsed(49, parsed);
+    api.output('sub_1', 'earlier\r\n', 'run_1', 40);
+    sink.frame();
+    expect(parsed).not.toHaveBeenCalled();
+    sink.parseAll();
+    expect(parsed).toHaveBeenCalledTimes(1);
+
+    const stale = vi.fn();
+    stream.whenParsed(60, stale);
+    const again = stream.open('tail');
+    await flush();
+    api.answerOpen('sub_2', 0);
+    await again;
+    api.output('sub_2', 'x'.repeat(100), 'run_1', 0);
+    sink.draw();
+    expect(stale).not.toHaveBeenCalled();
   });
 
   it('closes the subscription and stops listening when disposed, even mid-open', async () => {

@@ -1,6 +1,7 @@
 import type { ChannelOutput, EventPayload, OperatorApi } from '../../../shared/contract';
 import { AckBatcher } from './ack-batcher';
 import { attemptSeparator, earlierOutputMarker, skippedMarker } from './output-markers';
+import { ParseQueue, type FrameScheduler } from './parse-queue';
 
 /** Where a run's bytes go: the terminal. Kept abstract so the stream is tested without a DOM. */
 export interface OutputSink {
@@ -25,6 +26,9 @@ export interface RunOutputStreamOptions {
   /** The viewer fell behind and was skipped forward; the total skipped so far. */
   onSkipped?: (totalSkippedBytes: number) => void;
   timers?: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout'>;
+  /** Animation frames and the clock the parse queue writes by (tests drive their own). */
+  frames?: FrameScheduler;
+  now?: () => number;
 }
 
 const ignore = () => {};
@@ -50,6 +54,10 @@ export class RunOutputStream {
   private generation = 0;
   private disposed = false;
   private skippedTotal = 0;
+  /** Where the replay asked for ends: bytes before it are never skipped here (nor by the core). */
+  private replayEnd = 0;
+  private readonly queue: ParseQueue;
+  private parsedWaiters: Array<{ offset: number; generation: number; callback: () => void }> = [];
   /** Where the next byte of this run's output starts, once anything has arrived: a reconnect continues there. */
   private nextOffset: number | null = null;
   /**
@@ -65,6 +73,15 @@ export class RunOutputStream {
     private readonly sink: OutputSink,
     private readonly options: RunOutputStreamOptions = {},
   ) {
+    this.queue = new ParseQueue(sink, {
+      ...(options.frames ? { frames: options.frames } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      onDropped: (droppedBytes, coreSkippedBytes) => {
+        this.skippedTotal += droppedBytes;
+        this.options.onSkipped?.(this.skippedTotal);
+        return skippedMarker(droppedBytes + coreSkippedBytes);
+      },
+    });
     this.unsubscribe = [
       api.subscribe('runOutput', (payload) => this.receive({ type: 'output', payload })),
       api.subscribe('runOutputSkipped', (payload) => this.receive({ type: 'skipped', payload })),
@@ -83,6 +100,7 @@ export class RunOutputStream {
     if (reopening && !options.keepScreen) {
       this.nextOffset = null;
       this.separatorsShown = new Set();
+      this.queue.clear();
       await this.sink.reset();
       if (generation !== this.generation || this.disposed) return null;
     }
@@ -105,6 +123,7 @@ export class RunOutputStream {
     const subscriptionId = opened.subscriptionId;
     this.subscriptionId = subscriptionId;
     this.opening = false;
+    this.replayEnd = opened.totalBytes;
     this.acks = new AckBatcher(
       (bytes) => {
         this.api.ackRunOutput({ subscriptionId, bytes }).catch(ignore);
@@ -112,7 +131,7 @@ export class RunOutputStream {
       this.options.ackIntervalMs,
       this.options.timers,
     );
-    if (opened.fromOffset > 0 && !options.keepScreen) this.sink.writeNote(earlierOutputMarker(opened.fromOffset));
+    if (opened.fromOffset > 0 && !options.keepScreen) this.queue.pushNote(earlierOutputMarker(opened.fromOffset));
     const held = this.held;
     this.held = [];
     for (const event of held) {
@@ -130,11 +149,21 @@ export class RunOutputStream {
     return this.nextOffset === null ? this.open('tail') : this.open(this.nextOffset, { keepScreen: true });
   }
 
+  /**
+   * Calls `callback` once the terminal has parsed the output up to `offset` (not skipped past it),
+   * unless the output is reopened first.
+   */
+  whenParsed(offset: number, callback: () => void): void {
+    this.parsedWaiters.push({ offset, generation: this.generation, callback });
+  }
+
   /** Stops listening and closes the subscription. The stream cannot be reopened. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.generation += 1;
+    this.queue.clear();
+    this.parsedWaiters = [];
     this.closeSubscription();
     this.held = [];
     for (const unsubscribe of this.unsubscribe) unsubscribe();
@@ -159,9 +188,19 @@ export class RunOutputStream {
   private deliver(event: OutputEvent): void {
     if (event.type === 'output') {
       const acks = this.acks;
-      const length = event.payload.bytes.byteLength;
-      this.nextOffset = event.payload.offset + length;
-      this.sink.write(event.payload.bytes, () => acks?.add(length));
+      const { offset, bytes } = event.payload;
+      this.nextOffset = offset + bytes.byteLength;
+      let done = offset;
+      this.queue.push({
+        bytes,
+        offset,
+        keep: offset < this.replayEnd,
+        ack: (count, parsed) => {
+          acks?.add(count);
+          done += count;
+          if (parsed) this.parsedUpTo(done);
+        },
+      });
       return;
     }
     if (event.type === 'attempt') {
@@ -169,12 +208,19 @@ export class RunOutputStream {
       // The first attempt is where the output begins: there is nothing before it to separate from.
       if (number <= 1 || this.separatorsShown.has(number)) return;
       this.separatorsShown.add(number);
-      this.sink.writeNote(attemptSeparator(event.payload));
+      this.queue.pushNote(attemptSeparator(event.payload));
       return;
     }
     this.nextOffset = event.payload.toOffset;
     this.skippedTotal += event.payload.skippedBytes;
-    this.sink.writeNote(skippedMarker(event.payload.skippedBytes));
+    this.queue.pushNote(skippedMarker(event.payload.skippedBytes), event.payload.skippedBytes);
     this.options.onSkipped?.(this.skippedTotal);
+  }
+
+  private parsedUpTo(offset: number): void {
+    if (this.parsedWaiters.length === 0) return;
+    const due = this.parsedWaiters.filter((waiter) => waiter.generation === this.generation && waiter.offset <= offset);
+    this.parsedWaiters = this.parsedWaiters.filter((waiter) => waiter.generation === this.generation && waiter.offset > offset);
+    for (const waiter of due) waiter.callback();
   }
 }

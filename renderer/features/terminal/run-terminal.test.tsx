@@ -128,6 +128,47 @@ describe('a run’s terminal', () => {
     expect(client.inputsOf('openRunOutput').map((input) => input.from)).toEqual(['tail', 'start']);
   });
 
+  it('at the top of a tail, offers Show earlier output (reached with Tab), which reopens a piece further back', async () => {
+    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 300_000, totalBytes: 300_012 }) });
+    const { user, terminal } = showTerminal(client, { running: false });
+    await opened(terminal);
+    output(client, 'last lines\r\n', 300_000);
+    await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['… 300000 earlier bytes not shown (Load full output shows them) …', 'last lines']));
+    // Without a GPU (happy-dom has no WebGL) the DOM renderer draws.
+    expect(terminal.querySelector<HTMLElement>('.run-terminal__screen')?.dataset.renderer).toBe('dom');
+
+    const earlier = within(terminal).getByRole('button', { name: 'Show earlier output' });
+    within(terminal).getByRole('button', { name: 'Load full output' }).focus();
+    await user.tab();
+    expect(document.activeElement).toBe(earlier);
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 37_856, totalBytes: 300_012 }) });
+    await user.keyboard('{Enter}');
+    // 256 KiB further back, on a cleared screen; the old subscription is closed.
+    await vi.waitFor(() => expect(client.inputsOf('openRunOutput').at(-1)).toEqual({ runId: 'run_1', from: 300_000 - 256 * 1024 }));
+    expect(client.inputsOf('closeRunOutput')).toEqual([{ subscriptionId: 'sub_1' }]);
+    output(client, 'earlier lines\r\n', 37_856, 'sub_2');
+    output(client, 'last lines\r\n', 300_000, 'sub_2');
+    await vi.waitFor(() =>
+      expect(screenLines(terminal)).toEqual(['… 37856 earlier bytes not shown (Load full output shows them) …', 'earlier lines', 'last lines']),
+    );
+  });
+
+  it('offers earlier output only at the top of the screen, and none when the output is there from its first byte', async () => {
+    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 4096, totalBytes: 4096 }) });
+    const { terminal } = showTerminal(client, { running: false });
+    await opened(terminal);
+    expect(within(terminal).getByRole('button', { name: 'Show earlier output' })).toBeTruthy();
+    // More lines than the screen has rows: it follows the end, away from the top.
+    output(client, Array.from({ length: 200 }, (_, index) => `line ${index}\r\n`).join(''), 4096);
+    await vi.waitFor(() => expect(screenLines(terminal).at(-1)).toBe('line 199'));
+    await vi.waitFor(() => expect(within(terminal).queryByRole('button', { name: 'Show earlier output' })).toBeNull());
+
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 0, totalBytes: 10 }) });
+    within(terminal).getByRole('button', { name: 'Load full output' }).click();
+    await vi.waitFor(() => expect(within(terminal).getByText('Showing the full output.')).toBeTruthy());
+    expect(within(terminal).queryByRole('button', { name: 'Show earlier output' })).toBeNull();
+  });
+
   it('after the connection comes back, continues at the next byte on the same screen', async () => {
     const client = terminalClient();
     const { terminal } = showTerminal(client);

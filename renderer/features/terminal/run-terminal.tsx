@@ -9,11 +9,13 @@ import { chunkInput, formatBytes } from './output-markers';
 import { RunOutputStream, type OutputSink } from './run-output-stream';
 import { darkTerminalTheme, lightTerminalTheme, searchDecorations } from './terminal-theme';
 import { useDarkScheme } from './use-dark-scheme';
+import { drawWithWebglWhereAvailable } from './webgl-renderer';
 
+type OpenFrom = 'start' | 'tail' | number;
 type OutputView =
-  | { state: 'opening'; from: 'start' | 'tail' }
-  | { state: 'open'; from: 'start' | 'tail'; fromOffset: number; totalBytes: number }
-  | { state: 'error'; from: 'start' | 'tail'; error: unknown };
+  | { state: 'opening'; from: OpenFrom }
+  | { state: 'open'; from: OpenFrom; fromOffset: number; totalBytes: number }
+  | { state: 'error'; from: OpenFrom; error: unknown };
 
 interface TerminalParts {
   terminal: Terminal;
@@ -25,6 +27,17 @@ interface TerminalParts {
 const ignore = () => {};
 /** The PTY follows the pane once the operator stops dragging, not on every frame of it. */
 const resizeDebounceMs = 150;
+/**
+ * Lines the terminal keeps. xterm.js stores about 12 bytes per cell, so 20,000 lines of 120 columns
+ * are some 30 MB per terminal at most, and a Compare page shows several; everything before them is
+ * in the ledger and one "Show earlier output" away.
+ */
+const scrollbackLines = 20_000;
+/**
+ * How much further back "Show earlier output" starts each time: as much as a tail, so what follows
+ * still fits in the scrollback for output of ordinary line lengths.
+ */
+const earlierOutputBytes = 256 * 1024;
 
 function searchResultText(results: { index: number; count: number } | null, term: string): string {
   if (!term || !results) return '';
@@ -48,6 +61,8 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
   const liveRef = useRef({ running, canSendInput, dark });
   const [view, setView] = useState<OutputView>({ state: 'opening', from: 'tail' });
   const [skippedBytes, setSkippedBytes] = useState(0);
+  /** The operator has scrolled to the top of what the terminal holds (or it all fits on the screen). */
+  const [atTop, setAtTop] = useState(true);
   /**
    * Whether Tab leaves the terminal (for the next control) instead of going to the run. Always so when
    * the run takes no input; Ctrl+M switches it while it does (VS Code's terminal does the same), so a
@@ -65,15 +80,19 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
     tabMovesFocusRef.current = tabMovesFocus;
   });
 
-  const openOutput = useCallback((from: 'start' | 'tail') => {
+  const openOutput = useCallback((from: OpenFrom) => {
     const parts = partsRef.current;
     if (!parts) return;
     setView({ state: 'opening', from });
     setSkippedBytes(0);
+    // A cleared screen is at its top until output scrolls it.
+    setAtTop(true);
     parts.stream.open(from).then(
       (opened) => {
         if (opened && partsRef.current === parts) {
           setView({ state: 'open', from, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes });
+          // Earlier output was asked for: show its beginning once it is on the screen, not the end.
+          if (typeof from === 'number') parts.stream.whenParsed(opened.totalBytes, () => parts.terminal.scrollToTop());
         }
       },
       (error: unknown) => {
@@ -101,7 +120,7 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
       fontFamily: "ui-monospace, 'SF Mono', SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', 'Liberation Mono', monospace",
       fontSize: 12.5,
       lineHeight: 1.15,
-      scrollback: 20_000,
+      scrollback: scrollbackLines,
       theme: liveRef.current.dark ? darkTerminalTheme : lightTerminalTheme,
     });
     const fit = new FitAddon();
@@ -109,6 +128,17 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
     terminal.loadAddon(fit);
     terminal.loadAddon(search);
     terminal.open(screen);
+    const disposeWebgl = drawWithWebglWhereAvailable(terminal, (renderer) => {
+      screen.dataset.renderer = renderer;
+    });
+    // For the renderer lag benchmark (bench/renderer-lag.bench.ts): the rows on screen as text, which
+    // the WebGL renderer draws on a canvas rather than in the DOM.
+    (screen as HTMLDivElement & { visibleText?: () => string }).visibleText = () => {
+      const buffer = terminal.buffer.active;
+      const rows: string[] = [];
+      for (let y = buffer.viewportY; y < buffer.viewportY + terminal.rows; y += 1) rows.push(buffer.getLine(y)?.translateToString(true) ?? '');
+      return rows.join('\n');
+    };
     terminal.attachCustomKeyEventHandler((event) => {
       const plain = !event.ctrlKey && !event.altKey && !event.metaKey;
       if (event.key === 'Tab' && plain && (!liveRef.current.canSendInput || tabMovesFocusRef.current)) return false; // the browser moves focus
@@ -165,6 +195,7 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
         inputQueue = inputQueue.then(() => client.sendRunInput({ runId, data: chunk })).then(ignore, ignore);
       }
     });
+    const scrollSubscription = terminal.onScroll(() => setAtTop(terminal.buffer.active.viewportY === 0));
     const resultsSubscription = search.onDidChangeResults(({ resultIndex, resultCount }) =>
       setResults({ index: resultIndex, count: resultCount }),
     );
@@ -179,7 +210,9 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
       resizeSubscription.dispose();
       dataSubscription.dispose();
       resultsSubscription.dispose();
+      scrollSubscription.dispose();
       stream.dispose();
+      disposeWebgl();
       terminal.dispose();
     };
   }, [client, runId, openOutput, sendSize]);
@@ -262,12 +295,14 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
   };
 
   const loading = view.state === 'opening';
+  // At the top of what the terminal holds, with more before it in the ledger: offer the next piece back.
+  const earlierFrom = view.state === 'open' && atTop && view.fromOffset > 0 ? Math.max(0, view.fromOffset - earlierOutputBytes) : null;
   const footerNote =
     view.state === 'open'
       ? [
           view.fromOffset > 0
             ? `Showing the end of the output; the first ${formatBytes(view.fromOffset)} are not loaded.`
-            : view.from === 'start'
+            : view.from !== 'tail'
               ? 'Showing the full output.'
               : '',
           skippedBytes > 0 ? `${formatBytes(skippedBytes)} skipped while catching up (kept in full in the ledger).` : '',
@@ -331,6 +366,11 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
         </button>
       </div>
       <div className="run-terminal__frame">
+        {earlierFrom !== null ? (
+          <button type="button" className="button button--small run-terminal__earlier" onClick={() => openOutput(earlierFrom)}>
+            Show earlier output
+          </button>
+        ) : null}
         <div ref={screenRef} className="run-terminal__screen" data-running={running || undefined} />
         {loading ? (
           <p className="run-terminal__overlay" aria-busy="true">
