@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { isDiskFullError } from '../disk-space';
 import { LedgerDamagedError } from '../ledger/ledger-damage';
 import { createConsoleLog, describeError, isConsoleLog, type ConsoleLog, type Logger } from '../log';
 import { startHostServer, type HostServer } from './host-server';
+import { isEntryPoint } from '../entry-point';
 
 /**
  * `npm run serve -- [--port N] [--data-dir DIR]`: the console in any browser. Stdout carries exactly
@@ -209,15 +210,4 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   process.stdout.write(`Operator Console: ${running.server.url}\n`);
 }
 
-/** True when this file is what node was asked to run (not when a test or scripts/serve.mjs imports it). */
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(path.resolve(entry)) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) void main();
+if (isEntryPoint(import.meta.url)) void main();

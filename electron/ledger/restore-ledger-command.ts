@@ -1,12 +1,11 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../data-dir';
 import { acquireDataDirLock, DataDirLockedError, describeHolder } from '../data-dir-lock';
 import { createLogger } from '../log';
 import { ledgerBackupsDirName, LedgerBackups } from './ledger-backups';
 import { LedgerRestoreError, restoreLedgerBackup } from './ledger-restore';
+import { isEntryPoint } from '../entry-point';
 
 /**
  * `npm run ledger:restore -- [--data-dir DIR] [BACKUP]` (scripts/restore-ledger.mjs runs the built
@@ -89,15 +88,4 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
 }
 
-/** True when this file is what node was asked to run (not when a test or scripts/restore-ledger.mjs imports it). */
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(path.resolve(entry)) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) void main();
+if (isEntryPoint(import.meta.url)) void main();
