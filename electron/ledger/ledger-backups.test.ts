@@ -154,13 +154,22 @@ describe('the daily ledger backup', () => {
     };
     for (let n = 0; n < 200; n += 1) await write();
     // Writes from the other connection while the copy is made, a few pages per step so that they land mid-copy.
+    // Under writes that never stop the copy would start over forever; it gives up after maxRestarts
+    // (tried again later) instead of copying the rest in one blocking step, and leaves nothing behind.
     let writing = true;
-    const writer = (async () => {
+    const endless = (async () => {
       while (writing) await write();
     })();
-    const backup = await ledger.backups.takeDaily(ledger.db, Date.now(), { pagesPerStep: 16 });
+    await expect(ledger.backups.takeDaily(ledger.db, Date.now(), { pagesPerStep: 16 })).rejects.toThrow(/kept changing/);
     writing = false;
-    await writer;
+    await endless;
+    expect(readdirSync(ledger.backups.dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+    // A burst of writes mid-copy: it starts over and still ends with a consistent copy.
+    const burst = (async () => {
+      for (let n = 0; n < 20; n += 1) await write();
+    })();
+    const backup = await ledger.backups.takeDaily(ledger.db, Date.now(), { pagesPerStep: 16, maxRestarts: 1000 });
+    await burst;
     await ledger.outputWriter.close();
     ledger.close();
 

@@ -114,9 +114,11 @@ export class LedgerBackups {
   /**
    * A daily copy through SQLite's online backup API on the given (main) connection, a bounded number
    * of pages per step with the event loop free between steps. In WAL mode the output writer's thread
-   * keeps writing meanwhile; a write by another connection makes SQLite start the copy over, so after
-   * a few restarts the rest is copied in one step (one read transaction, which writers in WAL mode do
-   * not wait for). `cancelled` is asked between steps: closing the console stops a copy in flight.
+   * keeps writing meanwhile; a write by another connection makes SQLite start the copy over. After a
+   * few restarts this attempt gives up (the caller tries again within the hour) rather than copying
+   * the rest in one step, which would hold the event loop that reads the PTYs for as long as a large
+   * ledger takes to copy, in the middle of the flood that kept restarting it. `cancelled` is asked
+   * between steps: closing the console stops a copy in flight.
    */
   async takeDaily(db: LedgerDb, now: number, options: { pagesPerStep?: number; maxRestarts?: number; cancelled?: () => boolean } = {}): Promise<LedgerBackup> {
     const { partial, final } = this.prepare(now, { kind: 'daily' });
@@ -130,7 +132,8 @@ export class LedgerBackups {
           if (options.cancelled?.()) throw new Error('The daily ledger backup was stopped because the console is closing.');
           if (remainingPages > lastRemaining) restarts += 1;
           lastRemaining = remainingPages;
-          return restarts >= maxRestarts ? 0x7fffffff : pagesPerStep;
+          if (restarts >= maxRestarts) throw new Error(`The ledger kept changing during its daily backup (${restarts} restarts); it is tried again later.`);
+          return pagesPerStep;
         },
       });
       syncFile(partial);
