@@ -150,26 +150,25 @@ export class AttemptRunner {
   private outputLost(active: ActiveRun, exit: PtyExit, storedBytes: number): void {
     const { context } = this;
     const stopped = stopReason(active) === 'operator';
-    try {
+    // The disk is full: the attempt's end and the run's are retried together until the ledger takes them.
+    const endedAt = context.now();
+    const finishAttempt = () =>
       context.ledger.runs.finishAttempt(active.attemptId!, {
         exitCode: exit.exitCode,
         signal: exit.signal,
         retryAt: null,
-        endedAt: context.now(),
+        endedAt,
         status: stopped ? 'cancelled' : 'failed',
         failureCode: stopped ? 'cancelled' : 'disk_full',
       });
-    } catch (error) {
-      // The run's own end below is what the operator sees; it is written as soon as it can be.
-      context.log.warn('could not record the end of an attempt', { runId: active.runId, error: String(error) });
-    }
     context.log.warn('run stopped: its output could not be stored', { runId: active.runId, storedBytes });
     this.raiseDiskFull(active);
-    if (stopped) return context.endWhenWritable(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' });
+    if (stopped) return context.endWhenWritable(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' }, finishAttempt);
     context.endWhenWritable(
       active.runId,
       'failed',
       runDiskFullFailure(context.options.dataDir, `The run’s output could not be stored after ${describeBytes(storedBytes)}, so it was stopped`),
+      finishAttempt,
     );
   }
 

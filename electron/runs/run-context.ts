@@ -172,9 +172,11 @@ export class RunContext {
   /**
    * Ends the run even when its record cannot be written now (the data directory's disk is full): it
    * is no longer driven at once, and its end is written as soon as the ledger takes it again.
+   * `recordFirst` (its attempt's end) is written with it, and retried with it: it must be idempotent.
    */
-  endWhenWritable(runId: string, status: RunStatus, failure: OperatorErrorShape | null): void {
+  endWhenWritable(runId: string, status: RunStatus, failure: OperatorErrorShape | null, recordFirst: () => void = () => {}): void {
     try {
+      recordFirst();
       this.end(runId, status, failure);
       return;
     } catch (error) {
@@ -184,6 +186,7 @@ export class RunContext {
     const timer = setInterval(() => {
       if (this.closing) return clearInterval(timer);
       try {
+        recordFirst();
         this.end(runId, status, failure);
         clearInterval(timer);
       } catch {
