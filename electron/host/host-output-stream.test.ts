@@ -8,6 +8,7 @@ import { createWebSocketClient, type SocketConstructor } from '../../renderer/ap
 import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
 import { makeTempDir } from '../testing/temp-dir';
 import { startHostServer, type HostServer } from './host-server';
+import { defaultWindowBytes } from '../pty/output-fanout';
 
 /**
  * A run's live output over the browser host, as the page gets it: bytes in binary messages (sent by
@@ -75,10 +76,10 @@ describe('live output over the browser host', () => {
     });
     const opened = await client.openRunOutput({ runId, from: 'start' });
     expect(opened.totalBytes).toBe(totalBytes);
-    // Not acknowledging: the host sends one window's worth (2 MiB) of the replay and then waits.
-    await until(() => received >= 2 * mib, 'the first window');
+    // Not acknowledging: the host sends one window's worth of the replay and then waits.
+    await until(() => received >= defaultWindowBytes, 'the first window');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(received).toBe(2 * mib);
+    expect(received).toBe(defaultWindowBytes);
     // Acknowledging what it has, and from then on everything as it comes: the rest arrives.
     acking = true;
     await client.ackRunOutput({ subscriptionId: opened.subscriptionId, bytes: received });
@@ -110,11 +111,11 @@ describe('live output over the browser host', () => {
     await until(() => texts.some((message) => message.type === 'response' && message.id === 1), 'the stream to open');
     const opened = texts.find((message) => message.type === 'response' && message.id === 1);
     const subscriptionId = (opened as { value: { subscriptionId: string } }).value.subscriptionId;
-    await until(() => outputBytes === 2 * mib, 'the first window');
+    await until(() => outputBytes === defaultWindowBytes, 'the first window');
     const textsBefore = texts.length;
 
     // Someone else's (or a made-up) subscription: nothing moves, nothing is said.
-    ws.send(JSON.stringify({ type: 'ack', subscriptionId: 'not-a-stream', bytes: 2 * mib }));
+    ws.send(JSON.stringify({ type: 'ack', subscriptionId: 'not-a-stream', bytes: defaultWindowBytes }));
     // Malformed: refused with a stable code, not a crash and not a request error tied to an id.
     ws.send(JSON.stringify({ type: 'ack', subscriptionId, bytes: -5 }));
     ws.send(JSON.stringify({ type: 'ack', subscriptionId, bytes: 1, extra: true }));
@@ -123,7 +124,7 @@ describe('live output over the browser host', () => {
       { type: 'error', error: expect.objectContaining({ code: 'malformed_message' }) },
       { type: 'error', error: expect.objectContaining({ code: 'malformed_message' }) },
     ]);
-    expect(outputBytes).toBe(2 * mib);
+    expect(outputBytes).toBe(defaultWindowBytes);
 
     // Its own stream: the window frees and the rest comes, with no answer to any ack.
     const total = bed.core.ledger.output.totalBytes(runId);

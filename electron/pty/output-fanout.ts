@@ -70,13 +70,19 @@ export interface OutputFanoutOptions {
 }
 
 const kib = 1024;
-const defaultWindowBytes = 2 * 1024 * kib;
+/**
+ * What a viewer may have unacknowledged. Bytes in flight wait in socket buffers for a page that parses
+ * slower than the run writes, so this bounds how late they arrive: 512 KiB is about 16 ms of a 32 MiB/s
+ * flood and 50 ms of a screen parsing 10 MB/s. With 2 MiB the screen lagged up to 390 ms behind a
+ * flood (bench/renderer-lag.bench.ts), almost all of it before the page saw the bytes.
+ */
+export const defaultWindowBytes = 512 * kib;
 const defaultTailBytes = 256 * kib;
 /**
  * A terminal acknowledges every 16 ms or so once it has parsed; a byte still unacknowledged after
  * this long means the screen is that far behind the run, and waiting longer only makes it worse.
  */
-const defaultMaxLagMs = 100;
+const defaultMaxLagMs = 50;
 
 interface Viewer {
   readonly runId: string;
