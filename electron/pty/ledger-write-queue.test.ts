@@ -82,4 +82,37 @@ describe('the ledger write queue', () => {
     queue.inputEnded();
     await expect.poll(() => events.gaveUp.length, { timeout: 3000 }).toBe(1);
   });
+
+  it('keeps the newest committed output readable, joining small chunks and bounded in size', async () => {
+    const { queue, enqueue, stored } = queueOn(() => null);
+    // A trickle: 1,000 lines of 100 bytes, each its own chunk.
+    const line = (index: number) => `${String(index).padStart(99, '.')}\n`;
+    const lines = Array.from({ length: 1000 }, (_, index) => line(index));
+    for (const text of lines) enqueue(text);
+    let all = lines.join('');
+    await expect.poll(() => stored().length).toBe(all.length);
+    expect(queue.isEmpty).toBe(true);
+    // All of it was committed and is still kept: a read from anywhere in it needs no ledger.
+    expect(queue.retainedOffset).toBe(0);
+    const slice = Buffer.from(queue.readQueued(150, 64 * 1024)).toString();
+    // Small chunks come joined, a few dozen KiB at a time, not one message per line.
+    expect(slice.length).toBeGreaterThanOrEqual(32 * 1024);
+    expect(slice.length).toBeLessThan(64 * 1024);
+    expect(slice).toBe(all.slice(150, 150 + slice.length));
+
+    // At most 1,024 chunks are kept.
+    const more = Array.from({ length: 2000 }, (_, index) => line(1000 + index));
+    for (const text of more) enqueue(text);
+    all += more.join('');
+    await expect.poll(() => queue.writtenOffset).toBe(all.length);
+    expect(queue.retainedOffset).toBe(all.length - 1024 * 100);
+
+    // And about 1 MiB: more pushes the oldest out, to the ledger alone.
+    for (let index = 0; index < 20; index += 1) enqueue('x'.repeat(64 * 1024));
+    await expect.poll(() => queue.writtenOffset).toBe(all.length + 20 * 64 * 1024);
+    expect(queue.retainedOffset).toBeGreaterThan(all.length);
+    expect(queue.writtenOffset - queue.retainedOffset).toBeGreaterThanOrEqual(1024 * 1024);
+    expect(queue.writtenOffset - queue.retainedOffset).toBeLessThan(1024 * 1024 + 64 * 1024);
+    expect(queue.readQueued(queue.retainedOffset - 1, 10).length).toBe(0);
+  });
 });

@@ -29,6 +29,8 @@ export interface LedgerWriteQueueOptions {
   onGaveUp?: (error: unknown) => void;
   /** How long a failing write is retried before it is given up (see onGaveUp). */
   giveUpAfterMs?: number;
+  /** How much of the newest committed output stays readable here too (see retainedOffset). */
+  keepRecentBytes?: number;
 }
 
 const defaultMaxTransactionBytes = 4 * 1024 * 1024;
@@ -37,6 +39,16 @@ const maxRetryDelayMs = 2000;
 const defaultGiveUpAfterMs = 3000;
 /** Once the input has ended (a Stop, an exit), a failing write is given up after this long at most. */
 const endedGiveUpAfterMs = 1000;
+/**
+ * A viewer that fell behind a flood resumes with the last 256 KiB (output-fanout.ts): kept here, that
+ * tail is sent as the batches already in memory, not read back from SQLite on the event loop each time.
+ */
+const defaultKeepRecentBytes = 1024 * 1024;
+/** ...in at most this many chunks (a trickle makes many small ones). */
+const maxRecentChunks = 1024;
+/** readQueued joins chunks smaller than this and hands larger ones over as they are. */
+const joinBelowBytes = 32 * 1024;
+const noBytes = new Uint8Array(0);
 
 /**
  * Output chunks on their way to the ledger, written in transactions off the PTY's read path. Until a
@@ -45,6 +57,9 @@ const endedGiveUpAfterMs = 1000;
  */
 export class LedgerWriteQueue {
   private readonly chunks: OutputChunk[] = [];
+  /** The newest committed chunks, oldest first, still readable here: they end where `chunks` begin. */
+  private recent: OutputChunk[] = [];
+  private recentBytes = 0;
   private queued = 0;
   private written: number;
   private scheduled = false;
@@ -57,9 +72,11 @@ export class LedgerWriteQueue {
   private lost: { error: unknown } | null = null;
   private readonly maxTransactionBytes: number;
   private readonly writeDelayMs: number;
+  private readonly keepRecentBytes: number;
 
   constructor(private readonly options: LedgerWriteQueueOptions) {
     this.written = options.startOffset;
+    this.keepRecentBytes = options.keepRecentBytes ?? defaultKeepRecentBytes;
     this.maxTransactionBytes = options.maxTransactionBytes ?? defaultMaxTransactionBytes;
     this.writeDelayMs = options.writeDelayMs ?? 0;
   }
@@ -99,34 +116,53 @@ export class LedgerWriteQueue {
     this.schedule();
   }
 
-  /** Contiguous queued bytes from `fromOffset` (which must be at or past writtenOffset), up to maxBytes. */
+  /**
+   * Where the bytes readable here begin: the newest committed output is kept (up to
+   * keepRecentBytes) besides what is queued. Everything before it is in the ledger.
+   */
+  get retainedOffset(): number {
+    return this.recent[0]?.byteOffset ?? this.written;
+  }
+
+  /**
+   * Contiguous bytes from `fromOffset` (at or past retainedOffset), up to maxBytes; maybe fewer. A
+   * large chunk comes as a view of itself, never copied (a viewer catching up with a flood takes
+   * them one by one); small ones are joined, so a trickle's tail is not a thousand messages.
+   */
   readQueued(fromOffset: number, maxBytes: number): Uint8Array {
     const parts: Uint8Array[] = [];
     let next = fromOffset;
     let wanted = maxBytes;
-    for (let index = this.findChunk(fromOffset); index < this.chunks.length && wanted > 0; index += 1) {
-      const chunk = this.chunks[index]!;
+    let joined = 0;
+    for (let chunk = this.chunkAt(fromOffset); chunk && wanted > 0; chunk = this.chunkAt(next)) {
       const begin = next - chunk.byteOffset;
       const end = Math.min(chunk.bytes.length, begin + wanted);
-      parts.push(chunk.bytes.subarray(begin, end));
-      next += end - begin;
-      wanted -= end - begin;
+      const part = chunk.bytes.subarray(begin, end);
+      if (part.length >= joinBelowBytes && parts.length > 0) break;
+      parts.push(part);
+      joined += part.length;
+      next += part.length;
+      wanted -= part.length;
+      if (joined >= joinBelowBytes) break;
     }
+    if (parts.length === 0) return noBytes;
     if (parts.length === 1) return parts[0]!;
-    return Buffer.concat(parts);
+    return Buffer.concat(parts, joined);
   }
 
-  /** The index of the queued chunk holding `offset` (chunks are few: binary search keeps it cheap anyway). */
-  private findChunk(offset: number): number {
+  /** The kept or queued chunk holding `offset` (binary search: a trickle keeps many small ones). */
+  private chunkAt(offset: number): OutputChunk | undefined {
+    const list = this.chunks.length > 0 && offset >= this.chunks[0]!.byteOffset ? this.chunks : this.recent;
     let low = 0;
-    let high = this.chunks.length;
+    let high = list.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      const chunk = this.chunks[middle]!;
+      const chunk = list[middle]!;
       if (chunk.byteOffset + chunk.bytes.length <= offset) low = middle + 1;
       else high = middle;
     }
-    return low;
+    const found = list[low];
+    return found && found.byteOffset <= offset && offset < found.byteOffset + found.bytes.length ? found : undefined;
   }
 
   private schedule(): void {
@@ -192,12 +228,25 @@ export class LedgerWriteQueue {
     this.schedule();
   }
 
+  private keepRecent(done: OutputChunk[], bytes: number): void {
+    if (this.keepRecentBytes <= 0) return;
+    this.recent.push(...done);
+    this.recentBytes += bytes;
+    let drop = 0;
+    while (drop < this.recent.length - 1 && (this.recentBytes - this.recent[drop]!.bytes.length >= this.keepRecentBytes || this.recent.length - drop > maxRecentChunks)) {
+      this.recentBytes -= this.recent[drop]!.bytes.length;
+      drop += 1;
+    }
+    if (drop > 0) this.recent = this.recent.slice(drop);
+  }
+
   private committed(count: number, bytes: number): void {
     this.retryDelayMs = 0;
     this.failingSince = null;
-    this.chunks.splice(0, count);
+    const done = this.chunks.splice(0, count);
     this.queued -= bytes;
     this.written += bytes;
+    this.keepRecent(done, bytes);
     this.schedule();
     this.options.onWritten();
   }

@@ -121,6 +121,56 @@ describe('the live output pipeline', () => {
     expect(ledgerBytes(test, runId).equals(recorded.bytes())).toBe(true);
   });
 
+  it('serves the newest committed output from memory, so a viewer catching up costs no ledger read', async () => {
+    const { test, writer, runId, attemptId } = setup();
+    // The ledger's reads, counted: the pipeline may read only what it no longer keeps.
+    let ledgerReads = 0;
+    const output = {
+      read: (...args: Parameters<typeof test.ledger.output.read>) => {
+        ledgerReads += 1;
+        return test.ledger.output.read(...args);
+      },
+      totalBytes: (id: string) => test.ledger.output.totalBytes(id),
+    };
+    const { session, recorded } = start(['--flood-bytes', String(6 * mib)]);
+    const pipeline = new OutputPipeline({ runId, attemptId, session, output, writer });
+
+    const batchBuffers = new Set<ArrayBufferLike>();
+    pipeline.feed.onBatch((batch) => batchBuffers.add(batch.bytes.buffer));
+    const tails: Array<{ at: number; bytes: Buffer }> = [];
+    let copiedLargeSlices = 0;
+    let oldestRead: Buffer | null = null;
+    while (!pipeline.feed.ended) {
+      const live = pipeline.feed.liveOffset();
+      // The catch-up tail a viewer behind a flood resumes with (output-fanout.ts): the last 256 KiB.
+      if (live > 1 * mib && test.ledger.output.totalBytes(runId) > live - 256 * 1024) {
+        const reads = ledgerReads;
+        const parts: Buffer[] = [];
+        for (let at = live - 256 * 1024; at < live; ) {
+          const slice = pipeline.feed.read(at, live - at);
+          expect(slice.fromOffset).toBe(at);
+          // A large batch comes as itself (a view of the batch), not as a copy.
+          if (slice.bytes.byteLength >= 32 * 1024 && !batchBuffers.has(slice.bytes.buffer)) copiedLargeSlices += 1;
+          parts.push(Buffer.from(slice.bytes));
+          at = slice.nextOffset;
+        }
+        expect(ledgerReads).toBe(reads);
+        tails.push({ at: live - 256 * 1024, bytes: Buffer.concat(parts) });
+        // Older output is the ledger's to serve.
+        if (oldestRead === null && live > 4 * mib) {
+          oldestRead = Buffer.from(pipeline.feed.read(0, 1024).bytes);
+          expect(ledgerReads).toBe(reads + 1);
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await pipeline.whenFinished();
+    expect(tails.length).toBeGreaterThan(0);
+    for (const tail of tails) expect(tail.bytes.equals(recorded.bytes().subarray(tail.at, tail.at + tail.bytes.length))).toBe(true);
+    expect(copiedLargeSlices).toBe(0);
+    expect(oldestRead?.equals(recorded.bytes().subarray(0, 1024))).toBe(true);
+  });
+
   it('pauses the PTY while a slow writer falls behind, losing nothing', async () => {
     const { test, output, writer, runId, attemptId } = setup();
     const { session, recorded, pauses } = start(['--flood-bytes', String(2 * mib)]);

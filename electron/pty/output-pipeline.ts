@@ -247,9 +247,10 @@ export class OutputPipeline {
     const start = Math.max(0, fromOffset);
     const end = Math.min(this.liveEnd, start + Math.max(0, maxBytes));
     if (start >= end) return { bytes: new Uint8Array(0), fromOffset: start, nextOffset: start };
-    if (start < this.queue.writtenOffset) {
-      // Both reads are synchronous, so no transaction can move bytes between them.
-      return this.options.output.read(this.runId, start, Math.min(end, this.queue.writtenOffset) - start);
+    const retained = this.queue.retainedOffset;
+    if (start < retained) {
+      // Before what the queue keeps, the bytes are in the ledger (synchronous, like the queue's own).
+      return this.options.output.read(this.runId, start, Math.min(end, retained) - start);
     }
     const bytes = this.queue.readQueued(start, end - start);
     return { bytes, fromOffset: start, nextOffset: start + bytes.length };
