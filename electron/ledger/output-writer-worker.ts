@@ -1,4 +1,6 @@
+import { readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } from './output-writer-protocol';
@@ -14,6 +16,14 @@ import type { OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } f
  */
 
 const data = workerData as OutputWriterWorkerData;
+/**
+ * A little below the PTYs' reader (nice +5: about a third of its share of a busy core). In
+ * bench/output-throughput.bench.ts this took the console with a viewer from 0.68-0.77 of raw node-pty
+ * to 0.88-1.0; the writer still kept up with a 32 MiB/s flood beside Chromium drawing it (nice 10-19
+ * gained no more and would starve it sooner).
+ */
+const writerNicenessAbove = 5;
+lowerThreadPriority(writerNicenessAbove);
 const Database = createRequire(data.requireFrom)('better-sqlite3') as typeof BetterSqlite3;
 const db = new Database(data.file, data.nativeBinding ? { nativeBinding: data.nativeBinding, fileMustExist: true } : { fileMustExist: true });
 // The same pragmas as ledger-db.ts (journal_mode is a property of the file, already WAL).
@@ -65,3 +75,25 @@ port.on('message', (request: OutputWriterRequest) => {
   }
   port.postMessage(reply);
 });
+
+/**
+ * This thread yields to the PTYs' readers: on a machine whose cores are all busy (a flood, a browser
+ * drawing it) the agent's output and the event loop come first, and the writer catches up with its
+ * queue (only the ledger may pause the PTY, and it does once 8 MiB wait). Linux gives each thread its
+ * own nice value (setpriority on the thread's id); elsewhere the thread keeps the process's priority.
+ */
+function lowerThreadPriority(by: number): void {
+  let threadId: number;
+  try {
+    threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return;
+  }
+  try {
+    // Relative to what it started with (a console started under `nice` stays below it too).
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, Math.min(19, getPriority(threadId) + by));
+  } catch {
+    // Not allowed (a sandbox without setpriority): it runs at the process's priority instead.
+  }
+}
+

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,21 @@ describe("the ledger's output writer (a worker thread)", () => {
       { byte_offset: 5000, attempt_id: attemptId, created_at: 6000 },
       { byte_offset: 5300, attempt_id: attemptId, created_at: 6300 },
     ]);
+  });
+
+  it.runIf(process.platform === 'linux')('runs a little below the thread that reads the PTYs, so a busy machine serves the agent first', async () => {
+    // Every thread of this process and its nice value (field 19 of /proc/<pid>/task/<tid>/stat).
+    const niceness = () =>
+      readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      });
+    const before = niceness();
+    const { writer, runId, attemptId } = setup();
+    await writer.appendChunks([chunk(runId, attemptId, 0, 100)]);
+    const after = niceness();
+    const own = Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ')[16]);
+    expect(after.filter((nice) => nice === own + 5).length).toBe(before.filter((nice) => nice === own + 5).length + 1);
   });
 
   it('fails an append the ledger refuses, and the next one goes through', async () => {
