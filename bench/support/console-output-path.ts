@@ -61,8 +61,11 @@ export interface StartedRun {
   started: number;
   /** Every byte is in the ledger (the run is done as the console counts it). */
   finished: Promise<OutputPipelineResult & { seconds: number; pauses: number }>;
-  /** What the viewer received; closes the viewer. */
-  viewerStats(): Promise<ViewerStats>;
+  /**
+   * What the viewer received; closes the viewer. With `untilBytes`, first waits (up to 5 s) until the
+   * viewer has received or been told it skipped that many: at the run's end some may still be on the way.
+   */
+  viewerStats(untilBytes?: number): Promise<ViewerStats>;
 }
 
 export async function openConsoleOutputPath(): Promise<ConsoleOutputPath> {
@@ -95,7 +98,7 @@ export async function openConsoleOutputPath(): Promise<ConsoleOutputPath> {
         runId,
         started,
         finished: pipeline.whenFinished().then((result) => ({ ...result, seconds: (performance.now() - started) / 1000, pauses: pipeline.stats().pauses })),
-        viewerStats: () => (viewer === 'none' ? Promise.resolve({ bytes: 0, skipped: 0, latencies: [] }) : client.statsAndClose(runId)),
+        viewerStats: (untilBytes) => (viewer === 'none' ? Promise.resolve({ bytes: 0, skipped: 0, latencies: [] }) : client.statsAndClose(runId, untilBytes ?? 0)),
       };
     },
     async close() {
@@ -109,7 +112,7 @@ export async function openConsoleOutputPath(): Promise<ConsoleOutputPath> {
 
 interface ViewerProcess {
   open(runId: string, mode: 'stall' | 'ack', latency: boolean): Promise<void>;
-  statsAndClose(runId: string): Promise<ViewerStats>;
+  statsAndClose(runId: string, untilBytes: number): Promise<ViewerStats>;
   stop(): void;
 }
 
@@ -131,9 +134,9 @@ async function startViewerProcess(url: string): Promise<ViewerProcess> {
       const answer = await opened;
       if (answer.error) throw new Error(answer.error);
     },
-    async statsAndClose(runId) {
+    async statsAndClose(runId, untilBytes) {
       const stats = reply('stats', runId);
-      child.send({ type: 'stats', runId });
+      child.send({ type: 'stats', runId, untilBytes });
       const answer = (await stats) as unknown as ViewerStats;
       const closed = reply('closed', runId);
       child.send({ type: 'close', runId });

@@ -10,7 +10,8 @@ import { WebSocket } from 'ws';
 
 /**
  * @typedef {{ type: 'open'; runId: string; mode: 'ack' | 'stall'; latency: boolean }
- *   | { type: 'stats' | 'close'; runId: string }} Command
+ *   | { type: 'stats'; runId: string; untilBytes?: number }
+ *   | { type: 'close'; runId: string }} Command
  * @typedef {{ type: 'response'; id: number; ok: boolean; value?: any; error?: { message: string } }
  *   | { type: 'event'; event: string; payload: { runId: string; skippedBytes?: number } }
  *   | { type: 'error' }} TextMessage
@@ -104,7 +105,17 @@ process.on('message', (/** @type {Command} */ command) => {
     );
   } else if (command.type === 'stats') {
     const viewer = viewers.get(command.runId);
-    send({ type: 'stats', runId: command.runId, bytes: viewer?.bytes ?? 0, skipped: viewer?.skipped ?? 0, latencies: viewer?.latencies ?? [] });
+    const until = command.untilBytes ?? 0;
+    const deadline = Date.now() + 5000;
+    // What was still on its way at the run's end (in flight, or a skip and tail the host owed) arrives first.
+    const answer = () => {
+      if (viewer && viewer.bytes + viewer.skipped < until && Date.now() < deadline) {
+        setTimeout(answer, 10);
+        return;
+      }
+      send({ type: 'stats', runId: command.runId, bytes: viewer?.bytes ?? 0, skipped: viewer?.skipped ?? 0, latencies: viewer?.latencies ?? [] });
+    };
+    answer();
   } else {
     const viewer = viewers.get(command.runId);
     viewers.delete(command.runId);
