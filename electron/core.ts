@@ -340,7 +340,7 @@ export function createCore(options: CoreOptions): Core {
     resumeRun: (input) => runs.resume(input.runId, input.prompt),
     sendRunInput: (input) => runs.sendInput(input.runId, input.data),
     resizeRun: (input) => runs.resize(input.runId, input.cols, input.rows),
-    openRunOutput: (input, context) => streams.open(input.runId, input.from, context.client),
+    openRunOutput: (input, context) => streams.open(input.runId, input.from, context.client, input.until),
     ackRunOutput: (input, context) => streams.ack(input.subscriptionId, input.bytes, context.client),
     closeRunOutput: (input, context) => streams.closeFor(input.subscriptionId, context.client),
     listEnvironments: () => environments.list(),

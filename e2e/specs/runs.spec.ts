@@ -101,3 +101,48 @@ test('scrolled to the top of a reopened run’s tail, the operator shows the ear
   await expect(output).toContainText('line 1 of 16000');
   await expect(earlier).toBeHidden();
 });
+
+test('the operator pages back through a long run’s output to its first line, and back to live', async ({ console: app, scratchDir }) => {
+  const { page } = app;
+  await addProject(page, makeRepository(path.join(scratchDir, 'long')));
+  // About 1.2 MB of short lines: more than the terminal's 20,000 rows of scrollback hold.
+  await addFixtureAgent(page, 'Fixture long', ['--lines', '60000']);
+  await addTask(page, 'Print the whole ledger');
+  await runTask(page, 'Print the whole ledger', 'Fixture long');
+  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 60_000 });
+  await page.reload();
+  const output = terminal(page);
+  await expect(output).toContainText('line 60000 of 60000');
+  const slider = await output.locator('.run-terminal__screen .scrollbar.vertical .slider').boundingBox();
+  if (!slider) throw new Error('the terminal has no scrollbar slider');
+  await page.mouse.move(slider.x + slider.width / 2, slider.y + slider.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(slider.x + slider.width / 2, slider.y - 2000, { steps: 5 });
+  await page.mouse.up();
+
+  // Each step back is a page that fits the scrollback, shown from its top, until the first byte.
+  const earlier = output.getByRole('button', { name: 'Show earlier output' });
+  const pagesSeen: string[] = [];
+  for (let step = 0; step < 10 && !pagesSeen.at(-1)?.startsWith('Showing 0 B'); step += 1) {
+    await earlier.click();
+    const note = output.getByText(/^Showing .* of output, not following live\.$/);
+    await expect(note).toBeVisible();
+    await expect(note).not.toHaveText(pagesSeen.at(-1) ?? '');
+    pagesSeen.push((await note.textContent()) ?? '');
+  }
+  expect(pagesSeen.length).toBeGreaterThan(2);
+  expect(pagesSeen.at(-1)).toMatch(/^Showing 0 B to /);
+  await expect(output).toContainText('line 1 of 60000');
+  await expect(earlier).toBeHidden();
+
+  // Later goes a page forward; Back to live output is the end again.
+  const firstPageEnd = /^Showing 0 B to (.+?) of /.exec(pagesSeen.at(-1)!)![1]!;
+  await output.getByRole('button', { name: 'Show later output' }).click();
+  // The next page begins where the first ended.
+  await expect(output.getByText(new RegExp(`^Showing ${firstPageEnd.replace('.', '\\.')} to .* not following live\\.$`))).toBeVisible();
+  await expect(output).not.toContainText('line 1 of 60000');
+  await output.getByRole('button', { name: 'Back to live output' }).click();
+  await expect(output).toContainText('line 60000 of 60000');
+  await expect(output.getByText(/not following live/)).toBeHidden();
+  await expect(output.getByRole('button', { name: 'Back to live output' })).toBeHidden();
+});

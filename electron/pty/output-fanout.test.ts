@@ -56,6 +56,36 @@ describe('output viewers, with a scripted PTY', () => {
     expect(pty.pauses()).toBe(0);
   });
 
+  it('a page of a live run: sends exactly [from, until), from the ledger and the queue, and nothing live after it', async () => {
+    const { test, output, fanout, runId, attemptId } = setup();
+    const pty = scriptedPty();
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
+    fanout.attachLive(pipeline.feed);
+    pty.emit(1000);
+    await waitFor(() => output.totalBytes(runId) === 1000, 'the first batch in the ledger');
+    pty.emit(700); // queued, not yet written
+
+    const page = viewer(fanout, { runId, fromOffset: 600, untilOffset: 1200, windowBytes: 256 }, 'later');
+    // An end past the output is clamped to what there is.
+    const beyond = viewer(fanout, { runId, fromOffset: 1500, untilOffset: 10_000 }, 'later');
+    pty.emit(500);
+    await settle();
+    pty.emit(64);
+    pty.exit();
+    await pipeline.whenFinished();
+    await waitFor(() => page.endOffset() === 1200 && beyond.endOffset() === 1700, 'both pages');
+    await settle();
+
+    expect(page.errors).toEqual([]);
+    expect(page.firstOffset()).toBe(600);
+    expect(page.endOffset()).toBe(1200);
+    expect(page.skips()).toEqual([]);
+    expect(page.bytes().equals(ledgerBytes(test, runId, 600).subarray(0, 600))).toBe(true);
+    expect(page.maxUnacked()).toBeLessThanOrEqual(256);
+    expect(beyond.endOffset()).toBe(1700);
+    expect(beyond.bytes().equals(ledgerBytes(test, runId, 1500).subarray(0, 200))).toBe(true);
+  });
+
   it('stops sending to a viewer whose window is full, then sends one skip and the tail', async () => {
     const { test, output, fanout, runId, attemptId } = setup();
     const pty = scriptedPty();

@@ -32,6 +32,11 @@ export interface SubscribeOutputOptions {
    * `tailBytes` of it. Everything from there up to the live end is replayed, then the viewer follows live.
    */
   fromOffset: number | 'tail';
+  /**
+   * Where to stop: a page of the output, [fromOffset, untilOffset), replayed and not followed live
+   * (a terminal's scrollback holds so much; older output is read a page at a time).
+   */
+  untilOffset?: number;
   /** How many sent bytes may be unacknowledged before the viewer stops being sent anything. */
   windowBytes?: number;
   /**
@@ -50,6 +55,8 @@ export interface OutputSubscription {
   readonly fromOffset: number;
   /** The run's output size when the viewer subscribed. */
   readonly liveEnd: number;
+  /** Where a page ends (untilOffset, clamped to what exists), or null when the viewer follows live. */
+  readonly untilOffset: number | null;
   /** The viewer has parsed this many more bytes (xterm.js's write callback); frees window. */
   ack(bytesParsed: number): void;
   close(): void;
@@ -102,6 +109,8 @@ interface Viewer {
   cursor: number;
   /** The live end when the viewer subscribed: everything before it was asked for and is never skipped. */
   readonly replayEnd: number;
+  /** A page's end: nothing at or after it is sent. Null when the viewer follows live. */
+  readonly until: number | null;
   unacked: number;
   /** The window ran out while following live output: the next send starts with a skip forward. */
   behind: boolean;
@@ -179,6 +188,7 @@ export class OutputFanout {
     const windowBytes = Math.max(1, options.windowBytes ?? defaultWindowBytes);
     const requested = options.fromOffset === 'tail' ? liveEnd - (options.tailBytes ?? defaultTailBytes) : options.fromOffset;
     const cursor = Number.isFinite(requested) ? Math.min(Math.max(0, Math.floor(requested)), liveEnd) : liveEnd;
+    const until = options.untilOffset === undefined ? null : Math.min(Math.max(cursor, Math.floor(options.untilOffset)), liveEnd);
     const viewer: Viewer = {
       runId: options.runId,
       windowBytes,
@@ -190,7 +200,8 @@ export class OutputFanout {
       sentTotal: 0,
       send: options.send,
       cursor,
-      replayEnd: liveEnd,
+      until,
+      replayEnd: until ?? liveEnd,
       unacked: 0,
       behind: false,
       // An attempt that began before what the viewer asked for is not its to mark; one that begins
@@ -209,6 +220,7 @@ export class OutputFanout {
     return {
       fromOffset: viewer.cursor,
       liveEnd,
+      untilOffset: until,
       ack: (bytesParsed) => {
         if (viewer.closed || !(bytesParsed > 0)) return;
         viewer.unacked = Math.max(0, viewer.unacked - bytesParsed);
@@ -269,6 +281,7 @@ export class OutputFanout {
       // An attempt that begins inside or before this batch goes the slow way, so its start comes first.
       const nextStart = this.nextAttemptStart(viewer);
       const noStartInBatch = nextStart === undefined || nextStart.offset >= batch.offset + batch.bytes.length;
+      if (viewer.until !== null) continue;
       if (viewer.started && !viewer.sending && !viewer.behind && viewer.cursor === batch.offset && fits && noStartInBatch) {
         // Following live with room: send the batch as it is, without reading it back.
         viewer.cursor += batch.bytes.length;
@@ -290,7 +303,7 @@ export class OutputFanout {
         // Before any byte at the cursor (and right after a skip past them): the attempts that begin here.
         this.sendAttemptStarts(viewer);
         if (viewer.closed) break;
-        const end = this.liveEnd(viewer.runId, this.runs.get(viewer.runId));
+        const end = viewer.until ?? this.liveEnd(viewer.runId, this.runs.get(viewer.runId));
         if (viewer.cursor >= end) break;
         const room = viewer.windowBytes - viewer.unacked;
         if (viewer.behind) {
@@ -316,7 +329,7 @@ export class OutputFanout {
         // A slice stops where the next attempt begins, even when the ledger holds both in one read.
         const nextStart = this.nextAttemptStart(viewer);
         const untilStart = nextStart && nextStart.offset > viewer.cursor ? nextStart.offset - viewer.cursor : Infinity;
-        const slice = this.read(viewer, Math.min(room, this.maxMessageBytes, untilStart));
+        const slice = this.read(viewer, Math.min(room, this.maxMessageBytes, untilStart, end - viewer.cursor));
         if (slice.bytes.length === 0) break;
         viewer.cursor = slice.nextOffset;
         this.sent(viewer, slice.bytes.length);

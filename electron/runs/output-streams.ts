@@ -21,7 +21,7 @@ export class OutputStreams {
 
   constructor(private readonly fanout: OutputFanout, private readonly runExists: (runId: string) => boolean) {}
 
-  open(runId: string, from: 'start' | 'tail' | number, client: ClientChannel | undefined) {
+  open(runId: string, from: 'start' | 'tail' | number, client: ClientChannel | undefined, until?: number) {
     if (!client) {
       throw new OperatorError({ code: 'invalid_request', message: 'Live output needs a connected client (a window or a WebSocket).' });
     }
@@ -43,6 +43,7 @@ export class OutputStreams {
     const subscription = this.fanout.subscribe({
       runId,
       fromOffset: from === 'start' ? 0 : from,
+      ...(until !== undefined ? { untilOffset: until } : {}),
       send: (message) => {
         if (message.type === 'output') {
           client.push('runOutput', { subscriptionId, runId, offset: message.offset, bytes: message.bytes });
@@ -62,7 +63,7 @@ export class OutputStreams {
     });
     this.streams.set(subscriptionId, { client, subscription });
     owned.add(subscriptionId);
-    return { subscriptionId, fromOffset: subscription.fromOffset, totalBytes: subscription.liveEnd };
+    return { subscriptionId, fromOffset: subscription.fromOffset, totalBytes: subscription.liveEnd, untilOffset: subscription.untilOffset };
   }
 
   ack(subscriptionId: string, bytes: number, client: ClientChannel | undefined): { ok: boolean } {

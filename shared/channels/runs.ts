@@ -49,11 +49,21 @@ export const runChannels = {
    * Opens a live output stream to the calling client: a replay from the ledger (from the start, from
    * an offset, or the tail), then live output, as `runOutput` / `runOutputSkipped` events, with
    * `runOutputAttempt` where an attempt begins. The client acknowledges bytes once its terminal has
-   * parsed them.
+   * parsed them. With `until`, only the page [from, until) is replayed and nothing live follows
+   * (`untilOffset` says where it ends, clamped to the output there is).
    */
   openRunOutput: channel(
-    z.strictObject({ runId: entityId, from: z.union([z.literal('start'), z.literal('tail'), z.number().int().min(0)]) }),
-    z.object({ subscriptionId: z.string(), fromOffset: z.number().int().min(0), totalBytes: z.number().int().min(0) }),
+    z.strictObject({
+      runId: entityId,
+      from: z.union([z.literal('start'), z.literal('tail'), z.number().int().min(0)]),
+      until: z.number().int().min(0).optional(),
+    }),
+    z.object({
+      subscriptionId: z.string(),
+      fromOffset: z.number().int().min(0),
+      totalBytes: z.number().int().min(0),
+      untilOffset: z.number().int().min(0).nullable(),
+    }),
   ),
   ackRunOutput: channel(z.strictObject({ subscriptionId: z.string().max(100), bytes: z.number().int().min(0) }), z.object({ ok: z.boolean() })),
   closeRunOutput: channel(z.strictObject({ subscriptionId: z.string().max(100) }), z.object({ ok: z.boolean() })),

@@ -47,7 +47,7 @@ describe('the run detail page', () => {
       getRunDiff: () => aRunDiff(),
       getLandingPlan: () => aLandingPlan(),
       listRunNetwork: () => aRunNetwork(),
-      openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
+      openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0, untilOffset: null }),
       closeRunOutput: () => ({ ok: true }),
       resumeRun: () => aRunSummary({ id: 'run_2', status: 'queued' }),
       getRunUsage: () => aRunUsage(),
@@ -88,7 +88,7 @@ describe('the run detail page', () => {
       getLandingPlan: ({ target }) => aLandingPlan(target ? { target } : {}),
       listRuns: () => ({ runs: [aRunSummary()], nextCursor: null }),
       listRunNetwork: () => aRunNetwork(),
-      openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
+      openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0, untilOffset: null }),
       closeRunOutput: () => ({ ok: true }),
       getRunUsage: () => aRunUsage(),
     });

@@ -7,7 +7,7 @@ import { RunOutputStream, type OutputSink } from './run-output-stream';
 
 function fakeApi() {
   const handlers = new Map<EventName, Set<(payload: unknown) => void>>();
-  let resolveOpen: ((value: { subscriptionId: string; fromOffset: number; totalBytes: number }) => void) | undefined;
+  let resolveOpen: ((value: { subscriptionId: string; fromOffset: number; totalBytes: number; untilOffset: number | null }) => void) | undefined;
   const api = {
     acks: [] as Array<{ subscriptionId: string; bytes: number }>,
     closed: [] as string[],
@@ -20,7 +20,7 @@ function fakeApi() {
     },
     openRunOutput(input: { runId: string; from: unknown }) {
       api.opened.push(input);
-      return new Promise<{ subscriptionId: string; fromOffset: number; totalBytes: number }>((resolve) => {
+      return new Promise<{ subscriptionId: string; fromOffset: number; totalBytes: number; untilOffset: number | null }>((resolve) => {
         resolveOpen = resolve;
       });
     },
@@ -33,7 +33,7 @@ function fakeApi() {
       return Promise.resolve({ ok: true });
     },
     answerOpen(subscriptionId: string, fromOffset = 0) {
-      resolveOpen?.({ subscriptionId, fromOffset, totalBytes: 100 });
+      resolveOpen?.({ subscriptionId, fromOffset, totalBytes: 100, untilOffset: null });
     },
     emit(event: EventName, payload: unknown) {
       for (const handler of handlers.get(event) ?? []) handler(payload);

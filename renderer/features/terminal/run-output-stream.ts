@@ -66,6 +66,10 @@ export class RunOutputStream {
    */
   private separatorsShown = new Set<number>();
   private readonly unsubscribe: Array<() => void>;
+  /** Where the page on screen ends, or null while following live. */
+  private until: number | null = null;
+  /** Where the screen's output begins (a page reopened from scratch starts there again). */
+  private replayStart = 0;
 
   constructor(
     private readonly api: OutputApi,
@@ -93,7 +97,7 @@ export class RunOutputStream {
    * (Re)opens the output from `from`. A reopen (Load full output) closes the current subscription and
    * clears the terminal first. Resolves to null when a later open or dispose overtook this one.
    */
-  async open(from: 'start' | 'tail' | number, options: { keepScreen?: boolean } = {}): Promise<OpenedOutput | null> {
+  async open(from: 'start' | 'tail' | number, options: { keepScreen?: boolean; until?: number } = {}): Promise<OpenedOutput | null> {
     const generation = ++this.generation;
     const reopening = this.subscriptionId !== null || generation > 1;
     this.closeSubscription();
@@ -108,7 +112,7 @@ export class RunOutputStream {
     this.held = [];
     let opened: OpenedOutput;
     try {
-      opened = await this.api.openRunOutput({ runId: this.runId, from });
+      opened = await this.api.openRunOutput({ runId: this.runId, from, ...(options.until !== undefined ? { until: options.until } : {}) });
     } catch (error) {
       if (generation === this.generation) {
         this.opening = false;
@@ -123,7 +127,9 @@ export class RunOutputStream {
     const subscriptionId = opened.subscriptionId;
     this.subscriptionId = subscriptionId;
     this.opening = false;
-    this.replayEnd = opened.totalBytes;
+    this.replayEnd = opened.untilOffset ?? opened.totalBytes;
+    this.until = opened.untilOffset;
+    if (!options.keepScreen) this.replayStart = opened.fromOffset;
     this.acks = new AckBatcher(
       (bytes) => {
         this.api.ackRunOutput({ subscriptionId, bytes }).catch(ignore);
@@ -146,6 +152,11 @@ export class RunOutputStream {
    * nothing had arrived yet.
    */
   reconnect(): Promise<OpenedOutput | null> {
+    if (this.until !== null) {
+      // A page: the rest of it, and still nothing after it.
+      if (this.nextOffset !== null && this.nextOffset >= this.until) return Promise.resolve(null);
+      return this.nextOffset === null ? this.open(this.replayStart, { until: this.until }) : this.open(this.nextOffset, { keepScreen: true, until: this.until });
+    }
     return this.nextOffset === null ? this.open('tail') : this.open(this.nextOffset, { keepScreen: true });
   }
 

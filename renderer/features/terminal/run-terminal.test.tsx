@@ -16,7 +16,7 @@ type Opened = ChannelOutput<'openRunOutput'>;
 
 function terminalClient(answers: ChannelAnswers = {}) {
   return fakeOperatorClient({
-    openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }),
+    openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0, untilOffset: null }),
     ackRunOutput: () => ({ ok: true }),
     closeRunOutput: () => ({ ok: true }),
     resizeRun: () => ({ accepted: true }),
@@ -60,7 +60,7 @@ describe('a run’s terminal', () => {
     output(client, 'building refunds\r\n', 4096);
     output(client, 'not this viewer’s\r\n', 4096, 'sub_other');
     output(client, 'not this run’s\r\n', 4096, 'sub_1', 'run_2');
-    answer.resolve({ subscriptionId: 'sub_1', fromOffset: 4096, totalBytes: 4114 });
+    answer.resolve({ subscriptionId: 'sub_1', fromOffset: 4096, totalBytes: 4114, untilOffset: null });
     output(client, 'tests pass\r\n', 4114);
 
     await vi.waitFor(() =>
@@ -110,7 +110,7 @@ describe('a run’s terminal', () => {
   });
 
   it('Load full output closes the tail, clears the screen and replays from the start', async () => {
-    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 6, totalBytes: 12 }) });
+    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 6, totalBytes: 12, untilOffset: null }) });
     const { user, terminal } = showTerminal(client, { running: false });
     await opened(terminal);
     output(client, 'world\r\n', 6);
@@ -121,7 +121,7 @@ describe('a run’s terminal', () => {
     await user.click(within(terminal).getByRole('button', { name: 'Load full output' }));
     expect(await within(terminal).findByText('Loading the full output…')).toBeTruthy();
     expect(client.inputsOf('closeRunOutput')).toEqual([{ subscriptionId: 'sub_1' }]);
-    full.resolve({ subscriptionId: 'sub_2', fromOffset: 0, totalBytes: 12 });
+    full.resolve({ subscriptionId: 'sub_2', fromOffset: 0, totalBytes: 12, untilOffset: null });
     output(client, 'hello\r\nworld\r\n', 0, 'sub_2');
     await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['hello', 'world']));
     expect(within(terminal).getByText('Showing the full output.')).toBeTruthy();
@@ -129,7 +129,7 @@ describe('a run’s terminal', () => {
   });
 
   it('at the top of a tail, offers Show earlier output (reached with Tab), which reopens a piece further back', async () => {
-    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 300_000, totalBytes: 300_012 }) });
+    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 300_000, totalBytes: 300_012, untilOffset: null }) });
     const { user, terminal } = showTerminal(client, { running: false });
     await opened(terminal);
     output(client, 'last lines\r\n', 300_000);
@@ -141,7 +141,7 @@ describe('a run’s terminal', () => {
     within(terminal).getByRole('button', { name: 'Load full output' }).focus();
     await user.tab();
     expect(document.activeElement).toBe(earlier);
-    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 37_856, totalBytes: 300_012 }) });
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 37_856, totalBytes: 300_012, untilOffset: null }) });
     await user.keyboard('{Enter}');
     // 256 KiB further back, on a cleared screen; the old subscription is closed.
     await vi.waitFor(() => expect(client.inputsOf('openRunOutput').at(-1)).toEqual({ runId: 'run_1', from: 300_000 - 256 * 1024 }));
@@ -153,8 +153,50 @@ describe('a run’s terminal', () => {
     );
   });
 
+  it('shows older output of a long run a page at a time, not following live and not taking input, then goes back to live', async () => {
+    const kib = 1024;
+    const total = 5 * 1024 * kib;
+    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: total - 256 * kib, totalBytes: total, untilOffset: null }) });
+    const { user, terminal } = showTerminal(client, { running: true, canSendInput: true });
+    await opened(terminal);
+    // One step back still fits the scrollback: reopened live from there.
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: total - 512 * kib, totalBytes: total, untilOffset: null }) });
+    await user.click(within(terminal).getByRole('button', { name: 'Show earlier output' }));
+    await vi.waitFor(() => expect(client.inputsOf('openRunOutput').at(-1)).toEqual({ runId: 'run_1', from: total - 512 * kib }));
+    await opened(terminal);
+
+    // The next would not: the page just before what is shown, and nothing after it.
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_3', fromOffset: total - 1024 * kib, totalBytes: total, untilOffset: total - 512 * kib }) });
+    await user.click(await within(terminal).findByRole('button', { name: 'Show earlier output' }));
+    await vi.waitFor(() => expect(client.inputsOf('openRunOutput').at(-1)).toEqual({ runId: 'run_1', from: total - 1024 * kib, until: total - 512 * kib }));
+    await opened(terminal);
+    output(client, 'an older line\r\n', total - 1024 * kib, 'sub_3');
+    await vi.waitFor(() => expect(screenLines(terminal)).toContain('an older line'));
+    expect(within(terminal).getByText('Showing 4.0 MB to 4.5 MB of 5.0 MB of output, not following live.')).toBeTruthy();
+    // What is typed while a page of history is on screen does not reach the run.
+    await user.click(terminal.querySelector<HTMLElement>('.run-terminal__screen')!);
+    await user.keyboard('y');
+    expect(client.inputsOf('sendRunInput')).toEqual([]);
+
+    // Later: the rest is no longer than a page, so live again from where the page ended.
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_4', fromOffset: total - 512 * kib, totalBytes: total, untilOffset: null }) });
+    await user.click(within(terminal).getByRole('button', { name: 'Show later output' }));
+    await vi.waitFor(() => expect(client.inputsOf('openRunOutput').at(-1)).toEqual({ runId: 'run_1', from: total - 512 * kib }));
+    await opened(terminal);
+    expect(within(terminal).queryByRole('button', { name: 'Back to live output' })).toBeNull();
+
+    // From a page, Back to live output opens the tail.
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_5', fromOffset: total - 2048 * kib, totalBytes: total, untilOffset: total - 1536 * kib }) });
+    const earlier = await within(terminal).findByRole('button', { name: 'Show earlier output' });
+    await user.click(earlier);
+    await opened(terminal);
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_6', fromOffset: total - 256 * kib, totalBytes: total, untilOffset: null }) });
+    await user.click(await within(terminal).findByRole('button', { name: 'Back to live output' }));
+    await vi.waitFor(() => expect(client.inputsOf('openRunOutput').at(-1)).toEqual({ runId: 'run_1', from: 'tail' }));
+  });
+
   it('offers earlier output only at the top of the screen, and none when the output is there from its first byte', async () => {
-    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 4096, totalBytes: 4096 }) });
+    const client = terminalClient({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 4096, totalBytes: 4096, untilOffset: null }) });
     const { terminal } = showTerminal(client, { running: false });
     await opened(terminal);
     expect(within(terminal).getByRole('button', { name: 'Show earlier output' })).toBeTruthy();
@@ -163,7 +205,7 @@ describe('a run’s terminal', () => {
     await vi.waitFor(() => expect(screenLines(terminal).at(-1)).toBe('line 199'));
     await vi.waitFor(() => expect(within(terminal).queryByRole('button', { name: 'Show earlier output' })).toBeNull());
 
-    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 0, totalBytes: 10 }) });
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 0, totalBytes: 10, untilOffset: null }) });
     within(terminal).getByRole('button', { name: 'Load full output' }).click();
     await vi.waitFor(() => expect(within(terminal).getByText('Showing the full output.')).toBeTruthy());
     expect(within(terminal).queryByRole('button', { name: 'Show earlier output' })).toBeNull();
@@ -176,7 +218,7 @@ describe('a run’s terminal', () => {
     output(client, 'before the drop\r\n', 0);
     await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['before the drop']));
 
-    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 17, totalBytes: 17 }) });
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_2', fromOffset: 17, totalBytes: 17, untilOffset: null }) });
     client.setTransportState('reconnecting');
     client.setTransportState('connected');
     await vi.waitFor(() => expect(client.inputsOf('openRunOutput').at(-1)).toEqual({ runId: 'run_1', from: 17 }));
@@ -193,7 +235,7 @@ describe('a run’s terminal', () => {
     const { user, terminal } = showTerminal(client);
     expect((await within(terminal).findByRole('alert')).textContent).toBe('Could not open the output. This run is not in the console any more.');
 
-    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0 }) });
+    client.answer({ openRunOutput: () => ({ subscriptionId: 'sub_1', fromOffset: 0, totalBytes: 0, untilOffset: null }) });
     await user.click(within(terminal).getByRole('button', { name: 'Try again' }));
     await vi.waitFor(() => expect(within(terminal).queryByRole('alert')).toBeNull());
     expect(client.inputsOf('openRunOutput')).toHaveLength(2);

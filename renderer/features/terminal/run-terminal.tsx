@@ -12,10 +12,11 @@ import { useDarkScheme } from './use-dark-scheme';
 import { drawWithWebglWhereAvailable } from './webgl-renderer';
 
 type OpenFrom = 'start' | 'tail' | number;
+/** `until`: a page of older output, [from, until), not followed live. */
 type OutputView =
-  | { state: 'opening'; from: OpenFrom }
-  | { state: 'open'; from: OpenFrom; fromOffset: number; totalBytes: number }
-  | { state: 'error'; from: OpenFrom; error: unknown };
+  | { state: 'opening'; from: OpenFrom; until?: number }
+  | { state: 'open'; from: OpenFrom; until?: number; fromOffset: number; totalBytes: number }
+  | { state: 'error'; from: OpenFrom; until?: number; error: unknown };
 
 interface TerminalParts {
   terminal: Terminal;
@@ -38,6 +39,15 @@ const scrollbackLines = 20_000;
  * still fits in the scrollback for output of ordinary line lengths.
  */
 const earlierOutputBytes = 256 * 1024;
+/**
+ * Past a page from where it starts to the live end, earlier output is shown a page at a time: the
+ * scrollback would drop the beginning of a longer replay, the very part asked for. A page is as many
+ * bytes as fill `pageRows` rows at the output's own bytes per row (measured on what is shown), at most
+ * 512 KiB (some 5,000-10,000 rows of ordinary agent output), so short lines get smaller pages.
+ */
+const maxPageBytes = 512 * 1024;
+const minPageBytes = 32 * 1024;
+const pageRows = 12_000;
 
 function searchResultText(results: { index: number; count: number } | null, term: string): string {
   if (!term || !results) return '';
@@ -75,28 +85,33 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
   const findId = useId();
   const findStatusId = useId();
 
+  // Typing goes to the run only while the terminal shows it live, not a page of its history.
+  const paging = view.until !== undefined;
+  const takesInput = canSendInput && !paging;
+
   useEffect(() => {
-    liveRef.current = { running, canSendInput, dark };
+    liveRef.current = { running, canSendInput: takesInput, dark };
     tabMovesFocusRef.current = tabMovesFocus;
   });
 
-  const openOutput = useCallback((from: OpenFrom) => {
+  const openOutput = useCallback((from: OpenFrom, until?: number) => {
     const parts = partsRef.current;
     if (!parts) return;
-    setView({ state: 'opening', from });
+    const page = until !== undefined ? { until } : {};
+    setView({ state: 'opening', from, ...page });
     setSkippedBytes(0);
     // A cleared screen is at its top until output scrolls it.
     setAtTop(true);
-    parts.stream.open(from).then(
+    parts.stream.open(from, page).then(
       (opened) => {
         if (opened && partsRef.current === parts) {
-          setView({ state: 'open', from, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes });
+          setView({ state: 'open', from, ...page, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes });
           // Earlier output was asked for: show its beginning once it is on the screen, not the end.
-          if (typeof from === 'number') parts.stream.whenParsed(opened.totalBytes, () => parts.terminal.scrollToTop());
+          if (typeof from === 'number') parts.stream.whenParsed(opened.untilOffset ?? opened.totalBytes, () => parts.terminal.scrollToTop());
         }
       },
       (error: unknown) => {
-        if (partsRef.current === parts) setView({ state: 'error', from, error });
+        if (partsRef.current === parts) setView({ state: 'error', from, ...page, error });
       },
     );
   }, []);
@@ -228,7 +243,9 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
           (opened) => {
             if (!opened || partsRef.current !== parts) return;
             setView((current) =>
-              current.state === 'open' ? current : { state: 'open', from: current.from, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes },
+              current.state === 'open'
+                ? current
+                : { state: 'open', from: current.from, ...(current.until !== undefined ? { until: current.until } : {}), fromOffset: opened.fromOffset, totalBytes: opened.totalBytes },
             );
           },
           (error: unknown) => {
@@ -247,8 +264,8 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
 
   useEffect(() => {
     const parts = partsRef.current;
-    if (parts) parts.terminal.options.disableStdin = !canSendInput;
-  }, [canSendInput]);
+    if (parts) parts.terminal.options.disableStdin = !takesInput;
+  }, [takesInput]);
 
   useEffect(() => {
     const parts = partsRef.current;
@@ -296,17 +313,46 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
 
   const loading = view.state === 'opening';
   // At the top of what the terminal holds, with more before it in the ledger: offer the next piece back.
-  const earlierFrom = view.state === 'open' && atTop && view.fromOffset > 0 ? Math.max(0, view.fromOffset - earlierOutputBytes) : null;
+  /** How many bytes of this output fill `rows` rows, measured on what the terminal holds (null: too little to say). */
+  const bytesForRows = (rows: number): number | null => {
+    const held = partsRef.current?.terminal.buffer.active.length ?? 0;
+    if (view.state !== 'open' || held < 500) return null;
+    const shown = Math.min(view.until ?? view.totalBytes, view.totalBytes) - view.fromOffset;
+    return (shown / held) * rows;
+  };
+  /** A page of this output (see pageRows). */
+  const pageBytes = (): number => Math.round(Math.min(maxPageBytes, Math.max(minPageBytes, bytesForRows(pageRows) ?? maxPageBytes)));
+  /** What the scrollback surely holds: 90% of its rows' worth (line lengths vary along the output). */
+  const fitsBytes = (): number => Math.max(pageBytes(), bytesForRows(scrollbackLines * 0.9) ?? 0);
+  const canShowEarlier = view.state === 'open' && atTop && view.fromOffset > 0;
+  const showEarlier = () => {
+    if (view.state !== 'open') return;
+    const page = pageBytes();
+    // Live, while what it would replay fits the scrollback; else the page just before what is shown.
+    const back = Math.max(0, view.fromOffset - Math.min(earlierOutputBytes, page));
+    if (!paging && view.totalBytes - back <= fitsBytes()) openOutput(back);
+    else openOutput(Math.max(0, view.fromOffset - page), view.fromOffset);
+  };
+  const canShowLater = view.state === 'open' && view.until !== undefined && view.until < view.totalBytes;
+  const showLater = () => {
+    if (view.state !== 'open' || view.until === undefined) return;
+    const page = pageBytes();
+    // The next page, or live from there once the rest is no longer than a page.
+    if (view.totalBytes - view.until <= fitsBytes()) openOutput(view.until);
+    else openOutput(view.until, view.until + page);
+  };
   const footerNote =
     view.state === 'open'
       ? [
-          view.fromOffset > 0
+          view.until !== undefined
+            ? `Showing ${formatBytes(view.fromOffset)} to ${formatBytes(Math.min(view.until, view.totalBytes))} of ${formatBytes(view.totalBytes)} of output, not following live.`
+            : view.fromOffset > 0
             ? `Showing the end of the output; the first ${formatBytes(view.fromOffset)} are not loaded.`
             : view.from !== 'tail'
               ? 'Showing the full output.'
               : '',
           skippedBytes > 0 ? `${formatBytes(skippedBytes)} skipped while catching up (kept in full in the ledger).` : '',
-          canSendInput
+          takesInput
             ? `Typing in the terminal sends input to the run. ${tabMovesFocus ? 'Tab moves focus out of the terminal (Ctrl+M sends Tab to the run again).' : 'Ctrl+M makes Tab move focus out of the terminal.'}`
             : '',
         ]
@@ -366,8 +412,8 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
         </button>
       </div>
       <div className="run-terminal__frame">
-        {earlierFrom !== null ? (
-          <button type="button" className="button button--small run-terminal__earlier" onClick={() => openOutput(earlierFrom)}>
+        {canShowEarlier ? (
+          <button type="button" className="button button--small run-terminal__earlier" onClick={showEarlier}>
             Show earlier output
           </button>
         ) : null}
@@ -381,14 +427,28 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
       {view.state === 'error' ? (
         <div className="run-terminal__footer">
           <ErrorAlert error={view.error} prefix="Could not open the output." />
-          <button type="button" className="button button--small" onClick={() => openOutput(view.from)}>
+          <button type="button" className="button button--small" onClick={() => openOutput(view.from, view.until)}>
             Try again
           </button>
         </div>
       ) : footerNote ? (
-        <p className="run-terminal__footer muted" aria-live="polite">
-          {footerNote}
-        </p>
+        <div className="run-terminal__footer">
+          <p className="muted" aria-live="polite">
+            {footerNote}
+          </p>
+          {paging ? (
+            <div className="run-terminal__paging">
+              {canShowLater ? (
+                <button type="button" className="button button--small" onClick={showLater}>
+                  Show later output
+                </button>
+              ) : null}
+              <button type="button" className="button button--small" onClick={() => openOutput('tail')}>
+                Back to live output
+              </button>
+            </div>
+          ) : null}
+        </div>
       ) : null}
     </section>
   );
