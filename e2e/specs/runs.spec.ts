@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Locator, Page } from '@playwright/test';
 import { test, expect } from '../console-test';
 import { addFixtureAgent, addProject, addTask, makeRepository, runTask, terminal } from './helpers';
 
@@ -88,12 +89,7 @@ test('scrolled to the top of a reopened run’s tail, the operator shows the ear
   // Following the end, the offer is not there; at the top of what the terminal holds, it is.
   await expect(earlier).toBeHidden();
   // Some 13,000 lines up: the operator drags the scrollbar to the top.
-  const slider = await output.locator('.run-terminal__screen .scrollbar.vertical .slider').boundingBox();
-  if (!slider) throw new Error('the terminal has no scrollbar slider');
-  await page.mouse.move(slider.x + slider.width / 2, slider.y + slider.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(slider.x + slider.width / 2, slider.y - 2000, { steps: 5 });
-  await page.mouse.up();
+  await dragScrollbarToTop(page, output);
   await expect(earlier).toBeVisible();
   await earlier.click();
   // The screen now starts at the first byte, shown from its top.
@@ -113,12 +109,7 @@ test('the operator pages back through a long run’s output to its first line, a
   await page.reload();
   const output = terminal(page);
   await expect(output).toContainText('line 60000 of 60000');
-  const slider = await output.locator('.run-terminal__screen .scrollbar.vertical .slider').boundingBox();
-  if (!slider) throw new Error('the terminal has no scrollbar slider');
-  await page.mouse.move(slider.x + slider.width / 2, slider.y + slider.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(slider.x + slider.width / 2, slider.y - 2000, { steps: 5 });
-  await page.mouse.up();
+  await dragScrollbarToTop(page, output);
 
   // Each step back is a page that fits the scrollback, shown from its top, until the first byte.
   const earlier = output.getByRole('button', { name: 'Show earlier output' });
@@ -146,3 +137,13 @@ test('the operator pages back through a long run’s output to its first line, a
   await expect(output.getByText(/not following live/)).toBeHidden();
   await expect(output.getByRole('button', { name: 'Back to live output' })).toBeHidden();
 });
+
+/** As an operator does it: the terminal's scrollbar dragged all the way up. */
+async function dragScrollbarToTop(page: Page, output: Locator) {
+  const slider = await output.locator('.run-terminal__screen .scrollbar.vertical .slider').boundingBox();
+  if (!slider) throw new Error('the terminal has no scrollbar slider');
+  await page.mouse.move(slider.x + slider.width / 2, slider.y + slider.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(slider.x + slider.width / 2, slider.y - 2000, { steps: 5 });
+  await page.mouse.up();
+}

@@ -27,16 +27,24 @@ function setup() {
   return { test, output: test.ledger.output, fanout, ...test.createRun() };
 }
 
+/**
+ * A live run on a scripted PTY with 1000 bytes in the ledger and 700 more queued, not yet written.
+ * batchMaxBytes 1: every emit is cut into a batch at once, so the test decides what is where.
+ */
+async function liveRunWithQueuedOutput() {
+  const { test, output, fanout, runId, attemptId } = setup();
+  const pty = scriptedPty();
+  const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
+  fanout.attachLive(pipeline.feed);
+  pty.emit(1000);
+  await waitFor(() => output.totalBytes(runId) === 1000, 'the first batch in the ledger');
+  pty.emit(700);
+  return { test, fanout, runId, pty, pipeline };
+}
+
 describe('output viewers, with a scripted PTY', () => {
   it('replay reads the ledger and the unwritten queue, then follows live: no gap, no duplicate', async () => {
-    const { test, output, fanout, runId, attemptId } = setup();
-    const pty = scriptedPty();
-    // batchMaxBytes 1: every emit is cut into a batch at once, so the test decides what is where.
-    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
-    fanout.attachLive(pipeline.feed);
-    pty.emit(1000);
-    await waitFor(() => output.totalBytes(runId) === 1000, 'the first batch in the ledger');
-    pty.emit(700); // queued, not yet written
+    const { test, fanout, runId, pty, pipeline } = await liveRunWithQueuedOutput();
 
     // The window holds the live bytes that arrive during the replay, so nothing needs skipping.
     const late = viewer(fanout, { runId, fromOffset: 300, windowBytes: 1024 }, 'later');
@@ -57,13 +65,7 @@ describe('output viewers, with a scripted PTY', () => {
   });
 
   it('a page of a live run: sends exactly [from, until), from the ledger and the queue, and nothing live after it', async () => {
-    const { test, output, fanout, runId, attemptId } = setup();
-    const pty = scriptedPty();
-    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty.session, output, batchMaxBytes: 1 });
-    fanout.attachLive(pipeline.feed);
-    pty.emit(1000);
-    await waitFor(() => output.totalBytes(runId) === 1000, 'the first batch in the ledger');
-    pty.emit(700); // queued, not yet written
+    const { test, fanout, runId, pty, pipeline } = await liveRunWithQueuedOutput();
 
     const page = viewer(fanout, { runId, fromOffset: 600, untilOffset: 1200, windowBytes: 256 }, 'later');
     // An end past the output is clamped to what there is.
