@@ -105,7 +105,9 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
     parts.stream.open(from, page).then(
       (opened) => {
         if (opened && partsRef.current === parts) {
-          setView({ state: 'open', from, ...page, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes });
+          // A page's end as the core clamped it to the output there is.
+          const shown = opened.untilOffset !== null ? { until: opened.untilOffset } : {};
+          setView({ state: 'open', from, ...shown, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes });
           // Earlier output was asked for: show its beginning once it is on the screen, not the end.
           if (typeof from === 'number') parts.stream.whenParsed(opened.untilOffset ?? opened.totalBytes, () => parts.terminal.scrollToTop());
         }
@@ -317,7 +319,7 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
   const bytesForRows = (rows: number): number | null => {
     const held = partsRef.current?.terminal.buffer.active.length ?? 0;
     if (view.state !== 'open' || held < 500) return null;
-    const shown = Math.min(view.until ?? view.totalBytes, view.totalBytes) - view.fromOffset;
+    const shown = (view.until ?? view.totalBytes) - view.fromOffset;
     return (shown / held) * rows;
   };
   /** A page of this output (see pageRows). */
@@ -345,7 +347,7 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
     view.state === 'open'
       ? [
           view.until !== undefined
-            ? `Showing ${formatBytes(view.fromOffset)} to ${formatBytes(Math.min(view.until, view.totalBytes))} of ${formatBytes(view.totalBytes)} of output, not following live.`
+            ? `Showing ${formatBytes(view.fromOffset)} to ${formatBytes(view.until)} of ${formatBytes(view.totalBytes)} of output, not following live.`
             : view.fromOffset > 0
             ? `Showing the end of the output; the first ${formatBytes(view.fromOffset)} are not loaded.`
             : view.from !== 'tail'
