@@ -218,7 +218,9 @@ describe('attacks from inside a sandboxed run', () => {
       'unshare -U true 2>/dev/null && echo NEW-USER-NAMESPACE',
       'unshare -r true 2>/dev/null && echo MAPPED-ROOT',
       'mount -t tmpfs none /mnt 2>/dev/null && echo MOUNTED',
-      'grep -q "^CapEff:\\s*0*$" /proc/self/status && echo NO-CAPABILITIES',
+      // All five capability sets empty (inheritable and bounding too), and no_new_privs set.
+      '[ "$(grep -cE "^Cap(Inh|Prm|Eff|Bnd|Amb):\\s*0+$" /proc/self/status)" = 5 ] && echo NO-CAPABILITIES',
+      'grep -q "^NoNewPrivs:\\s*1$" /proc/self/status && echo NO-NEW-PRIVILEGES',
       'grep -q "^Seccomp:\\s*2" /proc/self/status && echo SECCOMP-FILTER',
     ].join('; ');
     const agent = await c.commandAgent(['--shell', script]);
@@ -229,6 +231,7 @@ describe('attacks from inside a sandboxed run', () => {
       expect(output).not.toContain(forbidden);
     }
     expect(output).toContain('NO-CAPABILITIES');
+    expect(output).toContain('NO-NEW-PRIVILEGES');
     expect(output).toContain('SECCOMP-FILTER');
     expect(readFileSync('/proc/sys/vm/swappiness', 'utf8')).toBe(swappiness);
   });

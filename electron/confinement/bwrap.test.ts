@@ -114,13 +114,14 @@ describe('buildBwrapArgs', () => {
     expect(indexOf(argv, '--remount-ro', '/tmp')).toBe(-1);
   });
 
-  it('as root: keeps only what setpriv needs, and runs the command as nobody', () => {
+  it('as root: keeps only what setpriv needs, and runs the command as nobody with every capability set emptied', () => {
     const argv = args();
-    expect(argv).toEqual(expect.arrayContaining(['--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID']));
+    expect(argv).toEqual(expect.arrayContaining(['--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP']));
+    expect(argv.filter((arg) => arg === '--cap-add')).toHaveLength(3);
     expect(argv).not.toContain('--unshare-user');
     expect(argv.slice(argv.indexOf('--chdir'))).toEqual([
       '--chdir', `${root}/view`, '--',
-      '/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', 'codex', 'exec',
+      '/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', 'codex', 'exec',
     ]);
   });
 
@@ -173,7 +174,7 @@ describe('buildToolBwrapArgs', () => {
     expect(argv).toEqual(expect.arrayContaining(['--unshare-net', '--unshare-pid', '--new-session', '--die-with-parent', '--seccomp', '3']));
     expect(argv.slice(argv.indexOf('--chdir'))).toEqual([
       '--chdir', `${root}/view`, '--',
-      '/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', '/usr/bin/git', 'diff',
+      '/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', '/usr/bin/git', 'diff',
     ]);
   });
 });

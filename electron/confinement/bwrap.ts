@@ -28,9 +28,9 @@ import { seccompFd, withSeccompFile } from './seccomp';
  *      bound from the console's own copy, read-only, so the agent can neither change nor move them.
  *   7. `--remount-ro` of the hidden tmpfs mounts, once everything has been mounted inside them.
  * Namespaces: PID, IPC, UTS and (unless the mode is `open`) network. Privileges: every capability is
- * dropped. When the console runs as root, the run does not: bubblewrap mounts as root and the command
- * starts through `setpriv` as an unprivileged user (`Owner`, nobody), so the kernel sees a uid with no
- * power over root's files or /proc/sys; otherwise bubblewrap runs as the operator in a user namespace,
+ * dropped, from all five sets (inheritable and bounding included). When the console runs as root, the
+ * run does not: bubblewrap mounts as root and the command starts through `setpriv` as an unprivileged
+ * user (`Owner`, nobody), so the kernel sees a uid with no power over root's files or /proc/sys; otherwise bubblewrap runs as the operator in a user namespace,
  * and `--disable-userns` stops the run from making more. A seccomp filter (seccomp.ts) refuses the
  * calls an agent never needs. `--die-with-parent` kills the sandbox with the console.
  * `--new-session` is not used for runs: it stops a PTY's SIGWINCH from reaching the agent (TIOCSTI, the
@@ -95,18 +95,32 @@ function systemArgs(): string[] {
 
 /**
  * Capabilities and user: with `user` (the console is root) bubblewrap keeps only what `setpriv` needs
- * to become that user, which drops them for good (a uid change away from 0 clears every capability,
- * and bubblewrap's no_new_privs stops anything from regaining one). Without, bubblewrap runs as the
- * operator in a user namespace, where nested user namespaces are disabled.
+ * to become that user and to empty every capability set on the way: CAP_SETUID and CAP_SETGID for the
+ * uid change (which clears the permitted, effective and ambient sets), CAP_SETPCAP to empty the
+ * bounding set. bubblewrap also leaves the kept capabilities in the inheritable set, so setpriv
+ * empties that too: all five sets are zero when the command starts, and bubblewrap's no_new_privs
+ * stops anything from regaining one. Without `user`, bubblewrap runs as the operator in a user
+ * namespace, where nested user namespaces are disabled and `--cap-drop ALL` already empties every set.
  */
 function privilegeArgs(user: Owner | null): string[] {
-  if (user) return ['--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'];
+  if (user) return ['--cap-drop', 'ALL', ...keptForSetpriv.flatMap((capability) => ['--cap-add', capability])];
   return ['--unshare-user', '--disable-userns', '--cap-drop', 'ALL'];
 }
 
+const keptForSetpriv = ['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP'];
+
 function asUser(user: Owner | null, command: string[]): string[] {
   if (!user) return command;
-  return [setprivPath, `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--', ...command];
+  return [
+    setprivPath,
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    '--clear-groups',
+    '--inh-caps=-all',
+    '--bounding-set=-all',
+    '--',
+    ...command,
+  ];
 }
 
 /**

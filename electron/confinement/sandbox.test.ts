@@ -203,6 +203,18 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
     expect(result.stdout.trim().split('\n')).toEqual([String(process.getuid?.()), 'REFUSED']);
   });
 
+  it('leaves the command no capability in any of the five sets, and no_new_privs set, as root and as the operator', async () => {
+    const script = `id -u; grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status`;
+    const everySetEmpty = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'].map((set) => `${set}:\t0000000000000000`);
+    // As the console runs it here (nobody through setpriv when the suite is root).
+    const asConsole = await sh(script);
+    expect(asConsole.stdout.trim().split('\n')).toEqual([String(setup.user?.uid ?? process.getuid?.()), ...everySetEmpty, 'NoNewPrivs:\t1']);
+    // As a console run by the operator: bubblewrap in a user namespace of its own.
+    const ownRoot = await prepareTaskRoot({ dataDir: fixture.dataDir, runId: 'run_capabilities', project: { path: fixture.project, isGitRepo: true } });
+    const asOperator = await sh(script, { asOperator: { taskRoot: ownRoot, mounts: await prepareTaskRootMounts(ownRoot, null) } });
+    expect(asOperator.stdout.trim().split('\n')).toEqual([String(process.getuid?.()), ...everySetEmpty, 'NoNewPrivs:\t1']);
+  });
+
   it("refuses writes to the operator's home, /etc, the project (its files and its whole repository), and the run repository's config, hooks and links", async () => {
     const { gitDir, adminDir } = taskRoot.repository!;
     const projectGit = path.join(fixture.project, '.git');

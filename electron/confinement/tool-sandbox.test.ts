@@ -58,6 +58,8 @@ describe.skipIf(process.platform !== 'linux')('the tool sandbox', () => {
         `echo ok > '${path.join(scratch, 'out')}' && echo SCRATCH-WRITABLE`,
         `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo NETWORK || echo NO-NETWORK`,
         'id -u',
+        // No capability in any of the five sets, and no_new_privs.
+        `grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status`,
       ].join('; ');
       const result = await run(['/bin/bash', '-c', script], { readOnly: [readable], writable: [scratch] });
       const lines = result.stdout.toString('utf8').trim().split('\n');
@@ -70,6 +72,8 @@ describe.skipIf(process.platform !== 'linux')('the tool sandbox', () => {
         'SCRATCH-WRITABLE',
         'NO-NETWORK',
         process.getuid?.() === 0 ? '65534' : String(process.getuid?.()),
+        ...['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'].map((set) => `${set}:\t0000000000000000`),
+        'NoNewPrivs:\t1',
       ]);
       expect(result.stdout.toString('utf8')).not.toContain(plantedSshKey);
       expect(existsSync(path.join(fixture.base, 'planted'))).toBe(false);
