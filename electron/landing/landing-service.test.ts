@@ -44,6 +44,33 @@ async function finishedRun(b: RunTestBed, runId: string) {
   return run;
 }
 
+/** A finished run of planWriter whose plan the operator committed on the run's branch (subject "Plan"). */
+async function committedPlanRun(b: RunTestBed, words: string) {
+  const agent = await planWriter(b, words);
+  const task = await b.createTask();
+  const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+  await b.call('commitRunChanges', { runId: run.id, message: 'Plan' });
+  return run;
+}
+
+/**
+ * A finished run whose agent committed its own README.md on its branch while the operator committed
+ * theirs on main: the two conflict.
+ */
+async function conflictingRun(b: RunTestBed) {
+  const agent = await b.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'default' });
+  const task = await b.createTask('Rewrite the README');
+  const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+  // What the agent did in its view (the fixture's default profile only talks): a commit on its branch.
+  const view = present(run.cwd);
+  writeFileSync(path.join(view, 'README.md'), '# project, as the agent wrote it\n');
+  execFileSync('git', ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.invalid', 'commit', '-qam', 'agent readme'], { cwd: view });
+  // Meanwhile the operator changed the same lines on main.
+  writeFileSync(path.join(b.projectDir, 'README.md'), '# project, as the operator wrote it\n');
+  projectGit(b, 'commit', '-qam', 'operator readme');
+  return run;
+}
+
 /** The error a request was refused with, as the transport answers it (its code, reason and message). */
 async function refusal(promise: Promise<unknown>): Promise<OperatorErrorShape> {
   const error = await promise.then(
@@ -130,17 +157,7 @@ describe('several agents on one task', () => {
 describe('landing', () => {
   it('finds a conflict in the dry run before anything changes, raises one notice naming the files, and asks the agent to resolve it', async () => {
     const b = await bed();
-    const agent = await b.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'default' });
-    const task = await b.createTask('Rewrite the README');
-    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
-    const run = await finishedRun(b, started.id);
-    // What the agent did in its view (the fixture's default profile only talks): a commit on its branch.
-    const view = present(run.cwd);
-    writeFileSync(path.join(view, 'README.md'), '# project, as the agent wrote it\n');
-    execFileSync('git', ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.invalid', 'commit', '-qam', 'agent readme'], { cwd: view });
-    // Meanwhile the operator changed the same lines on main.
-    writeFileSync(path.join(b.projectDir, 'README.md'), '# project, as the operator wrote it\n');
-    projectGit(b, 'commit', '-qam', 'operator readme');
+    const run = await conflictingRun(b);
     const mainBefore = projectGit(b, 'rev-parse', 'main');
 
     const plan = await b.call('getLandingPlan', { runId: run.id });
@@ -173,10 +190,7 @@ describe('landing', () => {
 
   it('refuses to land over the operator’s uncommitted changes in the files it touches, and updates a clean checkout', async () => {
     const b = await bed();
-    const agent = await planWriter(b, 'the agent’s plan');
-    const task = await b.createTask();
-    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
-    await b.call('commitRunChanges', { runId: run.id, message: 'Plan' });
+    const run = await committedPlanRun(b, 'the agent’s plan');
     // The operator is writing the same file in their checkout, and another one.
     mkdirSync(path.join(b.projectDir, 'notes'));
     writeFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'my own draft\n');
@@ -221,13 +235,65 @@ describe('landing', () => {
   });
 });
 
+describe('one change to a run at a time', () => {
+  it('lands a run once when Land is asked twice at once: the second is refused while the first is under way, and a land after it is refused as landed', async () => {
+    const b = await bed();
+    const run = await committedPlanRun(b, 'landed once');
+    const mainBefore = projectGit(b, 'rev-parse', 'main');
+
+    // A double click on Land: two requests, the second sent before the first is answered.
+    const land = () => b.call('landRun', { runId: run.id, target: 'main', strategy: 'squash', message: 'Plan, squashed' });
+    const answers = await Promise.allSettled([land(), land()]);
+    expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected']);
+    const busy = (answers[1] as PromiseRejectedResult).reason as OperatorErrorShape;
+    expect(busy).toMatchObject({ code: 'run_busy', reason: 'land' });
+    expect(busy.message).toMatch(/already landing this run/);
+    expect(busy.message).toMatch(/wait/i);
+    // One squash commit on main, not two.
+    expect(projectGit(b, 'rev-list', '--count', `${mainBefore}..main`)).toBe('1');
+    expect(projectGit(b, 'log', '-1', '--format=%s', 'main')).toBe('Plan, squashed');
+
+    // Once it has landed, landing again is refused as landed, and main stays where it is.
+    const again = await refusal(land());
+    expect(again).toMatchObject({ code: 'conflict', reason: 'nothing_to_land' });
+    expect(again.message).toMatch(/already in main/);
+    expect(projectGit(b, 'rev-list', '--count', `${mainBefore}..main`)).toBe('1');
+  });
+
+  it('refuses a commit, a push, a discard, an archive or a delete of a run that is being landed, and keeps it out of a clean-up meanwhile', async () => {
+    const b = await bed();
+    const run = await committedPlanRun(b, 'not thrown away mid-landing');
+
+    const landing = b.call('landRun', { runId: run.id, target: 'main', strategy: 'fast-forward' });
+    const others = await Promise.allSettled([
+      b.call('commitRunChanges', { runId: run.id, message: 'More' }),
+      b.call('pushRunBranch', { runId: run.id }),
+      b.call('discardRun', { runId: run.id }),
+      b.call('archiveRun', { runId: run.id }),
+      b.call('deleteRun', { runId: run.id }),
+    ]);
+    const cleanUp = b.call('cleanUpRuns', { runIds: [run.id], confirmedRunIds: [run.id] });
+    const landed = await landing;
+    expect(landed.landing.state).toBe('landed');
+    for (const answer of others) {
+      expect(answer.status).toBe('rejected');
+      expect((answer as PromiseRejectedResult).reason).toMatchObject({ code: 'run_busy', reason: 'land' });
+    }
+    const cleaned = await cleanUp;
+    expect(cleaned.removed).toEqual([]);
+    expect(cleaned.kept).toEqual([{ runId: run.id, reason: expect.stringMatching(/already landing this run/) }]);
+    // Nothing of it went: the run, its files and what landed.
+    const after = await b.call('getRun', { runId: run.id });
+    expect(after.landing).toMatchObject({ state: 'landed', filesRemovedAt: null });
+    expect(existsSync(present(after.taskRoot))).toBe(true);
+    expect(projectGit(b, 'log', '-1', '--format=%s', 'main')).toBe('Plan');
+  });
+});
+
 describe('a console that stopped in the middle of a landing', () => {
   it('finds a squash that moved the branch but was never recorded, and never lands it twice; forgets one that never moved it', async () => {
     const b = await bed();
-    const agent = await planWriter(b, 'squashed before the crash');
-    const task = await b.createTask();
-    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
-    await b.call('commitRunChanges', { runId: run.id, message: 'Plan' });
+    const run = await committedPlanRun(b, 'squashed before the crash');
     await b.call('getLandingPlan', { runId: run.id }); // the run's commits are in the project now
     const tip = projectGit(b, 'rev-parse', `refs/operator-console/imported/${run.id}`);
 

@@ -10,6 +10,7 @@ import type { LandingIntent, RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
 import { savedAdmission } from '../runs/admission';
+import type { RunOperations } from '../runs/run-operations';
 import type { RunService } from '../runs/run-service';
 import { endedStatuses } from '../runs/run-transitions';
 import { compareUrl } from './forge-url';
@@ -49,16 +50,21 @@ export const landingBlockedKind = 'landing_blocked';
 export class LandingService {
   private readonly ledger: Ledger;
   private readonly now: () => number;
+  /** One change to a run at a time (landing, commit, push, discard; clean-up and archive take the same turn). */
+  private readonly operations: RunOperations;
   private ghAnswer: { at: number; answer: { available: boolean; hint: string | null } } | null = null;
 
   constructor(private readonly options: LandingServiceOptions) {
     this.ledger = options.ledger;
     this.now = options.now ?? Date.now;
+    this.operations = options.runs.workspace.operations;
   }
 
   /** The dry run behind the Land dialog: nothing the operator has changes (the run's commits are only copied in). */
   async plan(runId: string, requestedTarget?: string): Promise<LandingPlan> {
-    const row = await this.settleLandingIntent(this.requireRun(runId));
+    const requested = this.requireRun(runId);
+    // A landing under way has recorded its intent and is about to record the rest: not settled from here.
+    const row = this.operations.underWay(runId) ? requested : await this.settleLandingIntent(requested);
     const task = this.ledger.tasks.get(row.task_id);
     const commitMessage = this.commitMessage(row);
     const blocked = (reason: string, holdings: RunHoldings = emptyHoldings(row)): LandingPlan => ({
@@ -129,26 +135,39 @@ export class LandingService {
   }
 
   /** Commits what the agent left uncommitted on the run's branch, the operator's git identity as author. */
-  async commit(runId: string, message: string): Promise<{ commit: string; files: string[] }> {
-    const row = this.requireLandable(runId);
-    const { taskRoot, tools } = await this.openRun(row);
-    const identity = await this.identity(taskRoot);
-    const committed = await commitRunChanges(taskRoot, tools, { message, author: identity, now: new Date(this.now()) });
-    this.options.log.info('run changes committed', { runId, commit: committed.commit, files: committed.files.length });
-    this.announce(runId);
-    return committed;
+  commit(runId: string, message: string): Promise<{ commit: string; files: string[] }> {
+    return this.operations.exclusive(runId, 'commit', async () => {
+      const row = this.requireLandable(runId);
+      const { taskRoot, tools } = await this.openRun(row);
+      const identity = await this.identity(taskRoot);
+      const committed = await commitRunChanges(taskRoot, tools, { message, author: identity, now: new Date(this.now()) });
+      this.options.log.info('run changes committed', { runId, commit: committed.commit, files: committed.files.length });
+      this.announce(runId);
+      return committed;
+    });
   }
 
-  async land(input: {
+  /**
+   * Lands the run in `target`, and discards the task's other runs named: all of them are this
+   * request's while it runs, so a second Land (a double click) is refused rather than landed again.
+   */
+  land(input: {
     runId: string;
     target: string;
     strategy: LandingStrategy;
     message?: string | undefined;
     discardRunIds?: string[] | undefined;
   }): Promise<{ landing: RunLanding; workingCopyUpdated: boolean; discarded: string[] }> {
+    const others = (input.discardRunIds ?? []).filter((id) => id !== input.runId);
+    return this.operations.exclusive([input.runId, ...others], 'land', () => this.landNow(input, others));
+  }
+
+  private async landNow(
+    input: { runId: string; target: string; strategy: LandingStrategy; message?: string | undefined },
+    others: string[],
+  ): Promise<{ landing: RunLanding; workingCopyUpdated: boolean; discarded: string[] }> {
     const row = this.requireLandable((await this.settleLandingIntent(this.requireRun(input.runId))).id);
     const { taskRoot, tools } = await this.openRun(row);
-    const others = (input.discardRunIds ?? []).filter((id) => id !== row.id);
     for (const otherId of others) {
       const other = this.ledger.runs.row(otherId);
       if (!other || other.task_id !== row.task_id) {
@@ -195,7 +214,7 @@ export class LandingService {
     this.options.log.info('run landed', { runId: row.id, target: input.target, strategy: input.strategy, commit: landed.commit });
     const discarded: string[] = [];
     for (const otherId of others) {
-      await this.discard(otherId);
+      await this.discardNow(otherId);
       discarded.push(otherId);
     }
     this.announce(row.id);
@@ -207,23 +226,31 @@ export class LandingService {
    * project's, which the store borrows), and a follow-up turn names the conflict and the way out.
    */
   async resolveConflicts(runId: string, target: string): Promise<RunSummary> {
-    const row = this.requireLandable(runId);
-    const { taskRoot, tools } = await this.openRun(row);
-    const imported = await importRunCommits(taskRoot, tools, runId);
-    const dryRun = await planLanding(taskRoot.projectPath, { tip: imported.tip, target });
-    if (dryRun.clean) {
-      throw new OperatorError({ code: 'conflict', message: `The run no longer conflicts with ${target}: it can land as it is.` });
-    }
-    const owner = tools.isolation.kind === 'bubblewrap' && savedAdmission(row.admission_json)?.environmentKind === 'sandboxed' ? tools.isolation.setup.user : null;
-    await offerTargetToRun(taskRoot, dryRun.targetCommit, owner ?? null);
-    const prompt = conflictPrompt(target, dryRun.targetCommit, dryRun.conflicts);
+    const { prompt, files } = await this.operations.exclusive(runId, 'resolve', async () => {
+      const row = this.requireLandable(runId);
+      const { taskRoot, tools } = await this.openRun(row);
+      const imported = await importRunCommits(taskRoot, tools, runId);
+      const dryRun = await planLanding(taskRoot.projectPath, { tip: imported.tip, target });
+      if (dryRun.clean) {
+        throw new OperatorError({ code: 'conflict', message: `The run no longer conflicts with ${target}: it can land as it is.` });
+      }
+      const owner = tools.isolation.kind === 'bubblewrap' && savedAdmission(row.admission_json)?.environmentKind === 'sandboxed' ? tools.isolation.setup.user : null;
+      await offerTargetToRun(taskRoot, dryRun.targetCommit, owner ?? null);
+      return { prompt: conflictPrompt(target, dryRun.targetCommit, dryRun.conflicts), files: dryRun.conflicts.length };
+    });
+    // Resumed once the turn is given back (resume refuses a run with a change under way), in the same
+    // tick: from here the run is active, which every change to its work refuses.
     const summary = this.options.runs.resume(runId, prompt);
-    this.options.log.info('agent asked to resolve conflicts', { runId, target, files: dryRun.conflicts.length });
+    this.options.log.info('agent asked to resolve conflicts', { runId, target, files });
     return summary;
   }
 
   /** Pushes the run's branch to the project's remote, from the project, with the operator's own credentials. */
-  async push(runId: string): Promise<RunLanding> {
+  push(runId: string): Promise<RunLanding> {
+    return this.operations.exclusive(runId, 'push', () => this.pushNow(runId));
+  }
+
+  private async pushNow(runId: string): Promise<RunLanding> {
     const row = this.requireLandable(runId);
     const { taskRoot, tools } = await this.openRun(row);
     const imported = await importRunCommits(taskRoot, tools, runId);
@@ -245,7 +272,11 @@ export class LandingService {
     return this.landingOf(runId);
   }
 
-  async createPullRequest(runId: string, title: string, body: string): Promise<{ url: string }> {
+  createPullRequest(runId: string, title: string, body: string): Promise<{ url: string }> {
+    return this.operations.exclusive(runId, 'pull_request', () => this.createPullRequestNow(runId, title, body));
+  }
+
+  private async createPullRequestNow(runId: string, title: string, body: string): Promise<{ url: string }> {
     const row = this.requireRun(runId);
     const landing = this.landingOf(runId);
     if (!landing.pushed) throw new OperatorError({ code: 'conflict', message: 'Push the run’s branch first: the pull request is opened from it.' });
@@ -264,7 +295,12 @@ export class LandingService {
   }
 
   /** Throws the run's work away: its store, its branch, its files. The ledger keeps its history and a summary of its changes. */
-  async discard(runId: string): Promise<RunSummary> {
+  discard(runId: string): Promise<RunSummary> {
+    return this.operations.exclusive(runId, 'discard', () => this.discardNow(runId));
+  }
+
+  /** Discard, the run's turn held by the caller (Discard itself, or a landing that discards the task's other runs). */
+  private async discardNow(runId: string): Promise<RunSummary> {
     const row = this.requireEnded(runId, 'discarded');
     if (row.landing_state === 'discarded') return this.options.runs.summary(runId);
     await this.options.runs.workspace.removeFiles(row.id);
