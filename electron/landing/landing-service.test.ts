@@ -235,6 +235,81 @@ describe('landing', () => {
   });
 });
 
+describe('what stands in the way of landing, as the dry run finds it', () => {
+  /** The run's notices of a kind, newest first. */
+  const noticesOf = async (b: RunTestBed, runId: string, kind: string) => (await b.call('listNotices', { runId })).filter((notice) => notice.kind === kind);
+
+  it('tells of a conflict the dry run finds as one notice with its fix, resolves it when a later dry run finds it gone, says it again when it comes back, and not while a dismissed one stands', async () => {
+    const b = await bed();
+    const run = await conflictingRun(b);
+
+    // Looking at the run's Changes (its dry run) is enough: no Land was tried.
+    expect((await b.call('getLandingPlan', { runId: run.id })).conflicts).toEqual(['README.md']);
+    await b.call('getLandingPlan', { runId: run.id });
+    const [notice, ...more] = await noticesOf(b, run.id, 'run_conflict');
+    expect(more).toEqual([]);
+    expect(notice).toMatchObject({ title: 'Run conflicts with main', status: 'open', actionLabel: 'Ask the agent to resolve', actionUrl: `#/runs/${run.id}/changes?target=main` });
+    expect(notice?.message).toContain('README.md');
+    expect(notice?.message).toMatch(/Ask the agent to resolve the conflict/);
+    expect((await b.call('listNotices', {})).map((open) => open.id)).toContain(notice?.id);
+
+    // The operator takes their change back: the next dry run finds no conflict, and the notice resolves.
+    projectGit(b, 'revert', '--no-edit', 'HEAD');
+    expect((await b.call('getLandingPlan', { runId: run.id })).clean).toBe(true);
+    const resolved = await noticesOf(b, run.id, 'run_conflict');
+    expect(resolved).toEqual([expect.objectContaining({ id: notice?.id, status: 'resolved', resolution: 'The run no longer conflicts with main.' })]);
+
+    // It comes back: news again. Dismissed, the dry runs after it do not raise it again.
+    projectGit(b, 'revert', '--no-edit', 'HEAD');
+    await b.call('getLandingPlan', { runId: run.id });
+    const [again] = await noticesOf(b, run.id, 'run_conflict');
+    expect(again).toMatchObject({ status: 'open' });
+    expect(again?.id).not.toBe(notice?.id);
+    await b.call('dismissNotice', { noticeId: again!.id });
+    await b.call('getLandingPlan', { runId: run.id });
+    expect((await noticesOf(b, run.id, 'run_conflict')).map((entry) => entry.status)).toEqual(['dismissed', 'resolved']);
+
+    // Gone while dismissed, then back: news again.
+    projectGit(b, 'revert', '--no-edit', 'HEAD');
+    await b.call('getLandingPlan', { runId: run.id });
+    projectGit(b, 'revert', '--no-edit', 'HEAD');
+    await b.call('getLandingPlan', { runId: run.id });
+    expect((await noticesOf(b, run.id, 'run_conflict')).map((entry) => entry.status)).toEqual(['open', 'dismissed', 'resolved']);
+    // The run's work is thrown away: the conflict no longer matters, and the notice says why it went.
+    await b.call('discardRun', { runId: run.id });
+    expect((await noticesOf(b, run.id, 'run_conflict'))[0]).toMatchObject({ status: 'resolved', resolution: 'The run’s work was discarded.' });
+  });
+
+  it('tells that landing would overwrite the operator’s uncommitted changes when the dry run finds them, resolves it when they are out of the way, and when the run’s files go', async () => {
+    const b = await bed();
+    const run = await committedPlanRun(b, 'the agent’s plan');
+    mkdirSync(path.join(b.projectDir, 'notes'));
+    writeFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'my own draft\n');
+
+    await b.call('getLandingPlan', { runId: run.id });
+    await b.call('getLandingPlan', { runId: run.id });
+    const [notice, ...more] = await noticesOf(b, run.id, 'landing_blocked');
+    expect(more).toEqual([]);
+    expect(notice).toMatchObject({ title: 'Landing in main would overwrite your uncommitted changes', status: 'open', actionUrl: `#/runs/${run.id}/changes?land=1&target=main` });
+    expect(notice?.message).toContain(`checked out in ${b.projectDir}`);
+    expect(notice?.message).toContain('notes/plan.md');
+    expect(notice?.message).toMatch(/Commit or stash them there, then land\.$/);
+
+    execFileSync('rm', ['-r', path.join(b.projectDir, 'notes')]);
+    await b.call('getLandingPlan', { runId: run.id });
+    expect(await noticesOf(b, run.id, 'landing_blocked')).toEqual([expect.objectContaining({ id: notice?.id, status: 'resolved' })]);
+
+    // In the way again, then the run's files are cleaned up: it can no longer land, so the notice goes too.
+    mkdirSync(path.join(b.projectDir, 'notes'));
+    writeFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'my second draft\n');
+    await b.call('getLandingPlan', { runId: run.id });
+    expect((await noticesOf(b, run.id, 'landing_blocked'))[0]?.status).toBe('open');
+    expect((await b.call('cleanUpRuns', { runIds: [run.id], confirmedRunIds: [run.id] })).removed).toEqual([run.id]);
+    const [gone] = await noticesOf(b, run.id, 'landing_blocked');
+    expect(gone).toMatchObject({ status: 'resolved', resolution: 'The run’s files were removed, so it can no longer land.' });
+  });
+});
+
 describe('one change to a run at a time', () => {
   it('lands a run once when Land is asked twice at once: the second is refused while the first is under way, and a land after it is refused as landed', async () => {
     const b = await bed();

@@ -47,6 +47,7 @@ export class RunWorkspace {
    * delete): one at a time per run, whichever service asks. A run with one under way is not resumed.
    */
   readonly operations: RunOperations;
+  private readonly filesRemovedListeners: Array<(runId: string) => void> = [];
 
   constructor(private readonly options: RunWorkspaceOptions) {
     this.ledger = options.ledger;
@@ -153,6 +154,12 @@ export class RunWorkspace {
     }
     await this.removeWorktree(row);
     this.ledger.runs.recordFilesRemoved(runId, this.options.now(), summary);
+    for (const listener of this.filesRemovedListeners) listener(runId);
+  }
+
+  /** Called once a run's files were removed (archive, clean-up, discard): what stood for its work can go. */
+  onFilesRemoved(listener: (runId: string) => void): void {
+    this.filesRemovedListeners.push(listener);
   }
 
   async removeWorktree(row: { id: string; task_id: string; admission_json: string | null }): Promise<void> {
