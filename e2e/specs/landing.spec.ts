@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from '../console-test';
@@ -19,6 +19,19 @@ function gitIn(dir: string, ...args: string[]): string {
 /** The fixture agent that writes `notes/plan.md` with `words` (one line) and leaves it uncommitted. */
 function planWriter(words: string): string[] {
   return ['--json-events', '--write-file', 'notes/plan.md', '--file-content', `${words}\\n`];
+}
+
+/** An agent that writes `file` with `words` (one line) and commits it on the run's branch itself, as a git-savvy agent does. */
+function committingWriter(file: string, words: string, subject: string): string[] {
+  return [
+    '--json-events',
+    '--write-file',
+    file,
+    '--file-content',
+    `${words}\\n`,
+    '--shell',
+    `git add -A && git -c user.name=Agent -c user.email=agent@example.invalid commit -qm "${subject}"`,
+  ];
 }
 
 /** A row of the Compare table, found by the run's name (its agent). */
@@ -150,4 +163,67 @@ test('an operator commits a run’s work and pushes its branch to the project’
   expect(gitIn(remote, 'show', `${branch}:notes/plan.md`)).toBe(words);
   // Pushing moved nothing of the operator's own.
   expect(gitIn(project, 'rev-list', '--count', 'main')).toBe('1');
+});
+
+test('a double click on Land in Compare lands the run once: one squash commit on the branch', async ({ console: app, scratchDir }) => {
+  const { page } = app;
+  const project = makeRepository(path.join(scratchDir, 'refunds'));
+  const initial = gitIn(project, 'rev-parse', 'main');
+  await addProject(page, project);
+  await addFixtureAgent(page, 'Fixture Ada', committingWriter('notes/plan.md', 'Ada: refund in one step.', 'Plan by Ada'));
+  await addFixtureAgent(page, 'Fixture Bo', committingWriter('notes/plan.md', 'Bo: refund in two steps.', 'Plan by Bo'));
+  await addTask(page, 'Plan the refund flow');
+  await runTaskOnAgents(page, 'Plan the refund flow', ['Fixture Ada', 'Fixture Bo']);
+
+  const table = page.getByRole('table', { name: 'Runs of Plan the refund flow, side by side' });
+  const ada = compareRow(page, table, 'Fixture Ada');
+  for (const row of [ada, compareRow(page, table, 'Fixture Bo')]) {
+    await expect(row.getByRole('cell').nth(cell.status)).toHaveText('Succeeded', { timeout: 20_000 });
+  }
+  await ada.getByRole('button', { name: 'Land Fixture Ada' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Land Fixture Ada’s run' });
+  // The agent committed its work itself: nothing to commit first, one commit lands.
+  await expect(dialog).toContainText('1 commit land cleanly in main');
+  await dialog.getByRole('radio', { name: 'Squash' }).check();
+  await dialog.getByRole('textbox', { name: 'Squash commit message' }).fill('Refund plan, squashed once');
+  await dialog.getByRole('button', { name: 'Land and discard 1 other' }).dblclick();
+  await expect(dialog).toBeHidden({ timeout: 20_000 });
+  await expect(page.getByText('Landed Fixture Ada’s run in main (squash). Your working copy was updated. Discarded 1 other run.')).toBeVisible();
+
+  // On disk: one squash commit on main, not a second (empty) one with the same message.
+  expect(gitIn(project, 'rev-list', '--count', `${initial}..main`)).toBe('1');
+  expect(gitIn(project, 'log', '-1', '--format=%B', 'main')).toBe('Refund plan, squashed once');
+  expect(gitIn(project, 'show', 'main:notes/plan.md')).toBe('Ada: refund in one step.');
+});
+
+test('a conflict the run’s Changes find is a notice at once, and it resolves when main no longer conflicts', async ({ console: app, scratchDir }) => {
+  const { page } = app;
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const project = makeRepository(path.join(scratchDir, 'checkout'));
+  await addProject(page, project);
+  await addFixtureAgent(page, 'Fixture writer', committingWriter('README.md', '# checkout service, as the agent wrote it', 'Agent README'));
+  await addTask(page, 'Rewrite the README');
+  await runTask(page, 'Rewrite the README', 'Fixture writer');
+  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 20_000 });
+  await expect(nav.getByRole('img', { name: /open notices?$/ })).toHaveCount(0);
+
+  // Meanwhile the operator changed the same line on main; the run's Changes are looked at again.
+  writeFileSync(path.join(project, 'README.md'), '# checkout service, as the operator wrote it\n');
+  gitIn(project, 'commit', '-qam', 'Operator README');
+  const changes = page.getByRole('region', { name: 'Changes' });
+  await changes.getByRole('button', { name: 'Refresh changes' }).click();
+  await expect(changes.getByRole('region', { name: 'Run conflicts with main' })).toBeVisible();
+  // No Land was tried: the dry run alone told the Notices.
+  await expect(nav.getByRole('img', { name: '1 open notice' })).toBeVisible();
+  await nav.getByRole('link', { name: /^Notices/ }).click();
+  const notice = page.getByRole('article', { name: 'Run conflicts with main' });
+  await expect(notice).toContainText('“Rewrite the README” cannot land in main: both changed README.md.');
+  await expect(notice.getByRole('link', { name: 'Ask the agent to resolve' })).toBeVisible();
+
+  // The operator takes their change back: the next look at the run's Changes resolves the notice.
+  gitIn(project, 'revert', '--no-edit', 'HEAD');
+  await notice.getByRole('link', { name: 'Ask the agent to resolve' }).click();
+  await expect(page.getByRole('region', { name: 'Changes' }).getByRole('region', { name: 'Run conflicts with main' })).toHaveCount(0);
+  await expect(nav.getByRole('img', { name: /open notices?$/ })).toHaveCount(0);
+  expect(gitIn(project, 'log', '-1', '--format=%s', 'main')).toMatch(/^Revert "Operator README"/);
 });

@@ -154,31 +154,31 @@ export class CleanupService {
           kept.push({ runId, reason: refusal });
           continue;
         }
-        const row = this.ledger.runs.row(runId)!;
-        const needsConfirmation = !settledStates.includes(row.landing_state) || this.options.canResume(runId);
-        if (needsConfirmation && !confirmed.has(runId)) {
-          kept.push({ runId, reason: await this.confirmationReason(row) });
-          continue;
-        }
-        const bytes = row.disk_bytes ?? (await this.options.workspace.size(runId).catch(() => null)) ?? 0;
-        // Looked at again after the waits: the run may have been resumed meanwhile.
-        const late = this.removalRefusal(runId);
-        if (late) {
-          kept.push({ runId, reason: late });
-          continue;
-        }
-        try {
-          await this.options.workspace.removeFiles(runId);
+        // The run's turn from here to its removal: it is not landed, resumed or removed by anyone else meanwhile.
+        const outcome = await this.options.workspace.operations.exclusive(runId, 'clean_up', () => this.cleanUpOne(runId, confirmed.has(runId)));
+        if ('kept' in outcome) kept.push({ runId, reason: outcome.kept });
+        else {
           removed.push(runId);
-          freedBytes += bytes;
-          this.options.log.info('run files cleaned up', { runId, bytes, confirmed: needsConfirmation });
-        } catch (error) {
-          kept.push({ runId, reason: `Its files could not be removed: ${errorMessage(error)}` });
+          freedBytes += outcome.freedBytes;
         }
       }
       if (removed.length > 0) this.options.events.emit('runsChanged', { runIds: removed });
       return { removed, kept, freedBytes };
     });
+  }
+
+  private async cleanUpOne(runId: string, confirmed: boolean): Promise<{ freedBytes: number } | { kept: string }> {
+    const row = this.ledger.runs.row(runId)!;
+    const needsConfirmation = !settledStates.includes(row.landing_state) || this.options.canResume(runId);
+    if (needsConfirmation && !confirmed) return { kept: await this.confirmationReason(row) };
+    const bytes = row.disk_bytes ?? (await this.options.workspace.size(runId).catch(() => null)) ?? 0;
+    try {
+      await this.options.workspace.removeFiles(runId);
+      this.options.log.info('run files cleaned up', { runId, bytes, confirmed: needsConfirmation });
+      return { freedBytes: bytes };
+    } catch (error) {
+      return { kept: `Its files could not be removed: ${errorMessage(error)}` };
+    }
   }
 
   // Policy ----------------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ export class CleanupService {
       if (this.closed) break;
       if (this.removalRefusal(row.id)) continue;
       try {
-        await this.options.workspace.removeFiles(row.id);
+        await this.options.workspace.operations.exclusive(row.id, 'clean_up', () => this.options.workspace.removeFiles(row.id));
         removed.push(row.id);
         this.options.log.info('run files removed by the clean-up policy', { runId: row.id, days });
       } catch (error) {
@@ -234,15 +234,15 @@ export class CleanupService {
 
   // Helpers ---------------------------------------------------------------------------------------
 
-  /** Why the run's files cannot go at all (whatever the operator confirmed); null when they can. */
+  /** Why the run's files cannot go (now, or at all, whatever the operator confirmed); null when they can. */
   private removalRefusal(runId: string): string | null {
     const row = this.ledger.runs.row(runId);
     if (!row) return 'That run is no longer in the console.';
     if (!endedStatuses.includes(row.status)) return 'It is queued or running: its files are never removed while it may still be working.';
     if (row.files_removed_at !== null) return `Its files were already removed on ${isoNow(row.files_removed_at)}.`;
     if (!row.task_root) return 'It has no files (it never started).';
-    if (this.options.workspace.isRemoving(runId)) return 'Its files are being removed already.';
-    return null;
+    // Being landed, pushed, discarded or removed by another request: kept, and the answer says why.
+    return this.options.workspace.operations.refusal(runId)?.message ?? null;
   }
 
   private async confirmationReason(row: RunRow): Promise<string> {

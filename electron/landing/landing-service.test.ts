@@ -44,6 +44,33 @@ async function finishedRun(b: RunTestBed, runId: string) {
   return run;
 }
 
+/** A finished run of planWriter whose plan the operator committed on the run's branch (subject "Plan"). */
+async function committedPlanRun(b: RunTestBed, words: string) {
+  const agent = await planWriter(b, words);
+  const task = await b.createTask();
+  const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+  await b.call('commitRunChanges', { runId: run.id, message: 'Plan' });
+  return run;
+}
+
+/**
+ * A finished run whose agent committed its own README.md on its branch while the operator committed
+ * theirs on main: the two conflict.
+ */
+async function conflictingRun(b: RunTestBed) {
+  const agent = await b.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'default' });
+  const task = await b.createTask('Rewrite the README');
+  const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
+  // What the agent did in its view (the fixture's default profile only talks): a commit on its branch.
+  const view = present(run.cwd);
+  writeFileSync(path.join(view, 'README.md'), '# project, as the agent wrote it\n');
+  execFileSync('git', ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.invalid', 'commit', '-qam', 'agent readme'], { cwd: view });
+  // Meanwhile the operator changed the same lines on main.
+  writeFileSync(path.join(b.projectDir, 'README.md'), '# project, as the operator wrote it\n');
+  projectGit(b, 'commit', '-qam', 'operator readme');
+  return run;
+}
+
 /** The error a request was refused with, as the transport answers it (its code, reason and message). */
 async function refusal(promise: Promise<unknown>): Promise<OperatorErrorShape> {
   const error = await promise.then(
@@ -130,17 +157,7 @@ describe('several agents on one task', () => {
 describe('landing', () => {
   it('finds a conflict in the dry run before anything changes, raises one notice naming the files, and asks the agent to resolve it', async () => {
     const b = await bed();
-    const agent = await b.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'default' });
-    const task = await b.createTask('Rewrite the README');
-    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
-    const run = await finishedRun(b, started.id);
-    // What the agent did in its view (the fixture's default profile only talks): a commit on its branch.
-    const view = present(run.cwd);
-    writeFileSync(path.join(view, 'README.md'), '# project, as the agent wrote it\n');
-    execFileSync('git', ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.invalid', 'commit', '-qam', 'agent readme'], { cwd: view });
-    // Meanwhile the operator changed the same lines on main.
-    writeFileSync(path.join(b.projectDir, 'README.md'), '# project, as the operator wrote it\n');
-    projectGit(b, 'commit', '-qam', 'operator readme');
+    const run = await conflictingRun(b);
     const mainBefore = projectGit(b, 'rev-parse', 'main');
 
     const plan = await b.call('getLandingPlan', { runId: run.id });
@@ -173,10 +190,7 @@ describe('landing', () => {
 
   it('refuses to land over the operator’s uncommitted changes in the files it touches, and updates a clean checkout', async () => {
     const b = await bed();
-    const agent = await planWriter(b, 'the agent’s plan');
-    const task = await b.createTask();
-    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
-    await b.call('commitRunChanges', { runId: run.id, message: 'Plan' });
+    const run = await committedPlanRun(b, 'the agent’s plan');
     // The operator is writing the same file in their checkout, and another one.
     mkdirSync(path.join(b.projectDir, 'notes'));
     writeFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'my own draft\n');
@@ -221,13 +235,140 @@ describe('landing', () => {
   });
 });
 
+describe('what stands in the way of landing, as the dry run finds it', () => {
+  /** The run's notices of a kind, newest first. */
+  const noticesOf = async (b: RunTestBed, runId: string, kind: string) => (await b.call('listNotices', { runId })).filter((notice) => notice.kind === kind);
+
+  it('tells of a conflict the dry run finds as one notice with its fix, resolves it when a later dry run finds it gone, says it again when it comes back, and not while a dismissed one stands', async () => {
+    const b = await bed();
+    const run = await conflictingRun(b);
+
+    // Looking at the run's Changes (its dry run) is enough: no Land was tried.
+    expect((await b.call('getLandingPlan', { runId: run.id })).conflicts).toEqual(['README.md']);
+    await b.call('getLandingPlan', { runId: run.id });
+    const [notice, ...more] = await noticesOf(b, run.id, 'run_conflict');
+    expect(more).toEqual([]);
+    expect(notice).toMatchObject({ title: 'Run conflicts with main', status: 'open', actionLabel: 'Ask the agent to resolve', actionUrl: `#/runs/${run.id}/changes?target=main` });
+    expect(notice?.message).toContain('README.md');
+    expect(notice?.message).toMatch(/Ask the agent to resolve the conflict/);
+    expect((await b.call('listNotices', {})).map((open) => open.id)).toContain(notice?.id);
+
+    // The operator takes their change back: the next dry run finds no conflict, and the notice resolves.
+    projectGit(b, 'revert', '--no-edit', 'HEAD');
+    expect((await b.call('getLandingPlan', { runId: run.id })).clean).toBe(true);
+    const resolved = await noticesOf(b, run.id, 'run_conflict');
+    expect(resolved).toEqual([expect.objectContaining({ id: notice?.id, status: 'resolved', resolution: 'The run no longer conflicts with main.' })]);
+
+    // It comes back: news again. Dismissed, the dry runs after it do not raise it again.
+    projectGit(b, 'revert', '--no-edit', 'HEAD');
+    await b.call('getLandingPlan', { runId: run.id });
+    const [again] = await noticesOf(b, run.id, 'run_conflict');
+    expect(again).toMatchObject({ status: 'open' });
+    expect(again?.id).not.toBe(notice?.id);
+    await b.call('dismissNotice', { noticeId: again!.id });
+    await b.call('getLandingPlan', { runId: run.id });
+    expect((await noticesOf(b, run.id, 'run_conflict')).map((entry) => entry.status)).toEqual(['dismissed', 'resolved']);
+
+    // Gone while dismissed, then back: news again.
+    projectGit(b, 'revert', '--no-edit', 'HEAD');
+    await b.call('getLandingPlan', { runId: run.id });
+    projectGit(b, 'revert', '--no-edit', 'HEAD');
+    await b.call('getLandingPlan', { runId: run.id });
+    expect((await noticesOf(b, run.id, 'run_conflict')).map((entry) => entry.status)).toEqual(['open', 'dismissed', 'resolved']);
+    // The run's work is thrown away: the conflict no longer matters, and the notice says why it went.
+    await b.call('discardRun', { runId: run.id });
+    expect((await noticesOf(b, run.id, 'run_conflict'))[0]).toMatchObject({ status: 'resolved', resolution: 'The run’s work was discarded.' });
+  });
+
+  it('tells that landing would overwrite the operator’s uncommitted changes when the dry run finds them, resolves it when they are out of the way, and when the run’s files go', async () => {
+    const b = await bed();
+    const run = await committedPlanRun(b, 'the agent’s plan');
+    mkdirSync(path.join(b.projectDir, 'notes'));
+    writeFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'my own draft\n');
+
+    await b.call('getLandingPlan', { runId: run.id });
+    await b.call('getLandingPlan', { runId: run.id });
+    const [notice, ...more] = await noticesOf(b, run.id, 'landing_blocked');
+    expect(more).toEqual([]);
+    expect(notice).toMatchObject({ title: 'Landing in main would overwrite your uncommitted changes', status: 'open', actionUrl: `#/runs/${run.id}/changes?land=1&target=main` });
+    expect(notice?.message).toContain(`checked out in ${b.projectDir}`);
+    expect(notice?.message).toContain('notes/plan.md');
+    expect(notice?.message).toMatch(/Commit or stash them there, then land\.$/);
+
+    execFileSync('rm', ['-r', path.join(b.projectDir, 'notes')]);
+    await b.call('getLandingPlan', { runId: run.id });
+    expect(await noticesOf(b, run.id, 'landing_blocked')).toEqual([expect.objectContaining({ id: notice?.id, status: 'resolved' })]);
+
+    // In the way again, then the run's files are cleaned up: it can no longer land, so the notice goes too.
+    mkdirSync(path.join(b.projectDir, 'notes'));
+    writeFileSync(path.join(b.projectDir, 'notes', 'plan.md'), 'my second draft\n');
+    await b.call('getLandingPlan', { runId: run.id });
+    expect((await noticesOf(b, run.id, 'landing_blocked'))[0]?.status).toBe('open');
+    expect((await b.call('cleanUpRuns', { runIds: [run.id], confirmedRunIds: [run.id] })).removed).toEqual([run.id]);
+    const [gone] = await noticesOf(b, run.id, 'landing_blocked');
+    expect(gone).toMatchObject({ status: 'resolved', resolution: 'The run’s files were removed, so it can no longer land.' });
+  });
+});
+
+describe('one change to a run at a time', () => {
+  it('lands a run once when Land is asked twice at once: the second is refused while the first is under way, and a land after it is refused as landed', async () => {
+    const b = await bed();
+    const run = await committedPlanRun(b, 'landed once');
+    const mainBefore = projectGit(b, 'rev-parse', 'main');
+
+    // A double click on Land: two requests, the second sent before the first is answered.
+    const land = () => b.call('landRun', { runId: run.id, target: 'main', strategy: 'squash', message: 'Plan, squashed' });
+    const answers = await Promise.allSettled([land(), land()]);
+    expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected']);
+    const busy = (answers[1] as PromiseRejectedResult).reason as OperatorErrorShape;
+    expect(busy).toMatchObject({ code: 'run_busy', reason: 'land' });
+    expect(busy.message).toMatch(/already landing this run/);
+    expect(busy.message).toMatch(/wait/i);
+    // One squash commit on main, not two.
+    expect(projectGit(b, 'rev-list', '--count', `${mainBefore}..main`)).toBe('1');
+    expect(projectGit(b, 'log', '-1', '--format=%s', 'main')).toBe('Plan, squashed');
+
+    // Once it has landed, landing again is refused as landed, and main stays where it is.
+    const again = await refusal(land());
+    expect(again).toMatchObject({ code: 'conflict', reason: 'nothing_to_land' });
+    expect(again.message).toMatch(/already in main/);
+    expect(projectGit(b, 'rev-list', '--count', `${mainBefore}..main`)).toBe('1');
+  });
+
+  it('refuses a commit, a push, a discard, an archive or a delete of a run that is being landed, and keeps it out of a clean-up meanwhile', async () => {
+    const b = await bed();
+    const run = await committedPlanRun(b, 'not thrown away mid-landing');
+
+    const landing = b.call('landRun', { runId: run.id, target: 'main', strategy: 'fast-forward' });
+    const others = await Promise.allSettled([
+      b.call('commitRunChanges', { runId: run.id, message: 'More' }),
+      b.call('pushRunBranch', { runId: run.id }),
+      b.call('discardRun', { runId: run.id }),
+      b.call('archiveRun', { runId: run.id }),
+      b.call('deleteRun', { runId: run.id }),
+    ]);
+    const cleanUp = b.call('cleanUpRuns', { runIds: [run.id], confirmedRunIds: [run.id] });
+    const landed = await landing;
+    expect(landed.landing.state).toBe('landed');
+    for (const answer of others) {
+      expect(answer.status).toBe('rejected');
+      expect((answer as PromiseRejectedResult).reason).toMatchObject({ code: 'run_busy', reason: 'land' });
+    }
+    const cleaned = await cleanUp;
+    expect(cleaned.removed).toEqual([]);
+    expect(cleaned.kept).toEqual([{ runId: run.id, reason: expect.stringMatching(/already landing this run/) }]);
+    // Nothing of it went: the run, its files and what landed.
+    const after = await b.call('getRun', { runId: run.id });
+    expect(after.landing).toMatchObject({ state: 'landed', filesRemovedAt: null });
+    expect(existsSync(present(after.taskRoot))).toBe(true);
+    expect(projectGit(b, 'log', '-1', '--format=%s', 'main')).toBe('Plan');
+  });
+});
+
 describe('a console that stopped in the middle of a landing', () => {
   it('finds a squash that moved the branch but was never recorded, and never lands it twice; forgets one that never moved it', async () => {
     const b = await bed();
-    const agent = await planWriter(b, 'squashed before the crash');
-    const task = await b.createTask();
-    const run = await finishedRun(b, (await b.call('startRun', { taskId: task.id, agentId: agent.id })).id);
-    await b.call('commitRunChanges', { runId: run.id, message: 'Plan' });
+    const run = await committedPlanRun(b, 'squashed before the crash');
     await b.call('getLandingPlan', { runId: run.id }); // the run's commits are in the project now
     const tip = projectGit(b, 'rev-parse', `refs/operator-console/imported/${run.id}`);
 

@@ -10,10 +10,23 @@ import type { LandingIntent, RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
 import { savedAdmission } from '../runs/admission';
+import type { RunOperations } from '../runs/run-operations';
 import type { RunService } from '../runs/run-service';
 import { endedStatuses } from '../runs/run-transitions';
 import { compareUrl } from './forge-url';
-import { branchContains, forgetRunInProject, landInProject, LandingRefusal, planLanding, projectBranches, projectIdentity, projectRemote, pushRunBranch } from './project-landing';
+import {
+  branchContains,
+  forgetRunInProject,
+  landInProject,
+  LandingRefusal,
+  listFiles,
+  planLanding,
+  projectBranches,
+  projectIdentity,
+  projectRemote,
+  pushRunBranch,
+  type LandingDryRun,
+} from './project-landing';
 import { createPullRequest, detectGh } from './pull-request';
 import { importRunCommits } from './run-import';
 import { commitRunChanges, offerTargetToRun } from './run-store-commit';
@@ -36,6 +49,13 @@ export const landingConflictKind = 'run_conflict';
 export const landingBlockedKind = 'landing_blocked';
 
 /**
+ * Why the run cannot land in a branch as things stand, as a dry run or a refused Land found it: its
+ * commits conflict with the branch (`files` both changed), or the branch is checked out in
+ * `checkoutPath` with uncommitted changes to `files` that landing would overwrite.
+ */
+type LandingObstacle = { kind: typeof landingConflictKind; files: string[] } | { kind: typeof landingBlockedKind; files: string[]; checkoutPath: string };
+
+/**
  * Landing a run's work in its project: commit what the agent left, land it in a branch (fast-forward,
  * merge or squash, after a dry run), push the branch and open a pull request, or throw it away; and a
  * task's runs side by side.
@@ -49,16 +69,36 @@ export const landingBlockedKind = 'landing_blocked';
 export class LandingService {
   private readonly ledger: Ledger;
   private readonly now: () => number;
+  /** One change to a run at a time (landing, commit, push, discard; clean-up and archive take the same turn). */
+  private readonly operations: RunOperations;
   private ghAnswer: { at: number; answer: { available: boolean; hint: string | null } } | null = null;
+  /**
+   * Landing notices (by dedupe key) whose cause a dry run found gone while they were dismissed: when
+   * it comes back it is news again. Kept in memory; after a restart a dismissed one stays quiet.
+   */
+  private readonly goneSinceDismissed = new Set<string>();
 
   constructor(private readonly options: LandingServiceOptions) {
     this.ledger = options.ledger;
     this.now = options.now ?? Date.now;
+    this.operations = options.runs.workspace.operations;
+    // A run whose files are gone (archived, cleaned up) can no longer land: what stood in its way is moot.
+    // A discard says so in its own words once it is done.
+    options.runs.workspace.onFilesRemoved((runId) => {
+      if (this.operations.underWay(runId) !== 'discard') this.resolveLandingNotices(runId, 'The run’s files were removed, so it can no longer land.');
+    });
   }
 
-  /** The dry run behind the Land dialog: nothing the operator has changes (the run's commits are only copied in). */
+  /**
+   * The dry run behind the Land dialog and the run's Changes: nothing the operator has changes (the
+   * run's commits are only copied in). What it finds in the way of landing (a conflict, uncommitted
+   * changes in the target's checkout) is a notice, raised once, and resolved once a later dry run
+   * finds it gone.
+   */
   async plan(runId: string, requestedTarget?: string): Promise<LandingPlan> {
-    const row = await this.settleLandingIntent(this.requireRun(runId));
+    const requested = this.requireRun(runId);
+    // A landing under way has recorded its intent and is about to record the rest: not settled from here.
+    const row = this.operations.underWay(runId) ? requested : await this.settleLandingIntent(requested);
     const task = this.ledger.tasks.get(row.task_id);
     const commitMessage = this.commitMessage(row);
     const blocked = (reason: string, holdings: RunHoldings = emptyHoldings(row)): LandingPlan => ({
@@ -105,6 +145,7 @@ export class LandingService {
       return { ...shared, available: false, blockedBy: target ? `The project has no branch “${target}”.` : 'The project has no branch to land in.' };
     }
     const dryRun = await planLanding(taskRoot.projectPath, { tip: imported.tip, target });
+    this.reviewLandingNotices(row, target, obstaclesOf(dryRun));
     // Uncommitted work is landable once committed (the plan says so through its holdings).
     const uncommitted = holdings.uncommittedFiles.length > 0;
     const nothing = imported.commitCount === 0 && !uncommitted;
@@ -129,26 +170,39 @@ export class LandingService {
   }
 
   /** Commits what the agent left uncommitted on the run's branch, the operator's git identity as author. */
-  async commit(runId: string, message: string): Promise<{ commit: string; files: string[] }> {
-    const row = this.requireLandable(runId);
-    const { taskRoot, tools } = await this.openRun(row);
-    const identity = await this.identity(taskRoot);
-    const committed = await commitRunChanges(taskRoot, tools, { message, author: identity, now: new Date(this.now()) });
-    this.options.log.info('run changes committed', { runId, commit: committed.commit, files: committed.files.length });
-    this.announce(runId);
-    return committed;
+  commit(runId: string, message: string): Promise<{ commit: string; files: string[] }> {
+    return this.operations.exclusive(runId, 'commit', async () => {
+      const row = this.requireLandable(runId);
+      const { taskRoot, tools } = await this.openRun(row);
+      const identity = await this.identity(taskRoot);
+      const committed = await commitRunChanges(taskRoot, tools, { message, author: identity, now: new Date(this.now()) });
+      this.options.log.info('run changes committed', { runId, commit: committed.commit, files: committed.files.length });
+      this.announce(runId);
+      return committed;
+    });
   }
 
-  async land(input: {
+  /**
+   * Lands the run in `target`, and discards the task's other runs named: all of them are this
+   * request's while it runs, so a second Land (a double click) is refused rather than landed again.
+   */
+  land(input: {
     runId: string;
     target: string;
     strategy: LandingStrategy;
     message?: string | undefined;
     discardRunIds?: string[] | undefined;
   }): Promise<{ landing: RunLanding; workingCopyUpdated: boolean; discarded: string[] }> {
+    const others = (input.discardRunIds ?? []).filter((id) => id !== input.runId);
+    return this.operations.exclusive([input.runId, ...others], 'land', () => this.landNow(input, others));
+  }
+
+  private async landNow(
+    input: { runId: string; target: string; strategy: LandingStrategy; message?: string | undefined },
+    others: string[],
+  ): Promise<{ landing: RunLanding; workingCopyUpdated: boolean; discarded: string[] }> {
     const row = this.requireLandable((await this.settleLandingIntent(this.requireRun(input.runId))).id);
     const { taskRoot, tools } = await this.openRun(row);
-    const others = (input.discardRunIds ?? []).filter((id) => id !== row.id);
     for (const otherId of others) {
       const other = this.ledger.runs.row(otherId);
       if (!other || other.task_id !== row.task_id) {
@@ -187,7 +241,8 @@ export class LandingService {
       });
     } catch (error) {
       this.ledger.runs.recordLandingIntent(row.id, null);
-      if (error instanceof LandingRefusal) this.raiseRefusalNotice(row, input.target, error);
+      const obstacle = error instanceof LandingRefusal ? obstacleOf(error) : null;
+      if (obstacle) this.noticeLandingObstacle(row, input.target, obstacle);
       throw error;
     }
     this.ledger.runs.recordLanded(row.id, { commit: landed.commit, runTip: imported.tip, target: input.target, strategy: input.strategy, at: this.now(), by });
@@ -195,7 +250,7 @@ export class LandingService {
     this.options.log.info('run landed', { runId: row.id, target: input.target, strategy: input.strategy, commit: landed.commit });
     const discarded: string[] = [];
     for (const otherId of others) {
-      await this.discard(otherId);
+      await this.discardNow(otherId);
       discarded.push(otherId);
     }
     this.announce(row.id);
@@ -207,23 +262,32 @@ export class LandingService {
    * project's, which the store borrows), and a follow-up turn names the conflict and the way out.
    */
   async resolveConflicts(runId: string, target: string): Promise<RunSummary> {
-    const row = this.requireLandable(runId);
-    const { taskRoot, tools } = await this.openRun(row);
-    const imported = await importRunCommits(taskRoot, tools, runId);
-    const dryRun = await planLanding(taskRoot.projectPath, { tip: imported.tip, target });
-    if (dryRun.clean) {
-      throw new OperatorError({ code: 'conflict', message: `The run no longer conflicts with ${target}: it can land as it is.` });
-    }
-    const owner = tools.isolation.kind === 'bubblewrap' && savedAdmission(row.admission_json)?.environmentKind === 'sandboxed' ? tools.isolation.setup.user : null;
-    await offerTargetToRun(taskRoot, dryRun.targetCommit, owner ?? null);
-    const prompt = conflictPrompt(target, dryRun.targetCommit, dryRun.conflicts);
+    const { prompt, files } = await this.operations.exclusive(runId, 'resolve', async () => {
+      const row = this.requireLandable(runId);
+      const { taskRoot, tools } = await this.openRun(row);
+      const imported = await importRunCommits(taskRoot, tools, runId);
+      const dryRun = await planLanding(taskRoot.projectPath, { tip: imported.tip, target });
+      this.reviewLandingNotices(row, target, obstaclesOf(dryRun));
+      if (dryRun.clean) {
+        throw new OperatorError({ code: 'conflict', message: `The run no longer conflicts with ${target}: it can land as it is.` });
+      }
+      const owner = tools.isolation.kind === 'bubblewrap' && savedAdmission(row.admission_json)?.environmentKind === 'sandboxed' ? tools.isolation.setup.user : null;
+      await offerTargetToRun(taskRoot, dryRun.targetCommit, owner ?? null);
+      return { prompt: conflictPrompt(target, dryRun.targetCommit, dryRun.conflicts), files: dryRun.conflicts.length };
+    });
+    // Resumed once the turn is given back (resume refuses a run with a change under way), in the same
+    // tick: from here the run is active, which every change to its work refuses.
     const summary = this.options.runs.resume(runId, prompt);
-    this.options.log.info('agent asked to resolve conflicts', { runId, target, files: dryRun.conflicts.length });
+    this.options.log.info('agent asked to resolve conflicts', { runId, target, files });
     return summary;
   }
 
   /** Pushes the run's branch to the project's remote, from the project, with the operator's own credentials. */
-  async push(runId: string): Promise<RunLanding> {
+  push(runId: string): Promise<RunLanding> {
+    return this.operations.exclusive(runId, 'push', () => this.pushNow(runId));
+  }
+
+  private async pushNow(runId: string): Promise<RunLanding> {
     const row = this.requireLandable(runId);
     const { taskRoot, tools } = await this.openRun(row);
     const imported = await importRunCommits(taskRoot, tools, runId);
@@ -245,7 +309,11 @@ export class LandingService {
     return this.landingOf(runId);
   }
 
-  async createPullRequest(runId: string, title: string, body: string): Promise<{ url: string }> {
+  createPullRequest(runId: string, title: string, body: string): Promise<{ url: string }> {
+    return this.operations.exclusive(runId, 'pull_request', () => this.createPullRequestNow(runId, title, body));
+  }
+
+  private async createPullRequestNow(runId: string, title: string, body: string): Promise<{ url: string }> {
     const row = this.requireRun(runId);
     const landing = this.landingOf(runId);
     if (!landing.pushed) throw new OperatorError({ code: 'conflict', message: 'Push the run’s branch first: the pull request is opened from it.' });
@@ -264,7 +332,12 @@ export class LandingService {
   }
 
   /** Throws the run's work away: its store, its branch, its files. The ledger keeps its history and a summary of its changes. */
-  async discard(runId: string): Promise<RunSummary> {
+  discard(runId: string): Promise<RunSummary> {
+    return this.operations.exclusive(runId, 'discard', () => this.discardNow(runId));
+  }
+
+  /** Discard, the run's turn held by the caller (Discard itself, or a landing that discards the task's other runs). */
+  private async discardNow(runId: string): Promise<RunSummary> {
     const row = this.requireEnded(runId, 'discarded');
     if (row.landing_state === 'discarded') return this.options.runs.summary(runId);
     await this.options.runs.workspace.removeFiles(row.id);
@@ -445,42 +518,76 @@ export class LandingService {
     return [task?.title ?? 'Changes from an agent run', '', ...subjects, ...(subjects.length ? [''] : []), `Run ${row.id} (${agent?.name ?? 'agent'}), landed with Operator Console.`].join('\n');
   }
 
-  private raiseRefusalNotice(row: RunRow, target: string, refusal: LandingRefusal): void {
+  /**
+   * What a dry run found in the way of landing in `target`, against the notices standing for it:
+   * each obstacle is noticed (once), and a notice whose obstacle the dry run no longer finds resolves.
+   */
+  private reviewLandingNotices(row: RunRow, target: string, obstacles: LandingObstacle[]): void {
+    for (const obstacle of obstacles) this.noticeLandingObstacle(row, target, obstacle);
+    const found = new Set(obstacles.map((obstacle) => obstacle.kind));
+    const gone: Record<LandingObstacle['kind'], string> = {
+      [landingConflictKind]: `The run no longer conflicts with ${target}.`,
+      [landingBlockedKind]: `No uncommitted change in ${target}’s checkout is in the way any more.`,
+    };
+    for (const kind of [landingConflictKind, landingBlockedKind] as const) {
+      if (found.has(kind)) continue;
+      const key = landingNoticeKey(kind, row.id, target);
+      const latest = this.options.notices.latestForKey(key);
+      if (latest?.status === 'open') this.options.notices.resolve(latest.id, gone[kind]);
+      else if (latest?.status === 'dismissed') this.goneSinceDismissed.add(key);
+    }
+  }
+
+  /**
+   * Tells the operator, once, that the run cannot land in `target` as things stand, and how to fix
+   * it. One notice per run, target and kind: while it is open it is kept (its words brought up to
+   * date when the files changed); once dismissed, the same words are not said again while the cause
+   * stands; once resolved, or gone and back, the obstacle is news again.
+   */
+  private noticeLandingObstacle(row: RunRow, target: string, obstacle: LandingObstacle): void {
+    const content = this.obstacleNotice(row, target, obstacle);
+    const latest = this.options.notices.latestForKey(content.dedupeKey);
+    if (latest?.status === 'open') {
+      this.options.notices.revise(latest.id, { message: content.message, actionUrl: content.actionUrl, actionLabel: content.actionLabel });
+      return;
+    }
+    const seen = latest?.status === 'dismissed' && latest.message === content.message && !this.goneSinceDismissed.has(content.dedupeKey);
+    if (seen) return;
+    this.goneSinceDismissed.delete(content.dedupeKey);
+    this.options.notices.raise(content);
+  }
+
+  private obstacleNotice(row: RunRow, target: string, obstacle: LandingObstacle) {
     const task = this.ledger.tasks.get(row.task_id);
-    const files = refusal.files.slice(0, 20).join(', ') + (refusal.files.length > 20 ? `, and ${refusal.files.length - 20} more` : '');
-    if (refusal.reason === 'landing_conflicts') {
-      this.options.notices.raise({
-        kind: landingConflictKind,
-        severity: 'warning',
+    const title = task?.title ?? row.task_id;
+    const about = {
+      kind: obstacle.kind,
+      severity: 'warning' as const,
+      code: 'conflict',
+      runId: row.id,
+      agentId: row.agent_id,
+      taskId: row.task_id,
+      subject: { target, files: obstacle.files },
+      dedupeKey: landingNoticeKey(obstacle.kind, row.id, target),
+    };
+    if (obstacle.kind === landingConflictKind) {
+      return {
+        ...about,
+        reason: 'landing_conflicts',
         title: `Run conflicts with ${target}`,
-        message: `“${task?.title ?? row.task_id}” cannot land in ${target}: both changed ${files}. Ask the agent to resolve the conflict, or open the run’s folder and resolve it yourself.`,
+        message: `“${title}” cannot land in ${target}: both changed ${listFiles(obstacle.files)}. Ask the agent to resolve the conflict, or open the run’s folder and resolve it yourself.`,
         actionUrl: actionRoute({ kind: 'run-changes', runId: row.id, target }),
         actionLabel: 'Ask the agent to resolve',
-        code: 'conflict',
-        reason: refusal.reason,
-        runId: row.id,
-        agentId: row.agent_id,
-        taskId: row.task_id,
-        subject: { target, files: refusal.files },
-        dedupeKey: `${landingConflictKind}:${row.id}:${target}`,
-      });
-    } else if (refusal.reason === 'checkout_dirty') {
-      this.options.notices.raise({
-        kind: landingBlockedKind,
-        severity: 'warning',
-        title: `Landing in ${target} would overwrite your uncommitted changes`,
-        message: `${refusal.message} Commit or stash them in your checkout, then land again.`,
-        actionUrl: actionRoute({ kind: 'run-changes', runId: row.id, land: true, target }),
-        actionLabel: 'Land again',
-        code: 'conflict',
-        reason: refusal.reason,
-        runId: row.id,
-        agentId: row.agent_id,
-        taskId: row.task_id,
-        subject: { target, files: refusal.files },
-        dedupeKey: `${landingBlockedKind}:${row.id}:${target}`,
-      });
+      };
     }
+    return {
+      ...about,
+      reason: 'checkout_dirty',
+      title: `Landing in ${target} would overwrite your uncommitted changes`,
+      message: `${target} is checked out in ${obstacle.checkoutPath} with uncommitted changes to ${listFiles(obstacle.files)}, which landing “${title}” would overwrite. Commit or stash them there, then land.`,
+      actionUrl: actionRoute({ kind: 'run-changes', runId: row.id, land: true, target }),
+      actionLabel: 'Land…',
+    };
   }
 
   private resolveLandingNotices(runId: string, resolution: string): void {
@@ -494,6 +601,27 @@ export class LandingService {
   private announce(runId: string): void {
     this.options.runs.announce(runId);
   }
+}
+
+function landingNoticeKey(kind: LandingObstacle['kind'], runId: string, target: string): string {
+  return `${kind}:${runId}:${target}`;
+}
+
+/** What a dry run found in the way: the conflicts, and the uncommitted changes in the target's checkout that landing would overwrite. */
+function obstaclesOf(dryRun: LandingDryRun): LandingObstacle[] {
+  const obstacles: LandingObstacle[] = [];
+  if (!dryRun.clean) obstacles.push({ kind: landingConflictKind, files: dryRun.conflicts });
+  if (dryRun.checkout && dryRun.checkout.blockingFiles.length > 0) {
+    obstacles.push({ kind: landingBlockedKind, files: dryRun.checkout.blockingFiles, checkoutPath: dryRun.checkout.path });
+  }
+  return obstacles;
+}
+
+/** The obstacle a refused Land names, when it is one the operator can remove (a moved target only needs a new look). */
+function obstacleOf(refusal: LandingRefusal): LandingObstacle | null {
+  if (refusal.reason === 'landing_conflicts') return { kind: landingConflictKind, files: refusal.files };
+  if (refusal.reason === 'checkout_dirty' && refusal.checkoutPath) return { kind: landingBlockedKind, files: refusal.files, checkoutPath: refusal.checkoutPath };
+  return null;
 }
 
 function emptyHoldings(row: RunRow): RunHoldings {

@@ -24,7 +24,10 @@ const noHooks = ['-c', 'core.hooksPath=/dev/null'];
 
 export type LandingRefusalReason = 'landing_conflicts' | 'checkout_dirty' | 'not_fast_forward' | 'target_moved' | 'nothing_to_land';
 
-/** Landing did not start: nothing changed. `files` names the conflicting or blocking files. */
+/**
+ * Landing did not start: nothing changed. `files` names the conflicting or blocking files, and
+ * `checkoutPath` the worktree whose uncommitted changes are in the way (checkout_dirty).
+ */
 export class LandingRefusal extends OperatorError {
   declare readonly reason: LandingRefusalReason;
 
@@ -32,6 +35,7 @@ export class LandingRefusal extends OperatorError {
     reason: LandingRefusalReason,
     message: string,
     readonly files: string[] = [],
+    readonly checkoutPath: string | null = null,
   ) {
     super({ code: 'conflict', reason, message });
     this.name = 'LandingRefusal';
@@ -142,6 +146,7 @@ async function landPlanned(projectPath: string, input: LandInput): Promise<Lande
       'checkout_dirty',
       `${input.target} is checked out in ${plan.checkout.path} with uncommitted changes to ${listFiles(plan.checkout.blockingFiles)}, which landing would change. Commit or stash them there, then land again; nothing was changed.`,
       plan.checkout.blockingFiles,
+      plan.checkout.path,
     );
   }
 
@@ -192,7 +197,7 @@ async function fastForwardCheckout(worktree: string, target: string, from: strin
   } catch (error) {
     if (error instanceof GitCommandError && /would be overwritten/.test(error.stderr)) {
       const files = error.stderr.split('\n').filter((line) => /^\t/.test(line)).map((line) => line.trim());
-      throw new LandingRefusal('checkout_dirty', `${target} is checked out in ${worktree} with changes to ${listFiles(files)} that landing would overwrite; nothing was changed.`, files);
+      throw new LandingRefusal('checkout_dirty', `${target} is checked out in ${worktree} with changes to ${listFiles(files)} that landing would overwrite; nothing was changed.`, files, worktree);
     }
     if (error instanceof GitCommandError && /Not possible to fast-forward/i.test(error.stderr)) {
       throw new LandingRefusal('target_moved', `${target} moved while the run was being landed; nothing was changed. Look at the plan again.`);

@@ -121,6 +121,12 @@ export class NoticesRepository {
     );
   }
 
+  /** The newest notice raised for a cause (its dedupe key), whatever its status now. */
+  latestForKey(dedupeKey: string): Notice | undefined {
+    const row = this.db.prepare(`${noticeSelect} WHERE n.dedupe_key = ? ORDER BY n.created_at DESC, n.id DESC LIMIT 1`).get(dedupeKey) as NoticeRow | undefined;
+    return row && this.toNotice(row);
+  }
+
   /** Open notices of a kind, oldest first. */
   openOfKind(kind: string): Notice[] {
     const rows = this.db.prepare(`${noticeSelect} WHERE n.status = 'open' AND n.kind = ? ORDER BY n.created_at, n.id`).all(kind) as NoticeRow[];

@@ -57,6 +57,11 @@ export class NoticeService {
     return this.ledger.notices.openForAgent(agentId, kinds);
   }
 
+  /** The newest notice raised for a cause (its dedupe key), whatever its status now: open, resolved or dismissed. */
+  latestForKey(dedupeKey: string): Notice | undefined {
+    return this.ledger.notices.latestForKey(dedupeKey);
+  }
+
   openOfKind(kind: string): Notice[] {
     return this.ledger.notices.openOfKind(kind);
   }

@@ -166,12 +166,15 @@ export class RunService {
     if (row.archived_at !== null) {
       throw new OperatorError({ code: 'conflict', message: 'This run was archived and its worktree removed, so it cannot be resumed. Run again starts the task over.' });
     }
-    if (row.files_removed_at !== null || this.workspace.isRemoving(runId)) {
+    if (row.files_removed_at !== null) {
       throw new OperatorError({
         code: 'conflict',
-        message: `This run’s files were ${row.files_removed_at !== null ? `removed on ${new Date(row.files_removed_at).toISOString()}` : 'being removed'}, so it cannot be resumed. Run again starts the task over.`,
+        message: `This run’s files were removed on ${new Date(row.files_removed_at).toISOString()}, so it cannot be resumed. Run again starts the task over.`,
       });
     }
+    // Its work is being landed, pushed or removed: the agent must not write to it meanwhile.
+    const busy = this.workspace.operations.refusal(runId);
+    if (busy) throw busy;
     if (context.active.has(runId) || !endedStatuses.includes(row.status) || row.status === 'refused') {
       throw new OperatorError({ code: 'conflict', message: 'Only a run that has ended (and was not refused) can be resumed.' });
     }
@@ -240,23 +243,27 @@ export class RunService {
    * Keeps the run's record and removes its worktree, the way Clean up does (a summary of its changes
    * stays in the ledger): an archived run is never resumed.
    */
-  async archive(runId: string): Promise<RunSummary> {
-    this.requireEnded(runId, 'archived');
-    await this.workspace.removeFiles(runId);
-    this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was archived: it will not be resumed.');
-    this.context.ledger.runs.update(runId, { archivedAt: this.context.now() });
-    this.context.announce(runId);
-    return this.summary(runId);
+  archive(runId: string): Promise<RunSummary> {
+    return this.workspace.operations.exclusive(runId, 'archive', async () => {
+      this.requireEnded(runId, 'archived');
+      await this.workspace.removeFiles(runId);
+      this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was archived: it will not be resumed.');
+      this.context.ledger.runs.update(runId, { archivedAt: this.context.now() });
+      this.context.announce(runId);
+      return this.summary(runId);
+    });
   }
 
-  async delete(runId: string): Promise<{ runId: string }> {
-    const row = this.requireEnded(runId, 'deleted');
-    await this.workspace.removeWorktree(row);
-    // Before the record goes: a stranded notice about it has nothing left to point at.
-    this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was deleted.');
-    this.context.ledger.runs.delete(runId);
-    this.context.announce(runId);
-    return { runId };
+  delete(runId: string): Promise<{ runId: string }> {
+    return this.workspace.operations.exclusive(runId, 'delete', async () => {
+      const row = this.requireEnded(runId, 'deleted');
+      await this.workspace.removeWorktree(row);
+      // Before the record goes: a stranded notice about it has nothing left to point at.
+      this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was deleted.');
+      this.context.ledger.runs.delete(runId);
+      this.context.announce(runId);
+      return { runId };
+    });
   }
 
   private requireEnded(runId: string, verb: string) {

@@ -18,6 +18,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../log';
 import { savedAdmission, type Admission } from './admission';
+import { RunOperations } from './run-operations';
 
 export interface RunWorkspaceOptions {
   ledger: Ledger;
@@ -41,12 +42,17 @@ export const keptDiffBytes = 256 * 1024;
 export class RunWorkspace {
   private readonly ledger: Ledger;
   readonly dataDir: string;
-  /** Runs whose files are being removed right now: none of them is resumed meanwhile. */
-  private readonly removing = new Set<string>();
+  /**
+   * The change under way to each run's work (landing, commit, push, discard, clean-up, archive,
+   * delete): one at a time per run, whichever service asks. A run with one under way is not resumed.
+   */
+  readonly operations: RunOperations;
+  private readonly filesRemovedListeners: Array<(runId: string) => void> = [];
 
   constructor(private readonly options: RunWorkspaceOptions) {
     this.ledger = options.ledger;
     this.dataDir = options.dataDir;
+    this.operations = new RunOperations(options.now);
   }
 
   /** Environment, sandbox, network, home mode and writable roots: what the run detail shows. */
@@ -126,39 +132,34 @@ export class RunWorkspace {
     return measureTaskRoot(taskRootPaths(this.dataDir, runId), tools);
   }
 
-  /** Its files are being removed (resume waits for nothing: it is refused). */
-  isRemoving(runId: string): boolean {
-    return this.removing.has(runId);
-  }
-
   /**
    * Removes the run's files (archive, clean up, discard), keeping first in the ledger a summary of
    * what its Changes show (the file list with line counts, the unified diff cut at keptDiffBytes), so
    * the run detail still shows what it changed, and when its files went. A run whose changes cannot
    * be read (its sandbox is not available here) keeps no summary, and goes all the same: the operator
-   * asked for it.
+   * asked for it. The caller holds the run's turn (`operations`): no other change to it meanwhile.
    */
   async removeFiles(runId: string): Promise<void> {
     const row = this.ledger.runs.row(runId);
     if (!row || row.files_removed_at !== null) return;
-    if (this.removing.has(runId)) throw new OperatorError({ code: 'conflict', message: 'This run’s files are already being removed.' });
-    this.removing.add(runId);
-    try {
-      let summary: string | null = null;
-      if (row.task_root && existsSync(row.task_root)) {
-        summary = await this.diff(runId, { maxDiffBytes: keptDiffBytes }).then(
-          (diff) => JSON.stringify(diff),
-          (error: unknown) => {
-            this.options.log.warn('no summary of the run’s changes could be kept', { runId, error: String(error) });
-            return null;
-          },
-        );
-      }
-      await this.removeWorktree(row);
-      this.ledger.runs.recordFilesRemoved(runId, this.options.now(), summary);
-    } finally {
-      this.removing.delete(runId);
+    let summary: string | null = null;
+    if (row.task_root && existsSync(row.task_root)) {
+      summary = await this.diff(runId, { maxDiffBytes: keptDiffBytes }).then(
+        (diff) => JSON.stringify(diff),
+        (error: unknown) => {
+          this.options.log.warn('no summary of the run’s changes could be kept', { runId, error: String(error) });
+          return null;
+        },
+      );
     }
+    await this.removeWorktree(row);
+    this.ledger.runs.recordFilesRemoved(runId, this.options.now(), summary);
+    for (const listener of this.filesRemovedListeners) listener(runId);
+  }
+
+  /** Called once a run's files were removed (archive, clean-up, discard): what stood for its work can go. */
+  onFilesRemoved(listener: (runId: string) => void): void {
+    this.filesRemovedListeners.push(listener);
   }
 
   async removeWorktree(row: { id: string; task_id: string; admission_json: string | null }): Promise<void> {

@@ -1,17 +1,18 @@
 import { useRef, type ReactNode } from 'react';
 import { ErrorAlert } from './error-alert';
 import { ModalDialog } from './modal-dialog';
+import { useSingleSubmit } from './use-single-submit';
 
 /**
  * Asks before a destructive action: an alert dialog whose Cancel has focus first, and a danger button
- * that does nothing while the action is pending (aria-disabled, so it stays focusable and named).
- * The action's failure shows inside the dialog, which stays open.
+ * that does nothing while the action is on its way (aria-disabled, so it stays focusable and named),
+ * however fast it is clicked again (useSingleSubmit). The action's failure shows inside the dialog,
+ * which stays open.
  */
 export function ConfirmDialog({
   title,
   description,
   confirmLabel,
-  pending,
   pendingNote,
   error,
   errorPrefix,
@@ -22,20 +23,20 @@ export function ConfirmDialog({
   title: string;
   description: ReactNode;
   confirmLabel: string;
-  pending: boolean;
   /** Shown while the action runs, when it takes long enough to say what is happening. */
   pendingNote?: string;
   /** The action's error, or null. */
   error: unknown;
   /** Leads the error message, e.g. "Could not delete the run." */
   errorPrefix?: string;
-  /** Called on confirm unless the action is already pending. */
-  onConfirm: () => void;
+  /** Called on confirm unless the action is already on its way; returns its request (a mutation's `mutateAsync`). */
+  onConfirm: () => Promise<unknown>;
   onClose: () => void;
   /** More detail above the pending note and error. */
   children?: ReactNode;
 }) {
   const cancelRef = useRef<HTMLButtonElement>(null);
+  const { pending, submit } = useSingleSubmit();
   return (
     <ModalDialog
       role="alertdialog"
@@ -52,9 +53,7 @@ export function ConfirmDialog({
             type="button"
             className="button button--danger"
             aria-disabled={pending || undefined}
-            onClick={() => {
-              if (!pending) onConfirm();
-            }}
+            onClick={() => submit(onConfirm)}
           >
             {confirmLabel}
           </button>

@@ -8,6 +8,7 @@ import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { useNow } from '../../ui/use-now';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { QueryError } from '../../ui/query-error';
 import { ConnectionDialog } from '../connections/connection-dialog';
 import { connectionProvidersOf } from '../connections/connection-form';
@@ -51,6 +52,7 @@ export function AgentConnectionSection({
   const connections = useConnectionsForAgent(agent.id);
   const catalog = useCatalog();
   const setConnection = useSetAgentConnection();
+  const submission = useSingleSubmit();
   const testAgent = useTestAgent();
   const [choice, setChoice] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
@@ -106,25 +108,20 @@ export function AgentConnectionSection({
     (pickerRef.current ?? createRef.current)?.focus({ preventScroll: true });
   };
 
-  const save = () => {
-    if (setConnection.isPending) return;
-    setSaved(null);
-    if (!changed) {
-      setSaved('Nothing to save: that is the connection it already has.');
-      return;
-    }
-    const connectionId = selected === noConnection ? null : selected;
-    const name = list?.find((connection) => connection.id === connectionId)?.name;
-    setConnection.mutate(
-      { agentId: agent.id, connectionId },
-      {
-        onSuccess: () => {
-          setChoice(null);
-          setSaved(name ? `Saved: runs of ${agent.name} use ${name}.` : `Saved: ${agent.name} has no AI connection.`);
-        },
-      },
-    );
-  };
+  const save = () =>
+    submission.submit(() => {
+      setSaved(null);
+      if (!changed) {
+        setSaved('Nothing to save: that is the connection it already has.');
+        return;
+      }
+      const connectionId = selected === noConnection ? null : selected;
+      const name = list?.find((connection) => connection.id === connectionId)?.name;
+      return setConnection.mutateAsync({ agentId: agent.id, connectionId }).then(() => {
+        setChoice(null);
+        setSaved(name ? `Saved: runs of ${agent.name} use ${name}.` : `Saved: ${agent.name} has no AI connection.`);
+      });
+    });
 
   /** Made in the dialog opened from here: bound to this agent at once, so the notice resolves on this page. */
   const bindCreated = (connection: AiConnection) => {
@@ -216,7 +213,7 @@ export function AgentConnectionSection({
               <button
                 type="button"
                 className={`button${usable.length > 0 ? ' button--primary' : ''}`}
-                aria-disabled={setConnection.isPending || undefined}
+                aria-disabled={submission.pending || undefined}
                 onClick={save}
               >
                 Save connection
@@ -233,7 +230,7 @@ export function AgentConnectionSection({
         </div>
       )}
       <p className="form-success" aria-live="polite">
-        {setConnection.isPending ? 'Saving…' : saved}
+        {submission.pending || setConnection.isPending ? 'Saving…' : saved}
       </p>
       {setConnection.isError ? <ErrorAlert error={setConnection.error} prefix="Could not save the AI connection." /> : null}
       {bound ? <BoundConnection connection={bound} /> : null}

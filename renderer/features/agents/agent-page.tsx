@@ -10,6 +10,7 @@ import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { agentFormFromAgent, updateAgentInput } from './agent-form';
 import { AgentForm } from './agent-form-fields';
 import { AgentConnectionSection, focusAgentConnectionControl } from './agent-connection-section';
@@ -46,10 +47,9 @@ function DeleteAgentDialog({ agent, onClose }: { agent: Agent; onClose: () => vo
       title="Delete agent"
       description={<p>Delete {agent.name}? Runs it made stay in the run history; tasks are not touched.</p>}
       confirmLabel="Delete"
-      pending={deleteAgent.isPending}
       error={deleteAgent.error}
       errorPrefix="Could not delete the agent."
-      onConfirm={() => deleteAgent.mutate(agent.id, { onSuccess: () => navigate('/agents') })}
+      onConfirm={() => deleteAgent.mutateAsync(agent.id).then(() => navigate('/agents'))}
       onClose={onClose}
     />
   );
@@ -59,6 +59,8 @@ function AgentSettingsForm({ agent, focusHomeMode }: { agent: Agent; focusHomeMo
   const catalog = useCatalog();
   const environments = useEnvironments();
   const updateAgent = useUpdateAgent();
+  // Save and Use an isolated home send the same request: one of them at a time.
+  const submission = useSingleSubmit();
   const [saved, setSaved] = useState<string | null>(null);
   const formId = useId();
 
@@ -75,37 +77,34 @@ function AgentSettingsForm({ agent, focusHomeMode }: { agent: Agent; focusHomeMo
       providers={catalog.data.providers}
       environments={environments.data}
       focusHomeMode={focusHomeMode}
-      onUseIsolatedHome={() => {
-        if (updateAgent.isPending) return;
-        setSaved(null);
-        updateAgent.mutate(
-          { agentId: agent.id, homeMode: 'isolated' },
-          {
-            onSuccess: (next) => {
-              const needsConnection = next.connectionId === null;
-              setSaved(needsConnection ? `Saved: ${next.name} has an isolated home. Next, give it an AI connection.` : `Saved: ${next.name} has an isolated home.`);
-              // The next half of the fix is the AI connection: take the operator there, on this page.
-              if (needsConnection) focusAgentConnectionControl();
-            },
-          },
-        );
-      }}
-      onSubmit={(values, provider) => {
-        if (updateAgent.isPending) return;
-        setSaved(null);
-        const input = updateAgentInput(agent, values, provider);
-        if (Object.keys(input).length === 1) {
-          setSaved('Nothing to save: the settings are unchanged.');
-          return;
-        }
-        updateAgent.mutate(input, { onSuccess: (next) => setSaved(`Saved ${next.name}.`) });
-      }}
+      onUseIsolatedHome={() =>
+        submission.submit(() => {
+          setSaved(null);
+          return updateAgent.mutateAsync({ agentId: agent.id, homeMode: 'isolated' }).then((next) => {
+            const needsConnection = next.connectionId === null;
+            setSaved(needsConnection ? `Saved: ${next.name} has an isolated home. Next, give it an AI connection.` : `Saved: ${next.name} has an isolated home.`);
+            // The next half of the fix is the AI connection: take the operator there, on this page.
+            if (needsConnection) focusAgentConnectionControl();
+          });
+        })
+      }
+      onSubmit={(values, provider) =>
+        submission.submit(() => {
+          setSaved(null);
+          const input = updateAgentInput(agent, values, provider);
+          if (Object.keys(input).length === 1) {
+            setSaved('Nothing to save: the settings are unchanged.');
+            return;
+          }
+          return updateAgent.mutateAsync(input).then((next) => setSaved(`Saved ${next.name}.`));
+        })
+      }
     >
       <div className="form-card__actions">
-        <button type="submit" className="button button--primary" aria-disabled={updateAgent.isPending || undefined}>
+        <button type="submit" className="button button--primary" aria-disabled={submission.pending || undefined}>
           Save agent
         </button>
-        {updateAgent.isPending ? <span className="form-card__progress">Saving…</span> : null}
+        {submission.pending ? <span className="form-card__progress">Saving…</span> : null}
         <p className="form-success" aria-live="polite">
           {saved}
         </p>

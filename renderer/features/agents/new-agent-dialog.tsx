@@ -3,6 +3,7 @@ import type { Agent } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
 import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { createAgentInput, defaultAgentForm } from './agent-form';
 import { AgentForm } from './agent-form-fields';
 import { useCreateAgent, useEnvironments } from './use-agents';
@@ -13,6 +14,7 @@ export function NewAgentDialog({ onClose, onCreated }: { onClose: () => void; on
   const catalog = useCatalog();
   const environments = useEnvironments();
   const createAgent = useCreateAgent();
+  const submission = useSingleSubmit();
   const formId = useId();
   const [connectionId, setConnectionId] = useState<string | null>(null);
 
@@ -37,10 +39,9 @@ export function NewAgentDialog({ onClose, onCreated }: { onClose: () => void; on
             onConnectionChange={setConnectionId}
           />
         )}
-        onSubmit={(values, provider) => {
-          if (createAgent.isPending) return;
-          createAgent.mutate({ ...createAgentInput(values, provider), connectionId }, { onSuccess: onCreated });
-        }}
+        onSubmit={(values, provider) =>
+          submission.submit(() => createAgent.mutateAsync({ ...createAgentInput(values, provider), connectionId }).then(onCreated))
+        }
       >
         {createAgent.isError ? <ErrorAlert error={createAgent.error} prefix="Could not create the agent." /> : null}
       </AgentForm>
@@ -56,12 +57,12 @@ export function NewAgentDialog({ onClose, onCreated }: { onClose: () => void; on
       className="agent-dialog"
       footer={
         <>
-          {createAgent.isPending ? <span className="form-card__progress">Creating…</span> : null}
+          {submission.pending ? <span className="form-card__progress">Creating…</span> : null}
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
           {ready ? (
-            <button type="submit" form={formId} className="button button--primary" aria-disabled={createAgent.isPending || undefined}>
+            <button type="submit" form={formId} className="button button--primary" aria-disabled={submission.pending || undefined}>
               Create agent
             </button>
           ) : null}

@@ -6,6 +6,7 @@ import { DialogFormFooter } from '../../ui/dialog-form-footer';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import {
   budgetFormFromBudget,
   budgetFormProblems,
@@ -42,6 +43,7 @@ export function BudgetDialog({
   const [values, setValues] = useState<BudgetFormValues>(() => (budget ? budgetFormFromBudget(budget) : emptyBudgetForm(preset ?? undefined)));
   const [problems, setProblems] = useState<BudgetFormProblems>({});
   const save = useSaveBudget();
+  const submission = useSingleSubmit();
   const formId = useId();
   const targetRef = useRef<HTMLSelectElement>(null);
   const limitRef = useRef<HTMLInputElement>(null);
@@ -65,15 +67,16 @@ export function BudgetDialog({
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (save.isPending) return;
-    const found = budgetFormProblems(values);
-    setProblems(found);
-    const first = firstBudgetProblem(found);
-    if (first) {
-      fieldRefs[first].current?.focus();
-      return;
-    }
-    save.mutate(budgetInput(values, budget?.id), { onSuccess: onSaved });
+    submission.submit(() => {
+      const found = budgetFormProblems(values);
+      setProblems(found);
+      const first = firstBudgetProblem(found);
+      if (first) {
+        fieldRefs[first].current?.focus();
+        return;
+      }
+      return save.mutateAsync(budgetInput(values, budget?.id)).then(onSaved);
+    });
   };
 
   return (
@@ -88,7 +91,7 @@ export function BudgetDialog({
       initialFocusRef={budget ? limitRef : targetRef}
       onClose={onClose}
       className="budget-dialog"
-      footer={<DialogFormFooter formId={formId} saving={save.isPending} submitLabel={budget ? 'Save changes' : 'Create budget'} onCancel={onClose} />}
+      footer={<DialogFormFooter formId={formId} saving={submission.pending} submitLabel={budget ? 'Save changes' : 'Create budget'} onCancel={onClose} />}
     >
       <form id={formId} className="dialog-form budget-form" onSubmit={submit} noValidate>
         <fieldset className="form-section">

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } fr
 import type { Budget } from '../../../shared/usage';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp } from '../../ui/format';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { budgetInput, budgetFormFromBudget, limitText, parseLimit } from './budget-form';
 import { budgetKind, budgetTarget, formatBudgetLimit, percentUsed, resetSummary, spentSummary } from './budget-labels';
 import { useSaveBudget } from './use-budgets';
@@ -88,6 +89,7 @@ export function BudgetRow({ budget, selected, onEdit, onDelete }: { budget: Budg
 
 function LimitForm({ budget, title, limitRef }: { budget: Budget; title: string; limitRef: RefObject<HTMLInputElement | null> }) {
   const save = useSaveBudget();
+  const submission = useSingleSubmit();
   // What the operator typed, until it is saved; else the limit as it is (changed elsewhere, it shows).
   const [draft, setDraft] = useState<string | null>(null);
   const limit = draft ?? limitText(budget.measure, budget.limit);
@@ -98,18 +100,17 @@ function LimitForm({ budget, title, limitRef }: { budget: Budget; title: string;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (save.isPending) return;
-    const parsed = parseLimit(budget.measure, limit);
-    if (!parsed.ok) {
-      setProblem(parsed.problem);
-      limitRef.current?.focus();
-      return;
-    }
-    save.mutate(budgetInput({ ...budgetFormFromBudget(budget), limit }, budget.id), {
-      onSuccess: (next) => {
+    submission.submit(() => {
+      const parsed = parseLimit(budget.measure, limit);
+      if (!parsed.ok) {
+        setProblem(parsed.problem);
+        limitRef.current?.focus();
+        return;
+      }
+      return save.mutateAsync(budgetInput({ ...budgetFormFromBudget(budget), limit }, budget.id)).then((next) => {
         setDraft(null);
         setSaved(`Saved: the limit is ${formatBudgetLimit(next.measure, next.limit)}.${next.exhausted ? ' It is still reached.' : ''}`);
-      },
+      });
     });
   };
 
@@ -133,11 +134,11 @@ function LimitForm({ budget, title, limitRef }: { budget: Budget; title: string;
           setDraft(event.target.value);
         }}
       />
-      <button type="submit" className="button button--small" aria-disabled={save.isPending || undefined}>
+      <button type="submit" className="button button--small" aria-disabled={submission.pending || undefined}>
         Save limit
       </button>
       <span className="form-success" aria-live="polite">
-        {save.isPending ? 'Saving…' : saved}
+        {submission.pending ? 'Saving…' : saved}
       </span>
       {problem ? (
         <p id={problemId} className="field__problem">

@@ -155,10 +155,9 @@ function DeleteBudgetDialog({ budget, onClose, onDeleted }: { budget: Budget; on
         </p>
       }
       confirmLabel="Delete"
-      pending={deleteBudget.isPending}
       error={deleteBudget.error}
       errorPrefix="Could not delete the budget."
-      onConfirm={() => deleteBudget.mutate(budget.id, { onSuccess: onDeleted })}
+      onConfirm={() => deleteBudget.mutateAsync(budget.id).then(onDeleted)}
       onClose={onClose}
     />
   );

@@ -168,18 +168,15 @@ function CleanupList() {
           title={`Remove the files of ${pluralize(chosen.length, 'run')}?`}
           description={<p>Their task roots (files, store and branch) are removed, about {formatBytes(freeing)}. Their history, output and diff summary stay.</p>}
           confirmLabel="Remove files"
-          pending={cleanUp.isPending}
           pendingNote="Removing the task roots…"
           error={cleanUp.error}
           errorPrefix="Could not clean up."
           onConfirm={() => {
             const names = new Map(candidates.map((candidate) => [candidate.runId, candidateName(candidate)]));
-            cleanUp.mutate(request, {
-              onSuccess: (result) => {
-                setOutcome({ result, names });
-                setSelection(null);
-                setConfirming(false);
-              },
+            return cleanUp.mutateAsync(request).then((result) => {
+              setOutcome({ result, names });
+              setSelection(null);
+              setConfirming(false);
             });
           }}
           onClose={() => setConfirming(false)}

@@ -2,12 +2,14 @@ import { useId, useState, type FormEvent } from 'react';
 import type { CleanupPolicy } from '../../../shared/landing';
 import { ErrorAlert } from '../../ui/error-alert';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { useCleanupPolicy, useSetCleanupPolicy } from './use-cleanup';
 
 const defaultDays = 14;
 
 function PolicyForm({ policy }: { policy: CleanupPolicy }) {
   const save = useSetCleanupPolicy();
+  const submission = useSingleSubmit();
   const [enabled, setEnabled] = useState(policy.removeSettledAfterDays !== null);
   const [days, setDays] = useState(String(policy.removeSettledAfterDays ?? defaultDays));
   const [problem, setProblem] = useState<string | null>(null);
@@ -17,13 +19,14 @@ function PolicyForm({ policy }: { policy: CleanupPolicy }) {
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (save.isPending) return;
-    const value = Number(days);
-    if (enabled && (!Number.isInteger(value) || value < 1 || value > 3650)) {
-      setProblem('Say after how many days: a whole number from 1 to 3650.');
-      return;
-    }
-    save.mutate({ removeSettledAfterDays: enabled ? value : null });
+    submission.submit(() => {
+      const value = Number(days);
+      if (enabled && (!Number.isInteger(value) || value < 1 || value > 3650)) {
+        setProblem('Say after how many days: a whole number from 1 to 3650.');
+        return;
+      }
+      return save.mutateAsync({ removeSettledAfterDays: enabled ? value : null });
+    });
   };
 
   return (
@@ -60,7 +63,7 @@ function PolicyForm({ policy }: { policy: CleanupPolicy }) {
           }}
         />
         <span>days</span>
-        <button type="submit" className="button" aria-disabled={save.isPending || undefined}>
+        <button type="submit" className="button" aria-disabled={submission.pending || undefined}>
           Save policy
         </button>
         <span className="form-success" aria-live="polite">

@@ -9,6 +9,7 @@ import { FormField } from '../../ui/form-field';
 import { pluralize } from '../../ui/format';
 import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { listFew, shortSha } from '../runs/landing-format';
 import { landingSummary } from '../runs/landing-labels';
 import { effectiveStrategy, StrategyChoice } from '../runs/strategy-choice';
@@ -119,6 +120,8 @@ export function CompareLandDialog({
   const plan = useCompareLandingPlan(run.runId, target);
   const landRun = useLandRun();
   const commit = useCommitRunChanges();
+  // Commit, dry run again and land are one submission: a second click meanwhile does nothing.
+  const submission = useSingleSubmit();
   const [commitMessage, setCommitMessage] = useState<string | null>(null);
   const [commitProblem, setCommitProblem] = useState<string | null>(null);
   /** The commit Land made of the uncommitted files, and why landing stopped after it (the new dry run's answer). */
@@ -143,19 +146,18 @@ export function CompareLandDialog({
 
   const uncommitted = data?.holdings.uncommittedFiles ?? [];
   const effectiveCommitMessage = commitMessage ?? data?.commitMessage ?? '';
-  const busy = commit.isPending || landRun.isPending;
+  const busy = submission.pending;
 
   const land = (fresh: LandingPlan, strategyToUse: LandingStrategy, landMessage: string) =>
-    landRun.mutate(
-      {
+    landRun
+      .mutateAsync({
         runId: run.runId,
         target: fresh.target,
         strategy: strategyToUse,
         ...(strategyToUse === 'fast-forward' ? {} : { message: landMessage }),
         ...(discardIds.length > 0 ? { discardRunIds: discardIds } : {}),
-      },
-      { onSuccess: onLanded },
-    );
+      })
+      .then(onLanded);
 
   /**
    * Land with uncommitted files: they are committed on the run's branch first (the agent rarely
@@ -172,22 +174,23 @@ export function CompareLandDialog({
       ? 'The dry run could not be asked again.'
       : (landingBlocker(fresh) ?? (landWith === 'fast-forward' && !fresh.fastForward ? `${fresh.target} can no longer simply move forward: choose another strategy.` : null));
     setCommitted({ commit: made.commit, files: made.files, stoppedBy });
-    if (fresh && !stoppedBy) land(fresh, landWith, landMessage);
+    if (fresh && !stoppedBy) await land(fresh, landWith, landMessage);
   };
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (!data || busy || blocker || plan.isFetching) return;
-    if (uncommitted.length > 0 && !effectiveCommitMessage.trim()) {
-      setCommitProblem('A commit needs a message.');
-      return;
-    }
-    if (landWith !== 'fast-forward' && !effectiveMessage.trim()) {
-      setProblem('A merge or squash commit needs a message.');
-      return;
-    }
-    if (uncommitted.length > 0) void commitThenLand(effectiveMessage);
-    else land(data, landWith, effectiveMessage);
+    submission.submit(() => {
+      if (!data || blocker || plan.isFetching) return;
+      if (uncommitted.length > 0 && !effectiveCommitMessage.trim()) {
+        setCommitProblem('A commit needs a message.');
+        return;
+      }
+      if (landWith !== 'fast-forward' && !effectiveMessage.trim()) {
+        setProblem('A merge or squash commit needs a message.');
+        return;
+      }
+      return uncommitted.length > 0 ? commitThenLand(effectiveMessage) : land(data, landWith, effectiveMessage);
+    });
   };
 
   let body;

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { ChannelParsedInput } from '../../../shared/contract';
 import { OperatorError } from '../../../shared/errors';
@@ -132,6 +132,30 @@ describe('Compare: a task’s runs side by side', () => {
     expect(screen.getByText('Landed Codex writer’s run in main (squash). Your working copy was updated. Discarded 1 other run.')).toBeTruthy();
     // The dry run was asked for the run's own base branch (no target named).
     expect(client.inputsOf('getLandingPlan')[0]).toEqual({ runId: 'run_1' });
+  });
+
+  it('a double click on Land sends one landing: the second click is ignored while the first is on its way', async () => {
+    let answer!: () => void;
+    const { user, client } = showCompare({
+      getLandingPlan: ({ runId }) => aCleanLandingPlan({ runId }),
+      landRun: (input) =>
+        new Promise((resolve) => {
+          answer = () => resolve({ landing: landedIn('main'), workingCopyUpdated: true, discarded: input.discardRunIds ?? [] });
+        }),
+    });
+    await user.click(await screen.findByRole('button', { name: 'Land Codex writer' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Land Codex writer’s run' });
+    await within(dialog).findByText(/land cleanly in/);
+    const land = screen.getByRole('button', { name: 'Land and discard 1 other' });
+    // Two clicks in the same moment, before the console has drawn anything in between.
+    fireEvent.click(land);
+    fireEvent.click(land);
+    await user.dblClick(land);
+    expect(await within(dialog).findByText('Landing…')).toBeTruthy();
+    expect(land.getAttribute('aria-disabled')).toBe('true');
+    answer();
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(client.inputsOf('landRun')).toHaveLength(1);
   });
 
   it('Land this one on a run that left uncommitted files commits them first with the editable message, asks the dry run again, then lands', async () => {

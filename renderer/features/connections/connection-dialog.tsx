@@ -5,6 +5,7 @@ import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { DialogFormFooter } from '../../ui/dialog-form-footer';
 import { ModalDialog } from '../../ui/modal-dialog';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { ConnectionAgentsField } from './connection-agents-field';
 import {
   connectionFormForAgent,
@@ -63,7 +64,7 @@ export function ConnectionDialog({
   };
   const createConnection = useCreateConnection(readSecret);
   const updateConnection = useUpdateConnection(readSecret);
-  const saving = createConnection.isPending || updateConnection.isPending;
+  const { pending: saving, submit: submitOnce } = useSingleSubmit();
   const failed = mode === 'create' ? createConnection : updateConnection;
   const formId = useId();
   const fieldRefs = useRef(new Map<ConnectionFormField, HTMLElement>());
@@ -90,34 +91,34 @@ export function ConnectionDialog({
     // Opened from another form (New agent), portalled out of it in the page but not in React's tree:
     // its submit must not bubble on and submit that form too.
     event.stopPropagation();
-    if (saving) return;
-    const found = connectionFormProblems(values, readSecret(), mode, forNewAgent);
-    setProblems(found);
-    const first = firstProblem(found);
-    if (first) {
-      fieldRefs.current.get(first)?.focus();
-      return;
-    }
-    const onSuccess = (saved: AiConnection) => {
-      wipeSecret();
-      onSaved(saved);
-    };
-    if (!connection) {
-      // The key is read by the mutation itself (readSecret): it is not part of what the cache keeps.
-      const { secret: _secret, ...input } = createConnectionInput(values, '');
-      // The agent it is made for is always among the chosen ones (a new agent joins when it is created).
-      if (forAgent?.id && input.agentScope === 'chosen' && !input.agentIds?.includes(forAgent.id)) {
-        input.agentIds = [...(input.agentIds ?? []), forAgent.id];
+    submitOnce(() => {
+      const found = connectionFormProblems(values, readSecret(), mode, forNewAgent);
+      setProblems(found);
+      const first = firstProblem(found);
+      if (first) {
+        fieldRefs.current.get(first)?.focus();
+        return;
       }
-      createConnection.mutate(input, { onSuccess });
-      return;
-    }
-    const { secret: _secret, ...input } = updateConnectionInput(connection, values, '');
-    if (isEmptyUpdate(input) && !readSecret()) {
-      setUnchanged(true);
-      return;
-    }
-    updateConnection.mutate(input, { onSuccess });
+      const onSuccess = (saved: AiConnection) => {
+        wipeSecret();
+        onSaved(saved);
+      };
+      if (!connection) {
+        // The key is read by the mutation itself (readSecret): it is not part of what the cache keeps.
+        const { secret: _secret, ...input } = createConnectionInput(values, '');
+        // The agent it is made for is always among the chosen ones (a new agent joins when it is created).
+        if (forAgent?.id && input.agentScope === 'chosen' && !input.agentIds?.includes(forAgent.id)) {
+          input.agentIds = [...(input.agentIds ?? []), forAgent.id];
+        }
+        return createConnection.mutateAsync(input).then(onSuccess);
+      }
+      const { secret: _secret, ...input } = updateConnectionInput(connection, values, '');
+      if (isEmptyUpdate(input) && !readSecret()) {
+        setUnchanged(true);
+        return;
+      }
+      return updateConnection.mutateAsync(input).then(onSuccess);
+    });
   };
 
   const secretName = secretFieldLabel(values.method);

@@ -6,6 +6,7 @@ import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { DialogFormFooter } from '../../ui/dialog-form-footer';
 import { ModalDialog } from '../../ui/modal-dialog';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import {
   emptyEnvironmentForm,
   environmentFormFromEnvironment,
@@ -43,7 +44,7 @@ export function EnvironmentDialog({
   const [problems, setProblems] = useState<EnvironmentFormProblems>({});
   const create = useCreateEnvironment();
   const update = useUpdateEnvironment();
-  const saving = create.isPending || update.isPending;
+  const { pending: saving, submit: submitOnce } = useSingleSubmit();
   const failed = environment ? update : create;
   const formId = useId();
   const nameRef = useRef<HTMLInputElement>(null);
@@ -82,24 +83,22 @@ export function EnvironmentDialog({
 
   const submit = (event?: FormEvent<HTMLFormElement>) => {
     event?.preventDefault();
-    if (saving) return;
-    const found = environmentFormProblems(values);
-    setProblems(found);
-    const first = firstEnvironmentProblem(found);
-    if (first) {
-      fieldRefs[first].current?.focus();
-      return;
-    }
-    if (!environment) {
-      create.mutate(environmentInput(values), { onSuccess: (saved) => onSaved(saved, true) });
-      return;
-    }
-    const changes = environmentUpdate(environment, values);
-    if (!changes) {
-      onSaved(environment, false);
-      return;
-    }
-    update.mutate(changes, { onSuccess: (saved) => onSaved(saved, true) });
+    submitOnce(() => {
+      const found = environmentFormProblems(values);
+      setProblems(found);
+      const first = firstEnvironmentProblem(found);
+      if (first) {
+        fieldRefs[first].current?.focus();
+        return;
+      }
+      if (!environment) return create.mutateAsync(environmentInput(values)).then((saved) => onSaved(saved, true));
+      const changes = environmentUpdate(environment, values);
+      if (!changes) {
+        onSaved(environment, false);
+        return;
+      }
+      return update.mutateAsync(changes).then((saved) => onSaved(saved, true));
+    });
   };
 
   const submitOnCtrlEnter = (event: KeyboardEvent<HTMLTextAreaElement>) => {

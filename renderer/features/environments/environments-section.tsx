@@ -242,10 +242,9 @@ function DeleteEnvironmentDialog({
         </p>
       }
       confirmLabel="Delete"
-      pending={deleteEnvironment.isPending}
       error={deleteEnvironment.error}
       errorPrefix="Could not delete the environment."
-      onConfirm={() => deleteEnvironment.mutate(environment.id, { onSuccess: onDeleted })}
+      onConfirm={() => deleteEnvironment.mutateAsync(environment.id).then(onDeleted)}
       onClose={onClose}
     />
   );

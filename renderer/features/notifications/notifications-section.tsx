@@ -5,6 +5,7 @@ import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 import { ErrorAlert } from '../../ui/error-alert';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { attentionEventLabels, permissionText } from './notification-labels';
 import { browserNotificationApi, notificationPermission, type NotificationPermissionState } from './show-notification';
 import { useNotificationSettings, useSetNotificationSettings } from './use-notification-settings';
@@ -69,6 +70,7 @@ function BrowserPermission() {
 
 function SettingsForm({ settings }: { settings: NotificationSettings }) {
   const save = useSetNotificationSettings();
+  const submission = useSingleSubmit();
   const [draft, setDraft] = useState(settings);
   const legendId = useId();
   const update = (next: NotificationSettings) => {
@@ -77,7 +79,7 @@ function SettingsForm({ settings }: { settings: NotificationSettings }) {
   };
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (!save.isPending) save.mutate(draft);
+    submission.submit(() => save.mutateAsync(draft));
   };
 
   return (
@@ -107,7 +109,7 @@ function SettingsForm({ settings }: { settings: NotificationSettings }) {
       </label>
       <p className="field__hint">Each event notifies once; many at once (runs ending together) become one summary.</p>
       <div>
-        <button type="submit" className="button button--primary" aria-disabled={save.isPending || undefined}>
+        <button type="submit" className="button button--primary" aria-disabled={submission.pending || undefined}>
           Save notification settings
         </button>{' '}
         <span className="form-success" aria-live="polite">

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { VariableLayer } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { useConsoleVariables, useLayerVariables, useSetLayerVariables } from './use-project-setup';
 import { rowsFromVariables, variableRowProblems, variablesInput, type VariableRow } from './variables-form';
 
@@ -52,6 +53,7 @@ function VariablesForm({
   const [problems, setProblems] = useState<ReturnType<typeof variableRowProblems>>(new Map());
   const [saved, setSaved] = useState<string | null>(null);
   const save = useSetLayerVariables(layer, ownerId);
+  const submission = useSingleSubmit();
   const headingId = useId();
   const hintId = useId();
   const addButton = useRef<HTMLButtonElement>(null);
@@ -84,19 +86,18 @@ function VariablesForm({
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (save.isPending) return;
-    const found = variableRowProblems(rows, consoleVariables);
-    setProblems(found);
-    if (found.size > 0) {
-      const first = rows.find((row) => found.has(row.key));
-      if (first) nameInputs.current.get(first.key)?.focus();
-      return;
-    }
-    save.mutate(variablesInput(rows), {
-      onSuccess: (next) => {
+    submission.submit(() => {
+      const found = variableRowProblems(rows, consoleVariables);
+      setProblems(found);
+      if (found.size > 0) {
+        const first = rows.find((row) => found.has(row.key));
+        if (first) nameInputs.current.get(first.key)?.focus();
+        return;
+      }
+      return save.mutateAsync(variablesInput(rows)).then((next) => {
         setRows(rowsFromVariables(next, nextKey));
         setSaved(next.length === 0 ? `Saved: ${ownerName} has no variables.` : `Saved ${next.length} variable${next.length === 1 ? '' : 's'} for ${ownerName}.`);
-      },
+      });
     });
   };
 
@@ -188,10 +189,10 @@ function VariablesForm({
         <button ref={addButton} type="button" className="button" onClick={add}>
           Add variable
         </button>
-        <button type="submit" className="button button--primary" aria-disabled={save.isPending || undefined}>
+        <button type="submit" className="button button--primary" aria-disabled={submission.pending || undefined}>
           Save variables
         </button>
-        {save.isPending ? <span className="form-card__progress">Saving…</span> : null}
+        {submission.pending ? <span className="form-card__progress">Saving…</span> : null}
         <p className="form-success" aria-live="polite">
           {saved}
         </p>

@@ -6,6 +6,7 @@ import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { pluralize } from '../../ui/format';
 import { ModalDialog } from '../../ui/modal-dialog';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { listFew } from './landing-format';
 import { useCommitRunChanges } from './use-landing';
 
@@ -27,19 +28,21 @@ export function CommitDialog({
   const [message, setMessage] = useState(plan.commitMessage);
   const [problem, setProblem] = useState<string | undefined>();
   const commit = useCommitRunChanges();
+  const submission = useSingleSubmit();
   const formId = useId();
   const messageRef = useRef<HTMLTextAreaElement>(null);
   const files = plan.holdings.uncommittedFiles;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (commit.isPending) return;
-    if (!message.trim()) {
-      setProblem('A commit needs a message.');
-      messageRef.current?.focus();
-      return;
-    }
-    commit.mutate({ runId, message }, { onSuccess: onCommitted });
+    submission.submit(() => {
+      if (!message.trim()) {
+        setProblem('A commit needs a message.');
+        messageRef.current?.focus();
+        return;
+      }
+      return commit.mutateAsync({ runId, message }).then(onCommitted);
+    });
   };
 
   return (
@@ -54,7 +57,7 @@ export function CommitDialog({
       onClose={onClose}
       initialFocusRef={messageRef}
       className="landing-dialog"
-      footer={<DialogFormFooter formId={formId} saving={commit.isPending} submitLabel="Commit" onCancel={onClose} />}
+      footer={<DialogFormFooter formId={formId} saving={submission.pending} submitLabel="Commit" onCancel={onClose} />}
     >
       <form id={formId} className="dialog-form" onSubmit={submit} noValidate>
         <FormField label="Commit message" problem={problem} hint="The first line is the subject.">

@@ -27,11 +27,10 @@ export function DiscardDialog({ run, holdings, branch, onClose }: { run: RunDeta
         </p>
       }
       confirmLabel="Discard"
-      pending={discard.isPending}
       pendingNote="Removing the run’s files…"
       error={discard.error}
       errorPrefix="Could not discard the run."
-      onConfirm={() => discard.mutate(run.id, { onSuccess: onClose })}
+      onConfirm={() => discard.mutateAsync(run.id).then(onClose)}
       onClose={onClose}
     >
       {uncommittedFiles.length > 0 || unlandedCommits.length > 0 ? (

@@ -4,6 +4,7 @@ import type { LandingPlan, LandingStrategy } from '../../../shared/landing';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { Loading, QueryError } from '../../ui/query-error';
 import { defaultLandTarget, dryRunAnswer, landRefusedReason, shortSha, strategyLabels } from './landing-format';
 import { effectiveStrategy, StrategyChoice } from './strategy-choice';
@@ -39,6 +40,7 @@ export function LandDialog({
   const [editedMessage, setEditedMessage] = useState<string | null>(null);
   const [messageProblem, setMessageProblem] = useState<string | undefined>();
   const land = useLandRun();
+  const submission = useSingleSubmit();
   const [landed, setLanded] = useState<{ result: Landed; checkoutPath: string | null } | null>(null);
   const formId = useId();
   const reasonId = useId();
@@ -49,24 +51,21 @@ export function LandDialog({
   const strategy = effectiveStrategy(chosenStrategy, fastForward);
   const message = editedMessage ?? plan?.landMessage ?? '';
   const refused = plan ? landRefusedReason(plan) : 'The dry run for this branch has not answered yet.';
-  const blocked = refused !== null || land.isPending;
+  const blocked = refused !== null || submission.pending;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (blocked || !plan) return;
-    if (strategy !== 'fast-forward' && !message.trim()) {
-      setMessageProblem('A merge or squash commit needs a message.');
-      return;
-    }
-    land.mutate(
-      { runId, target: plan.target, strategy, ...(strategy === 'fast-forward' ? {} : { message }) },
-      {
-        onSuccess: (result) => {
-          setLanded({ result, checkoutPath: plan.checkout?.path ?? null });
-          requestAnimationFrame(() => closeRef.current?.focus());
-        },
-      },
-    );
+    submission.submit(() => {
+      if (refused !== null || !plan) return;
+      if (strategy !== 'fast-forward' && !message.trim()) {
+        setMessageProblem('A merge or squash commit needs a message.');
+        return;
+      }
+      return land.mutateAsync({ runId, target: plan.target, strategy, ...(strategy === 'fast-forward' ? {} : { message }) }).then((result) => {
+        setLanded({ result, checkoutPath: plan.checkout?.path ?? null });
+        requestAnimationFrame(() => closeRef.current?.focus());
+      });
+    });
   };
 
   if (landed) {

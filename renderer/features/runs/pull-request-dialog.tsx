@@ -3,6 +3,7 @@ import { DialogFormFooter } from '../../ui/dialog-form-footer';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { useCreatePullRequest } from './use-landing';
 
 /** Create pull request: a title and a body for `gh pr create` on the pushed branch. */
@@ -25,18 +26,20 @@ export function PullRequestDialog({
   const [body, setBody] = useState(initialBody);
   const [problem, setProblem] = useState<string | undefined>();
   const create = useCreatePullRequest();
+  const submission = useSingleSubmit();
   const formId = useId();
   const titleRef = useRef<HTMLInputElement>(null);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (create.isPending) return;
-    if (!title.trim()) {
-      setProblem('A pull request needs a title.');
-      titleRef.current?.focus();
-      return;
-    }
-    create.mutate({ runId, title, body }, { onSuccess: (result) => onCreated(result.url) });
+    submission.submit(() => {
+      if (!title.trim()) {
+        setProblem('A pull request needs a title.');
+        titleRef.current?.focus();
+        return;
+      }
+      return create.mutateAsync({ runId, title, body }).then((result) => onCreated(result.url));
+    });
   };
 
   return (
@@ -50,7 +53,7 @@ export function PullRequestDialog({
       onClose={onClose}
       initialFocusRef={titleRef}
       className="landing-dialog"
-      footer={<DialogFormFooter formId={formId} saving={create.isPending} submitLabel="Create pull request" onCancel={onClose} />}
+      footer={<DialogFormFooter formId={formId} saving={submission.pending} submitLabel="Create pull request" onCancel={onClose} />}
     >
       <form id={formId} className="dialog-form" onSubmit={submit} noValidate>
         <FormField label="Title" problem={problem}>

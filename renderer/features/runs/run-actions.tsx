@@ -3,6 +3,7 @@ import { useLocation } from 'wouter';
 import type { RunDetail } from '../../../shared/entities';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { ErrorAlert } from '../../ui/error-alert';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { useAgent } from '../agents/use-agents';
 import { CompareRunsLink } from '../compare/compare-runs-link';
 import { BackToRuns } from './back-to-runs';
@@ -18,11 +19,10 @@ function ArchiveRunDialog({ run, onClose }: { run: RunDetail; onClose: () => voi
       title="Archive run"
       description={<p>Archive this run? Its record stays; its working folder and its repository (the run’s branch and commits) are removed, so it cannot be resumed.</p>}
       confirmLabel="Archive"
-      pending={archiveRun.isPending}
       pendingNote="Removing the worktree…"
       error={archiveRun.error}
       errorPrefix="Could not archive the run."
-      onConfirm={() => archiveRun.mutate(run.id, { onSuccess: onClose })}
+      onConfirm={() => archiveRun.mutateAsync(run.id).then(onClose)}
       onClose={onClose}
     />
   );
@@ -36,11 +36,10 @@ function DeleteRunDialog({ run, onClose }: { run: RunDetail; onClose: () => void
       title="Delete run"
       description={<p>Delete this run? Its record, output, working folder and repository are removed.</p>}
       confirmLabel="Delete"
-      pending={deleteRun.isPending}
       pendingNote="Removing the run and its worktree…"
       error={deleteRun.error}
       errorPrefix="Could not delete the run."
-      onConfirm={() => deleteRun.mutate(run.id, { onSuccess: () => navigate('/runs') })}
+      onConfirm={() => deleteRun.mutateAsync(run.id).then(() => navigate('/runs'))}
       onClose={onClose}
     />
   );
@@ -57,7 +56,8 @@ export function RunActions({ run }: { run: RunDetail }) {
   const agent = useAgent(run.agentId);
   const goTo = useGoToRun(run.id);
   const [confirming, setConfirming] = useState<'archive' | 'delete' | null>(null);
-  const busy = stopRun.isPending || resumeRun.isPending || startRun.isPending;
+  // Resume, Run again and Stop: one at a time, and each once (a double click on Run again would start two runs).
+  const { pending: busy, submit } = useSingleSubmit();
   const failed = [
     { mutation: stopRun, prefix: 'Could not stop the run.' },
     { mutation: resumeRun, prefix: 'Could not resume the run.' },
@@ -88,9 +88,7 @@ export function RunActions({ run }: { run: RunDetail }) {
             type="button"
             className="button button--primary"
             aria-disabled={busy || undefined}
-            onClick={() => {
-              if (!busy) resumeRun.mutate({ runId: run.id }, { onSuccess: (next) => goTo(next.id) });
-            }}
+            onClick={() => submit(() => resumeRun.mutateAsync({ runId: run.id }).then((next) => goTo(next.id)))}
           >
             Resume
           </button>
@@ -100,9 +98,7 @@ export function RunActions({ run }: { run: RunDetail }) {
             type="button"
             className={`button${canResumeRun(run) ? '' : ' button--primary'}`}
             aria-disabled={busy || undefined}
-            onClick={() => {
-              if (!busy) startRun.mutate({ taskId: run.taskId, agentId: run.agentId }, { onSuccess: (next) => goTo(next.id) });
-            }}
+            onClick={() => submit(() => startRun.mutateAsync({ taskId: run.taskId, agentId: run.agentId }).then((next) => goTo(next.id)))}
           >
             Run again
           </button>
@@ -112,9 +108,7 @@ export function RunActions({ run }: { run: RunDetail }) {
             type="button"
             className="button button--danger"
             aria-disabled={busy || undefined}
-            onClick={() => {
-              if (!busy) stopRun.mutate(run.id);
-            }}
+            onClick={() => submit(() => stopRun.mutateAsync(run.id))}
           >
             Stop
           </button>

@@ -2,6 +2,7 @@ import type { RunDetail } from '../../../shared/entities';
 import { actionRoute } from '../../../shared/routes';
 import { ErrorAlert } from '../../ui/error-alert';
 import { safeActionHref } from '../../ui/error-message';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { canResumeRun } from './run-detail-format';
 import { useGoToRun } from './use-go-to-run';
 import { useResumeRun } from './use-runs';
@@ -9,16 +10,15 @@ import { useResumeRun } from './use-runs';
 /** A stranded run that can be resumed: Resume, where the operator reads what happened, with what it does. */
 function StrandedResume({ run }: { run: RunDetail }) {
   const resumeRun = useResumeRun();
+  const submission = useSingleSubmit();
   const goTo = useGoToRun(run.id);
   return (
     <div className="run-failure__action">
       <button
         type="button"
         className="button button--primary"
-        aria-disabled={resumeRun.isPending || undefined}
-        onClick={() => {
-          if (!resumeRun.isPending) resumeRun.mutate({ runId: run.id }, { onSuccess: (next) => goTo(next.id) });
-        }}
+        aria-disabled={submission.pending || undefined}
+        onClick={() => submission.submit(() => resumeRun.mutateAsync({ runId: run.id }).then((next) => goTo(next.id)))}
       >
         Resume
       </button>

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
 import { OperatorError } from '../../../shared/errors';
@@ -314,5 +314,73 @@ describe('landing a run from its Changes', () => {
     );
     expect(within(panel).getAllByRole('button').map((button) => button.textContent)).toEqual(['Refresh changes']);
     expect(client.inputsOf('getLandingPlan')).toEqual([]);
+  });
+});
+
+/** An answer the test gives when it chooses: the request stays on its way until then. */
+function heldAnswer<T>(value: T) {
+  let release!: () => void;
+  const answered = new Promise<void>((resolve) => (release = resolve));
+  return { answer: () => answered.then(() => value), release };
+}
+
+describe('a double click sends one request', () => {
+  it('Commit, Land, Push branch and Discard each send theirs once, however fast the second click comes', async () => {
+    const dirty = aLandingPlan({ holdings: { uncommittedFiles: ['src/refund.ts'], unlandedCommits: [], diskBytes: null }, remote: { name: 'origin', url: 'git@github.com:ada/shop.git' } });
+    const commit = heldAnswer({ commit: 'd4e5f60718293a4b5c6d7e8f9012345678901a2b', files: ['src/refund.ts'] });
+    const push = heldAnswer(aRunLanding());
+    const discard = heldAnswer(aRun({ landing: { ...aRun().landing, state: 'discarded', discardedAt: '2026-03-02T09:20:00.000Z' } }));
+    let committed = false;
+    const { user, panel, client } = showChanges({
+      getLandingPlan: () => (committed ? aLandingPlan({ remote: { name: 'origin', url: 'git@github.com:ada/shop.git' } }) : dirty),
+      commitRunChanges: () => commit.answer().finally(() => (committed = true)),
+      pushRunBranch: push.answer,
+      discardRun: discard.answer,
+    });
+
+    await user.click(await within(panel).findByRole('button', { name: 'Commit…' }));
+    const commitDialog = screen.getByRole('dialog', { name: 'Commit the run’s changes' });
+    const commitButton = within(commitDialog).getByRole('button', { name: 'Commit' });
+    // Two clicks in the same instant, before anything is drawn in between; then another one later.
+    fireEvent.click(commitButton);
+    fireEvent.click(commitButton);
+    expect(await within(commitDialog).findByText('Saving…')).toBeTruthy();
+    await user.click(commitButton);
+    commit.release();
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(client.inputsOf('commitRunChanges')).toHaveLength(1);
+
+    const pushButton = await within(panel).findByRole('button', { name: 'Push branch' });
+    fireEvent.click(pushButton);
+    fireEvent.click(pushButton);
+    push.release();
+    await vi.waitFor(() => expect(pushButton.getAttribute('aria-disabled')).toBeNull());
+    expect(client.inputsOf('pushRunBranch')).toHaveLength(1);
+
+    await user.click(within(panel).getByRole('button', { name: 'Discard…' }));
+    const discardDialog = screen.getByRole('alertdialog', { name: 'Discard the run’s work' });
+    const discardButton = within(discardDialog).getByRole('button', { name: 'Discard' });
+    fireEvent.click(discardButton);
+    fireEvent.click(discardButton);
+    expect(await within(discardDialog).findByText('Removing the run’s files…')).toBeTruthy();
+    expect(discardButton.getAttribute('aria-disabled')).toBe('true');
+    discard.release();
+    await vi.waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(client.inputsOf('discardRun')).toHaveLength(1);
+  });
+
+  it('Land sends one landing for a double click on its button', async () => {
+    const landed = heldAnswer({ landing: aRunLanding(), workingCopyUpdated: false, discarded: [] });
+    const { user, panel, client } = showChanges({ landRun: landed.answer });
+    const dialog = await openLandDialog(user, panel);
+    const land = within(dialog).getByRole('button', { name: 'Land' });
+    fireEvent.click(land);
+    fireEvent.click(land);
+    expect(await within(dialog).findByText('Landing…')).toBeTruthy();
+    expect(land.getAttribute('aria-disabled')).toBe('true');
+    await user.click(land);
+    landed.release();
+    expect(await screen.findByRole('dialog', { name: 'Landed' })).toBeTruthy();
+    expect(client.inputsOf('landRun')).toEqual([{ runId: 'run_1', target: 'main', strategy: 'fast-forward' }]);
   });
 });

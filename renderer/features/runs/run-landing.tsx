@@ -5,6 +5,7 @@ import type { LandingPlan, RunLanding } from '../../../shared/landing';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp, pluralize } from '../../ui/format';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { CommitDialog } from './commit-dialog';
 import { DiscardDialog } from './discard-dialog';
 import { LandDialog } from './land-dialog';
@@ -110,6 +111,7 @@ function ReasonedButton({ label, reason, onClick, className = 'button button--sm
 function RunConflicts({ run, plan, onOpenFolder }: { run: RunDetail; plan: LandingPlan; onOpenFolder: () => void }) {
   const headingId = useId();
   const resolve = useResolveRunConflicts();
+  const submission = useSingleSubmit();
   const [, navigate] = useLocation();
   return (
     <section className="callout callout--warning run-landing__conflicts" aria-labelledby={headingId}>
@@ -127,20 +129,16 @@ function RunConflicts({ run, plan, onOpenFolder }: { run: RunDetail; plan: Landi
         <button
           type="button"
           className="button button--small button--primary"
-          aria-disabled={resolve.isPending || undefined}
-          onClick={() => {
-            if (resolve.isPending) return;
-            resolve.mutate(
-              { runId: run.id, target: plan.target },
-              {
-                onSuccess: (next) => {
-                  // To the run's new turn: its output, at the top of its page.
-                  navigate(`/runs/${encodeURIComponent(next.id)}`);
-                  requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-page-heading]')?.focus());
-                },
-              },
-            );
-          }}
+          aria-disabled={submission.pending || undefined}
+          onClick={() =>
+            submission.submit(() =>
+              resolve.mutateAsync({ runId: run.id, target: plan.target }).then((next) => {
+                // To the run's new turn: its output, at the top of its page.
+                navigate(`/runs/${encodeURIComponent(next.id)}`);
+                requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-page-heading]')?.focus());
+              }),
+            )
+          }
         >
           Ask the agent to resolve
         </button>
@@ -179,6 +177,7 @@ export function RunLandingBar({
   const planQuery = useLandingPlan(run.id, undefined, actionable);
   const plan = planQuery.data;
   const push = usePushRunBranch();
+  const pushing = useSingleSubmit();
   const [dialog, setDialog] = useState<OpenDialog | null>(landRequest ? { kind: 'land', target: landRequest.target } : null);
   const [committed, setCommitted] = useState<string | null>(null);
   // What an action answered, until the run's own refetch brings it (keyed by the landing it replaced).
@@ -232,10 +231,8 @@ export function RunLandingBar({
                     <button
                       type="button"
                       className="button button--small"
-                      aria-disabled={push.isPending || undefined}
-                      onClick={() => {
-                        if (!push.isPending) push.mutate(run.id, { onSuccess: showAnswer });
-                      }}
+                      aria-disabled={pushing.pending || undefined}
+                      onClick={() => pushing.submit(() => push.mutateAsync(run.id).then(showAnswer))}
                     >
                       Push branch
                     </button>

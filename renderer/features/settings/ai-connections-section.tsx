@@ -255,10 +255,9 @@ function DeleteConnectionDialog({ connection, onClose, onDeleted }: { connection
         </p>
       }
       confirmLabel="Delete"
-      pending={deleteConnection.isPending}
       error={deleteConnection.error}
       errorPrefix="Could not delete the connection."
-      onConfirm={() => deleteConnection.mutate(connection.id, { onSuccess: onDeleted })}
+      onConfirm={() => deleteConnection.mutateAsync(connection.id).then(onDeleted)}
       onClose={onClose}
     />
   );

@@ -6,6 +6,7 @@ import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { GitTag } from '../projects/project-tags';
 import { useProjectSetup, useUpdateProjectSetup } from '../projects/use-project-setup';
 import { useProjects } from '../projects/use-projects';
@@ -69,6 +70,7 @@ function ProjectSetupForm({ project, setup, field }: { project: Project; setup: 
   const [patternProblem, setPatternProblem] = useState<string | undefined>();
   const [saved, setSaved] = useState<string | null>(null);
   const update = useUpdateProjectSetup();
+  const submission = useSingleSubmit();
   const patternsInput = useRef<HTMLTextAreaElement>(null);
   const commandInput = useRef<HTMLTextAreaElement>(null);
 
@@ -81,29 +83,25 @@ function ProjectSetupForm({ project, setup, field }: { project: Project; setup: 
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (update.isPending) return;
-    setSaved(null);
-    const lines = patterns
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line !== '');
-    const problem = lines.map(copyPatternProblem).find((found) => found !== null);
-    if (problem) {
-      setPatternProblem(problem);
-      patternsInput.current?.focus();
-      return;
-    }
-    setPatternProblem(undefined);
-    update.mutate(
-      { projectId: project.id, copyPatterns: lines, setupCommand: command },
-      {
-        onSuccess: (next) => {
-          setPatterns(next.copyPatterns.join('\n'));
-          setCommand(next.setupCommand ?? '');
-          setSaved(`Saved the setup of ${project.name}. New runs get it.`);
-        },
-      },
-    );
+    submission.submit(() => {
+      setSaved(null);
+      const lines = patterns
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+      const problem = lines.map(copyPatternProblem).find((found) => found !== null);
+      if (problem) {
+        setPatternProblem(problem);
+        patternsInput.current?.focus();
+        return;
+      }
+      setPatternProblem(undefined);
+      return update.mutateAsync({ projectId: project.id, copyPatterns: lines, setupCommand: command }).then((next) => {
+        setPatterns(next.copyPatterns.join('\n'));
+        setCommand(next.setupCommand ?? '');
+        setSaved(`Saved the setup of ${project.name}. New runs get it.`);
+      });
+    });
   };
 
   return (
@@ -159,10 +157,10 @@ function ProjectSetupForm({ project, setup, field }: { project: Project; setup: 
         )}
       </FormField>
       <div className="form-card__actions">
-        <button type="submit" className="button button--primary" aria-disabled={update.isPending || undefined}>
+        <button type="submit" className="button button--primary" aria-disabled={submission.pending || undefined}>
           Save setup
         </button>
-        {update.isPending ? <span className="form-card__progress">Saving…</span> : null}
+        {submission.pending ? <span className="form-card__progress">Saving…</span> : null}
         <p className="form-success" aria-live="polite">
           {saved}
         </p>

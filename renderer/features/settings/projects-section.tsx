@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { EmptyState } from '../../ui/empty-state';
 import { operatorMessage } from '../../ui/error-message';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { GitTag } from '../projects/project-tags';
 import { useAddProject, useProjects, useRemoveProject } from '../projects/use-projects';
 import { FolderBrowserDialog } from './folder-browser-dialog';
@@ -43,31 +44,33 @@ function AddProjectForm() {
   const folderBrowserOpen = useUiStore((state) => state.folderBrowserOpen);
   const setFolderBrowserOpen = useUiStore((state) => state.setFolderBrowserOpen);
   const addProject = useAddProject();
+  const submission = useSingleSubmit();
   const pathInput = useRef<HTMLInputElement>(null);
   const ids = { heading: useId(), path: useId(), name: useId(), nameHint: useId(), pathHint: useId() };
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (addProject.isPending) return;
-    setAdded(null);
-    const folder = path.trim();
-    if (!folder) {
-      setProblem('Type the path of a project folder, or choose one with Browse….');
-      pathInput.current?.focus();
-      return;
-    }
-    setProblem(null);
-    const label = name.trim();
-    addProject.mutate(label ? { path: folder, name: label } : { path: folder }, {
-      onSuccess: (project) => {
-        setPath('');
-        setName('');
-        setAdded(`Added ${project.name}.`);
-      },
-      onError: (error) => {
-        setProblem(operatorMessage(error));
+    submission.submit(() => {
+      setAdded(null);
+      const folder = path.trim();
+      if (!folder) {
+        setProblem('Type the path of a project folder, or choose one with Browse….');
         pathInput.current?.focus();
-      },
+        return;
+      }
+      setProblem(null);
+      const label = name.trim();
+      return addProject.mutateAsync(label ? { path: folder, name: label } : { path: folder }).then(
+        (project) => {
+          setPath('');
+          setName('');
+          setAdded(`Added ${project.name}.`);
+        },
+        (error: unknown) => {
+          setProblem(operatorMessage(error));
+          pathInput.current?.focus();
+        },
+      );
     });
   };
 
@@ -122,10 +125,10 @@ function AddProjectForm() {
           </p>
         </div>
         <div className="form-card__actions">
-          <button type="submit" className="button button--primary" aria-disabled={addProject.isPending || undefined}>
+          <button type="submit" className="button button--primary" aria-disabled={submission.pending || undefined}>
             Add project
           </button>
-          {addProject.isPending ? <span className="form-card__progress">Adding…</span> : null}
+          {submission.pending ? <span className="form-card__progress">Adding…</span> : null}
         </div>
         {problem ? (
           <p className="form-error" role="alert">
@@ -216,9 +219,8 @@ function RemoveProjectDialog({ project, onClose }: { project: Project; onClose: 
       title="Remove project"
       description={<p>{removeProjectQuestion(project.name)}</p>}
       confirmLabel="Remove"
-      pending={removeProject.isPending}
       error={removeProject.error}
-      onConfirm={() => removeProject.mutate(project.id, { onSuccess: onClose })}
+      onConfirm={() => removeProject.mutateAsync(project.id).then(onClose)}
       onClose={onClose}
     >
       <p className="modal__detail">

@@ -9,6 +9,7 @@ import { pluralize } from '../../ui/format';
 import { ModalDialog } from '../../ui/modal-dialog';
 import { Loading, QueryError } from '../../ui/query-error';
 import { StatusBadge } from '../../ui/status-badge';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { useAgents } from '../agents/use-agents';
 import { useCatalog, providerDisplayName } from '../agents/use-catalog';
 import { useStartRun, useStartRuns } from '../runs/use-runs';
@@ -81,7 +82,7 @@ export function RunTaskDialog({ task, onClose }: { task: Task; onClose: () => vo
   const ticked = (chosen ?? (fallback ? [fallback] : [])).filter((id) => list.some((agent) => agent.id === id));
   // Started in the order the agents are listed, whatever order they were ticked in.
   const agentIds = list.filter((agent) => ticked.includes(agent.id)).map((agent) => agent.id);
-  const pending = startRun.isPending || startRuns.isPending;
+  const { pending, submit: submitOnce } = useSingleSubmit();
   const failed = startRun.isError ? startRun.error : startRuns.isError ? startRuns.error : null;
   const compareRoute = actionPath({ kind: 'task-compare', taskId: task.id });
 
@@ -92,30 +93,26 @@ export function RunTaskDialog({ task, onClose }: { task: Task; onClose: () => vo
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (pending) return;
-    if (agentIds.length === 0) {
-      setProblem('Tick at least one agent to run the task on.');
-      return;
-    }
-    if (agentIds.length > maxAgentsAtOnce) {
-      setProblem(`One Run starts at most ${maxAgentsAtOnce} agents; untick ${agentIds.length - maxAgentsAtOnce}.`);
-      return;
-    }
-    remember(agentIds[0]!);
-    if (agentIds.length === 1) {
-      startRun.mutate({ taskId: task.id, agentId: agentIds[0]! }, { onSuccess: (run) => navigate(actionPath({ kind: 'run', runId: run.id })) });
-      return;
-    }
-    startRuns.mutate(
-      { taskId: task.id, agentIds },
-      {
-        onSuccess: ({ runs }) => {
-          if (runs.some((run) => run.status === 'refused')) setOutcome(runs);
-          else if (runs.length > 1) navigate(compareRoute);
-          else if (runs[0]) navigate(actionPath({ kind: 'run', runId: runs[0].id }));
-        },
-      },
-    );
+    // A second click while the runs start would start them twice.
+    submitOnce(() => {
+      if (agentIds.length === 0) {
+        setProblem('Tick at least one agent to run the task on.');
+        return;
+      }
+      if (agentIds.length > maxAgentsAtOnce) {
+        setProblem(`One Run starts at most ${maxAgentsAtOnce} agents; untick ${agentIds.length - maxAgentsAtOnce}.`);
+        return;
+      }
+      remember(agentIds[0]!);
+      if (agentIds.length === 1) {
+        return startRun.mutateAsync({ taskId: task.id, agentId: agentIds[0]! }).then((run) => navigate(actionPath({ kind: 'run', runId: run.id })));
+      }
+      return startRuns.mutateAsync({ taskId: task.id, agentIds }).then(({ runs }) => {
+        if (runs.some((run) => run.status === 'refused')) setOutcome(runs);
+        else if (runs.length > 1) navigate(compareRoute);
+        else if (runs[0]) navigate(actionPath({ kind: 'run', runId: runs[0].id }));
+      });
+    });
   };
 
   let body;

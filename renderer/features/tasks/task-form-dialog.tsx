@@ -3,6 +3,7 @@ import type { Project, Task } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { ModalDialog } from '../../ui/modal-dialog';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import {
   createTaskInput,
   emptyTaskForm,
@@ -24,6 +25,7 @@ export function TaskFormDialog({ project, task, onClose }: { project: Project; t
   const createTask = useCreateTask();
   const updateTask = useUpdateTask();
   const mutation = task ? updateTask : createTask;
+  const submission = useSingleSubmit();
   const formId = useId();
   const artifactsHintId = useId();
   const titleRef = useRef<HTMLInputElement>(null);
@@ -41,16 +43,16 @@ export function TaskFormDialog({ project, task, onClose }: { project: Project; t
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (mutation.isPending) return;
-    const found = taskFormProblems(values);
-    setProblems(found);
-    const first = fieldOrder.find((field) => found[field]);
-    if (first) {
-      refs[first].current?.focus();
-      return;
-    }
-    if (task) updateTask.mutate(updateTaskInput(task, values), { onSuccess: onClose });
-    else createTask.mutate(createTaskInput(project.id, values), { onSuccess: onClose });
+    submission.submit(() => {
+      const found = taskFormProblems(values);
+      setProblems(found);
+      const first = fieldOrder.find((field) => found[field]);
+      if (first) {
+        refs[first].current?.focus();
+        return;
+      }
+      return (task ? updateTask.mutateAsync(updateTaskInput(task, values)) : createTask.mutateAsync(createTaskInput(project.id, values))).then(onClose);
+    });
   };
 
   return (
@@ -62,11 +64,11 @@ export function TaskFormDialog({ project, task, onClose }: { project: Project; t
       className="task-dialog"
       footer={
         <>
-          {mutation.isPending ? <span className="form-card__progress">{task ? 'Saving…' : 'Creating…'}</span> : null}
+          {submission.pending ? <span className="form-card__progress">{task ? 'Saving…' : 'Creating…'}</span> : null}
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" form={formId} className="button button--primary" aria-disabled={mutation.isPending || undefined}>
+          <button type="submit" form={formId} className="button button--primary" aria-disabled={submission.pending || undefined}>
             {task ? 'Save task' : 'Create task'}
           </button>
         </>

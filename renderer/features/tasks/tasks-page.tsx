@@ -7,6 +7,7 @@ import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp, formatTimestamp, pluralize } from '../../ui/format';
 import { useNow } from '../../ui/use-now';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
 import { runStatusLabel } from '../../ui/run-status';
@@ -26,6 +27,7 @@ type TaskDialog = { kind: 'new' } | { kind: 'edit'; task: Task } | { kind: 'run'
 
 function TaskRow({ task, onRun, onEdit, onVariables }: { task: Task; onRun: () => void; onEdit: () => void; onVariables: () => void }) {
   const setArchived = useSetTaskArchived();
+  const archiving = useSingleSubmit();
   // For saying whether a time was today: the time this was shown, not a ticking clock.
   const now = useNow(false);
   return (
@@ -95,10 +97,8 @@ function TaskRow({ task, onRun, onEdit, onVariables }: { task: Task; onRun: () =
           type="button"
           className="button button--small"
           aria-label={`${task.archived ? 'Unarchive' : 'Archive'} ${task.title}`}
-          aria-disabled={setArchived.isPending || undefined}
-          onClick={() => {
-            if (!setArchived.isPending) setArchived.mutate({ taskId: task.id, archived: !task.archived });
-          }}
+          aria-disabled={archiving.pending || undefined}
+          onClick={() => archiving.submit(() => setArchived.mutateAsync({ taskId: task.id, archived: !task.archived }))}
         >
           {task.archived ? 'Unarchive' : 'Archive'}
         </button>
@@ -191,6 +191,7 @@ function ProjectTasks({ project, newRequested, onNewRequestSeen }: { project: Pr
   const setShowArchived = useUiStore((state) => state.setShowArchivedTasks);
   const [dialog, setDialog] = useState<TaskDialog>(null);
   const importTasks = useImportTasks();
+  const importing = useSingleSubmit();
   const toggleId = useId();
   // Loaded ahead, so a Run dialog opens with its agent list ready.
   useAgents();
@@ -212,10 +213,8 @@ function ProjectTasks({ project, newRequested, onNewRequestSeen }: { project: Pr
         <button
           type="button"
           className="button"
-          aria-disabled={importTasks.isPending || undefined}
-          onClick={() => {
-            if (!importTasks.isPending) importTasks.mutate(project.id);
-          }}
+          aria-disabled={importing.pending || undefined}
+          onClick={() => importing.submit(() => importTasks.mutateAsync(project.id))}
         >
           Import from agent-task/
         </button>

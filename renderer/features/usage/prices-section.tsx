@@ -4,6 +4,7 @@ import type { PriceTableState } from '../../../shared/usage';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { ErrorAlert } from '../../ui/error-alert';
 import { Loading, QueryError } from '../../ui/query-error';
+import { useSingleSubmit } from '../../ui/use-single-submit';
 import { emptyPriceRow, maxPriceRows, priceRowProblems, priceTableInput, rowsChanged, rowsFromTable, type PriceField, type PriceRow } from './price-form';
 import { formatDayLong } from './usage-format';
 import { usePriceTable, useSetPriceTable } from './use-usage';
@@ -63,6 +64,7 @@ function PriceEditor({ state }: { state: PriceTableState }) {
   const [saved, setSaved] = useState<string | null>(null);
   const [confirmingReset, setConfirmingReset] = useState(false);
   const save = useSetPriceTable();
+  const submission = useSingleSubmit();
   const reset = useSetPriceTable();
   const tableId = useId();
   const providersId = useId();
@@ -109,20 +111,19 @@ function PriceEditor({ state }: { state: PriceTableState }) {
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (save.isPending) return;
-    const found = priceRowProblems(rows);
-    setProblems(found);
-    if (found.size > 0) {
-      const first = rows.find((row) => found.has(row.key))!;
-      const field = (['provider', 'model', 'input', 'cachedInput', 'output'] as const).find((candidate) => found.get(first.key)?.[candidate]);
-      inputs.current.get(`${first.key}:${field}`)?.focus();
-      return;
-    }
-    save.mutate(priceTableInput(rows), {
-      onSuccess: (next) => {
+    submission.submit(() => {
+      const found = priceRowProblems(rows);
+      setProblems(found);
+      if (found.size > 0) {
+        const first = rows.find((row) => found.has(row.key))!;
+        const field = (['provider', 'model', 'input', 'cachedInput', 'output'] as const).find((candidate) => found.get(first.key)?.[candidate]);
+        inputs.current.get(`${first.key}:${field}`)?.focus();
+        return;
+      }
+      return save.mutateAsync(priceTableInput(rows)).then((next) => {
         setRows(rowsFromTable(next.table, nextKey));
         setSaved(`Saved ${next.table.entries.length} price${next.table.entries.length === 1 ? '' : 's'}. Every estimate now uses them.`);
-      },
+      });
     });
   };
 
@@ -220,7 +221,7 @@ function PriceEditor({ state }: { state: PriceTableState }) {
         <button type="button" className="button" onClick={add} aria-disabled={rows.length >= maxPriceRows || undefined} disabled={rows.length >= maxPriceRows}>
           Add price
         </button>
-        <button type="submit" className="button button--primary" aria-disabled={save.isPending || undefined}>
+        <button type="submit" className="button button--primary" aria-disabled={submission.pending || undefined}>
           Save prices
         </button>
         {state.edited ? (
@@ -228,8 +229,8 @@ function PriceEditor({ state }: { state: PriceTableState }) {
             Reset to shipped prices
           </button>
         ) : null}
-        {save.isPending ? <span className="form-card__progress">Saving…</span> : null}
-        {changed && !save.isPending ? <span className="muted">Not saved yet.</span> : null}
+        {submission.pending ? <span className="form-card__progress">Saving…</span> : null}
+        {changed && !submission.pending ? <span className="muted">Not saved yet.</span> : null}
         <p className="form-success" aria-live="polite">
           {saved}
         </p>
@@ -250,17 +251,14 @@ function PriceEditor({ state }: { state: PriceTableState }) {
             </p>
           }
           confirmLabel="Reset prices"
-          pending={reset.isPending}
           error={reset.error}
           errorPrefix="Could not reset the prices."
           onConfirm={() =>
-            reset.mutate(null, {
-              onSuccess: (next) => {
-                setConfirmingReset(false);
-                setRows(rowsFromTable(next.table, nextKey));
-                setProblems(new Map());
-                setSaved('Back to the shipped prices. Every estimate now uses them.');
-              },
+            reset.mutateAsync(null).then((next) => {
+              setConfirmingReset(false);
+              setRows(rowsFromTable(next.table, nextKey));
+              setProblems(new Map());
+              setSaved('Back to the shipped prices. Every estimate now uses them.');
             })
           }
           onClose={() => setConfirmingReset(false)}
