@@ -84,6 +84,8 @@ export type PriceTableState = z.infer<typeof priceTableStateSchema>;
 /**
  * A cost estimate. `amount` is null when there is no money to show: a subscription (`subscription`)
  * or a model the table has no price for (`unpriced`, with the model named so the operator can add it).
+ * Tokens with no price are never folded into the amount as if they cost nothing: they are carried
+ * beside it (`unpricedTokens`), and every display of the amount says so.
  */
 export const costEstimateSchema = z.object({
   amount: z.number().min(0).nullable(),
@@ -91,8 +93,15 @@ export const costEstimateSchema = z.object({
   basis: z.enum(['priced', 'subscription', 'unpriced', 'partly_priced']),
   /** What could not be priced ("gpt-9 (openai)"), for the label; empty when all of it was. */
   unpricedModels: z.array(z.string()),
+  /** Input and output tokens billed per token whose model has no price: not in `amount`. */
+  unpricedTokens: z.number().int().min(0),
 });
 export type CostEstimate = z.infer<typeof costEstimateSchema>;
+
+/** How a model without a price is named wherever it is shown: `gpt-9 (openai)`. */
+export function unpricedModelLabel(priceProvider: string, model: string): string {
+  return `${model} (${priceProvider})`;
+}
 
 /** One attempt's usage, as the run detail lists it. */
 export const attemptUsageSchema = z.object({
@@ -158,7 +167,9 @@ export const usageSeriesPointSchema = z.object({
   key: z.string(),
   label: z.string(),
   tokens: z.number().int().min(0),
+  /** The estimate of what was priced; the tokens with no price are in `unpricedTokens`, not in it. */
   cost: z.number().min(0),
+  unpricedTokens: z.number().int().min(0),
 });
 
 export const usageReportSchema = z.object({

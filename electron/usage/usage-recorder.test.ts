@@ -244,7 +244,7 @@ describe('usage through the run lifecycle', () => {
       model: 'fixture-model',
       attempts: [],
       total: { input: 0, output: 0, cachedInput: 0, reasoning: 0 },
-      cost: { amount: 0, currency: 'USD', basis: 'priced', unpricedModels: [] },
+      cost: { amount: 0, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 },
     });
     expect(b.core.ledger.runs.reportedTokens(run.id)).toBeNull();
   });
