@@ -332,6 +332,7 @@ export class RunService {
       saved,
       // A resumed run keeps its admission: its budgets are not asked.
       budgets: saved ? [] : this.budgetsOf(agent, connection),
+      prices: this.options.budgets?.priceTable(),
       disk,
       now: this.context.now(),
     });
@@ -357,6 +358,7 @@ export class RunService {
       connection,
       sandbox: this.options.sandbox?.() ?? null,
       budgets: this.budgetsOf(agent, connection),
+      prices: this.options.budgets?.priceTable(),
     });
   }
 
