@@ -51,7 +51,7 @@ async function plainRun() {
     let attemptId = b.core.ledger.runs.attempts(run.id).find((entry) => entry.number === number)?.id;
     if (!attemptId) {
       attemptId = `att_test_${number}`;
-      b.core.ledger.runs.insertAttempt({ id: attemptId, runId: run.id, number, startedAt: Date.now() });
+      b.core.ledger.runs.insertAttempt({ id: attemptId, runId: run.id, number, cause: number === 1 ? 'first' : 'resume', startedAt: Date.now() });
     }
     return new AttemptUsageRecorder(
       { ledger: b.core.ledger, events: b.core.events, log: b.log, now: Date.now },

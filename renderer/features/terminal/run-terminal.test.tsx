@@ -87,14 +87,31 @@ describe('a run’s terminal', () => {
       subscriptionId: 'sub_1',
       runId: 'run_1',
       offset: 11,
-      attempt: anAttempt({ number: 2, status: 'running', startedAt: '2026-03-02T09:00:13.000Z', outputOffset: 11 }),
+      attempt: anAttempt({ number: 2, cause: 'retry', status: 'running', startedAt: '2026-03-02T09:00:13.000Z', outputOffset: 11 }),
       previous: anAttempt({ number: 1, status: 'failed', failureCode: 'process_exit', exitCode: 1, endedAt: '2026-03-02T09:00:10.000Z' }),
       maxAttempts: 3,
     });
     output(client, 'second try\r\n', 11);
     await vi.waitFor(() =>
-      expect(screenLines(terminal)).toEqual(['first try', '', '── attempt 2 of 3 · after process_exit (exit code 1) · 3 s later ──', 'second try']),
+      expect(screenLines(terminal)).toEqual(['first try', '', '── retry after process_exit (exit code 1) · attempt 2 of 3 · 3 s later ──', 'second try']),
     );
+  });
+
+  it('marks a resumed run’s next attempt as the operator’s, not as a retry after success', async () => {
+    const client = terminalClient();
+    const { terminal } = showTerminal(client);
+    await opened(terminal);
+    output(client, 'done\r\n', 0);
+    client.emit('runOutputAttempt', {
+      subscriptionId: 'sub_1',
+      runId: 'run_1',
+      offset: 6,
+      attempt: anAttempt({ number: 2, cause: 'resume', status: 'running', startedAt: '2026-03-02T09:05:10.000Z', outputOffset: 6 }),
+      previous: anAttempt({ number: 1, status: 'succeeded', exitCode: 0, endedAt: '2026-03-02T09:00:00.000Z' }),
+      maxAttempts: 3,
+    });
+    output(client, 'carrying on\r\n', 6);
+    await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['done', '', '── resumed by you · attempt 2 · 5m 10s later ──', 'carrying on']));
   });
 
   it('marks where it was skipped forward to catch up, and the footer says how much', async () => {
