@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { test, expect } from '../console-test';
 import { addFixtureAgent, addProject, addTask, makeRepository, runTask, terminal } from './helpers';
@@ -29,15 +30,20 @@ function recordedUsage(dataDir: string, runId: string): { input: number; output:
   }
 }
 
+/** A project, a fixture agent whose runs report `reported`, and the task “Plan the refund flow”. */
+async function projectWithFixtureAgent(page: Page, scratchDir: string, agent: string) {
+  await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
+  await addFixtureAgent(page, agent, ['--json-events', '--lines', '2']);
+  await addTask(page, 'Plan the refund flow');
+}
+
 test('a spent token budget refuses the next run with a notice whose link opens the budget; raising it resolves the notice, and Run again runs the task once', async ({
   console: app,
   scratchDir,
 }) => {
   const { page, dataDir } = app;
   const nav = page.getByRole('navigation', { name: 'Main' });
-  await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
-  await addFixtureAgent(page, 'Budgeted fixture', ['--json-events', '--lines', '2']);
-  await addTask(page, 'Plan the refund flow');
+  await projectWithFixtureAgent(page, scratchDir, 'Budgeted fixture');
 
   // From the agent's page to its budgets; New budget starts on that agent.
   await nav.getByRole('link', { name: 'Agents' }).click();
@@ -126,10 +132,8 @@ test('a money budget on a model with no price says it cannot count the tokens a 
 }) => {
   const { page, dataDir } = app;
   const nav = page.getByRole('navigation', { name: 'Main' });
-  await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
   // The Command provider's agent: its model unnamed ("default"), priced as openai's, which has no price for it.
-  await addFixtureAgent(page, 'Unpriced fixture', ['--json-events', '--lines', '2']);
-  await addTask(page, 'Plan the refund flow');
+  await projectWithFixtureAgent(page, scratchDir, 'Unpriced fixture');
 
   // A real run reports its tokens before any budget holds the agent.
   await runTask(page, 'Plan the refund flow', 'Unpriced fixture');

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { seedRunParents } from '../testing/ledger-seed';
 import { makeTempDir } from '../testing/temp-dir';
 import { LedgerVersionError, openLedgerDb, schemaVersion } from './ledger-db';
 import { openLedger } from './ledger';
@@ -134,12 +135,7 @@ describe('migration 5 (AI connections and notice runs)', () => {
     const dir = tempDir();
     const file = path.join(dir, 'ledger.sqlite');
     const old = openLedgerDb(file, { migrations: migrations.slice(0, 4) });
-    old.prepare("INSERT INTO projects VALUES ('prj_1', 'p', '/srv/p', 1, 1)").run();
-    old.prepare("INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES ('tsk_1', 'prj_1', 't', 'p', 1, 1)").run();
-    old.prepare(
-      `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
-       VALUES ('agt_1', 'a', 'codex', 'm', 'default', 1, 'isolated', 'env_sandboxed', 1, 1)`,
-    ).run();
+    seedRunParents(old);
     old.prepare("INSERT INTO runs (id, task_id, agent_id, status, created_at) VALUES ('run_1', 'tsk_1', 'agt_1', 'refused', 1)").run();
     old
       .prepare(
@@ -183,12 +179,7 @@ describe('migration 8 (project setup)', () => {
     const dir = tempDir();
     const file = path.join(dir, 'ledger.sqlite');
     const old = openLedgerDb(file, { migrations: migrations.filter((migration) => migration.version < 8) });
-    old.prepare("INSERT INTO projects VALUES ('prj_1', 'p', '/srv/p', 1, 1)").run();
-    old.prepare("INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES ('tsk_1', 'prj_1', 't', 'p', 1, 1)").run();
-    old.prepare(
-      `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
-       VALUES ('agt_1', 'a', 'codex', 'm', 'default', 1, 'isolated', 'env_sandboxed', 1, 1)`,
-    ).run();
+    seedRunParents(old);
     old.prepare("INSERT INTO runs (id, task_id, agent_id, status, cwd, archived_at, created_at) VALUES ('run_1', 'tsk_1', 'agt_1', 'succeeded', '/v', 5, 1)").run();
     old.prepare("INSERT INTO attempts (id, run_id, number, status) VALUES ('att_1', 'run_1', 1, 'succeeded')").run();
     old.prepare("INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES ('run_1', 0, 'att_1', x'6869', 1)").run();
@@ -238,12 +229,7 @@ describe('migration 12 (why each attempt started)', () => {
     const dir = tempDir();
     const file = path.join(dir, 'ledger.sqlite');
     const old = openLedgerDb(file, { migrations: migrations.filter((migration) => migration.version < 12) });
-    old.prepare("INSERT INTO projects (id, name, path, is_git_repo, created_at) VALUES ('prj_1', 'p', '/srv/p', 1, 1)").run();
-    old.prepare("INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES ('tsk_1', 'prj_1', 't', 'p', 1, 1)").run();
-    old.prepare(
-      `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
-       VALUES ('agt_1', 'a', 'codex', 'm', 'default', 1, 'isolated', 'env_sandboxed', 1, 1)`,
-    ).run();
+    seedRunParents(old);
     const run = old.prepare("INSERT INTO runs (id, task_id, agent_id, status, created_at) VALUES (?, 'tsk_1', 'agt_1', 'succeeded', 1)");
     const attempt = old.prepare('INSERT INTO attempts (id, run_id, number, status, retry_at, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
     const note = old.prepare('INSERT INTO run_events (run_id, attempt_id, kind, payload_json, created_at) VALUES (?, NULL, ?, ?, ?)');
