@@ -286,8 +286,19 @@ export const failureSchema = z.object({
   actionUrl: z.string().optional(),
 });
 
+/**
+ * Why an attempt started, recorded by what started it (never inferred from the attempt before):
+ * `first` the run's first start; `retry` the retry policy after the previous attempt failed;
+ * `resume` the operator's Resume; `follow_up` a follow-up turn the operator asked for (a Resume with
+ * a prompt, as landing's "Ask the agent to resolve" is).
+ */
+export const attemptCauses = ['first', 'retry', 'resume', 'follow_up'] as const;
+export type AttemptCause = (typeof attemptCauses)[number];
+
 export const attemptSchema = z.object({
   number: z.number().int().min(1),
+  /** Null for an attempt recorded before causes were, whose cause the ledger's history did not show. */
+  cause: z.enum(attemptCauses).nullable(),
   status: z.enum(['running', 'succeeded', 'failed', 'cancelled', 'stranded']),
   failureCode: z.string().nullable(),
   exitCode: z.number().int().nullable(),

@@ -32,7 +32,8 @@ export type ActionTarget =
   | { kind: 'settings-budgets' }
   /** One budget's setting (its limit focused): what a "Budget reached" notice links to. */
   | { kind: 'budget'; budgetId: string }
-  | { kind: 'settings-prices' }
+  /** The price table; with `addPrice`, a row for that model (when it has none) is added and its price focused. */
+  | { kind: 'settings-prices'; addPrice?: { priceProvider: string; model: string } }
   | { kind: 'settings-notifications' };
 
 /** Path patterns the renderer's router matches; kept beside the builder so the two cannot drift. */
@@ -103,7 +104,7 @@ export function actionPath(target: ActionTarget): string {
     case 'budget':
       return `/settings/budgets/${enc(target.budgetId)}`;
     case 'settings-prices':
-      return '/settings/prices';
+      return target.addPrice ? `/settings/prices?provider=${enc(target.addPrice.priceProvider)}&model=${enc(target.addPrice.model)}` : '/settings/prices';
     case 'settings-notifications':
       return '/settings/notifications';
   }

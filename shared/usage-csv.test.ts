@@ -19,7 +19,7 @@ function row(overrides: Partial<UsageRow> = {}): UsageRow {
     model: 'gpt-5',
     billing: 'api_key',
     tokens: { input: 1234, output: 567, cachedInput: 200, reasoning: 100 },
-    cost: { amount: 0.0071525, currency: 'USD', basis: 'priced', unpricedModels: [] },
+    cost: { amount: 0.0071525, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 },
     ...overrides,
   };
 }
@@ -28,7 +28,7 @@ const lines = (csv: string) => csv.split('\r\n');
 
 describe('the Usage CSV', () => {
   it('has a header naming the cost an estimate, and one CRLF-ended line per attempt', () => {
-    const csv = usageCsv([row(), row({ runId: 'run_2', attemptNumber: 2, cost: { amount: 2.25, currency: 'USD', basis: 'priced', unpricedModels: [] } })]);
+    const csv = usageCsv([row(), row({ runId: 'run_2', attemptNumber: 2, cost: { amount: 2.25, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 } })]);
     expect(lines(csv)).toEqual([
       'Day,Run,Attempt,Task,Project,Agent,Connection,Provider,Model,Billing,Input tokens,Cached input tokens,Output tokens,Reasoning tokens,"Estimated cost (USD, estimate)",Cost note',
       '2026-03-02,run_1,1,Plan the refund flow,checkout,Codex fast,Team key,codex,gpt-5,API key,1234,200,567,100,0.007153,',
@@ -45,8 +45,8 @@ describe('the Usage CSV', () => {
 
   it('leaves the cost empty for a subscription and an unpriced model, and says why', () => {
     const csv = usageCsv([
-      row({ billing: 'subscription', connectionName: 'Max plan', cost: { amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [] } }),
-      row({ model: 'gpt-9', connectionId: null, connectionName: null, billing: 'operator_login', cost: { amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['gpt-9 (openai)'] } }),
+      row({ billing: 'subscription', connectionName: 'Max plan', cost: { amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [], unpricedTokens: 0 } }),
+      row({ model: 'gpt-9', connectionId: null, connectionName: null, billing: 'operator_login', cost: { amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['gpt-9 (openai)'], unpricedTokens: 1801 } }),
     ]);
     expect(lines(csv).slice(1, 3)).toEqual([
       '2026-03-02,run_1,1,Plan the refund flow,checkout,Codex fast,Max plan,codex,gpt-5,Subscription,1234,200,567,100,,"Subscription: tokens only, no cost"',

@@ -84,6 +84,8 @@ export type PriceTableState = z.infer<typeof priceTableStateSchema>;
 /**
  * A cost estimate. `amount` is null when there is no money to show: a subscription (`subscription`)
  * or a model the table has no price for (`unpriced`, with the model named so the operator can add it).
+ * Tokens with no price are never folded into the amount as if they cost nothing: they are carried
+ * beside it (`unpricedTokens`), and every display of the amount says so.
  */
 export const costEstimateSchema = z.object({
   amount: z.number().min(0).nullable(),
@@ -91,8 +93,15 @@ export const costEstimateSchema = z.object({
   basis: z.enum(['priced', 'subscription', 'unpriced', 'partly_priced']),
   /** What could not be priced ("gpt-9 (openai)"), for the label; empty when all of it was. */
   unpricedModels: z.array(z.string()),
+  /** Input and output tokens billed per token whose model has no price: not in `amount`. */
+  unpricedTokens: z.number().int().min(0),
 });
 export type CostEstimate = z.infer<typeof costEstimateSchema>;
+
+/** How a model without a price is named wherever it is shown: `gpt-9 (openai)`. */
+export function unpricedModelLabel(priceProvider: string, model: string): string {
+  return `${model} (${priceProvider})`;
+}
 
 /** One attempt's usage, as the run detail lists it. */
 export const attemptUsageSchema = z.object({
@@ -158,7 +167,9 @@ export const usageSeriesPointSchema = z.object({
   key: z.string(),
   label: z.string(),
   tokens: z.number().int().min(0),
+  /** The estimate of what was priced; the tokens with no price are in `unpricedTokens`, not in it. */
   cost: z.number().min(0),
+  unpricedTokens: z.number().int().min(0),
 });
 
 export const usageReportSchema = z.object({
@@ -206,8 +217,21 @@ export const budgetSchema = z.object({
   measure: z.enum(budgetMeasures),
   period: z.enum(budgetPeriods),
   limit: z.number(),
-  /** What the current period has used so far, in the budget's measure. */
+  /**
+   * What the current period has used so far, in the budget's measure. For a money budget, only what
+   * the price table could price: `unpriced` holds the rest.
+   */
   spent: z.number().min(0),
+  /**
+   * A money budget's usage in the current period that the price table has no price for: its tokens
+   * and the models they were of. A money budget with any cannot tell whether it is reached, so the
+   * runs it holds are refused until the price is set (reason `budget_unpriced`). Always none for a
+   * token budget, and for tokens a subscription paid (they add no money by design).
+   */
+  unpriced: z.object({
+    tokens: z.number().int().min(0),
+    models: z.array(z.object({ priceProvider: z.string(), model: z.string() })),
+  }),
   periodStart: timestamp,
   /** When the period rolls over and the budget is whole again. */
   resetsAt: timestamp,
@@ -219,3 +243,17 @@ export type Budget = z.infer<typeof budgetSchema>;
 
 /** The refusal reason of a run whose budget is spent (code `configuration_incomplete`). */
 export const budgetExhausted = 'budget_exhausted';
+
+/**
+ * The refusal reason of a run held by a money budget that cannot count it: the run's model has no
+ * price, or the budget's period already holds tokens with no price (code `configuration_incomplete`).
+ */
+export const budgetUnpriced = 'budget_unpriced';
+
+/**
+ * Whether a budget can say what it has used: a money budget whose period holds tokens with no price
+ * cannot (its `spent` is only what was priced). A reached budget is reached whatever else it holds.
+ */
+export function budgetUncounted(budget: Pick<Budget, 'measure' | 'unpriced' | 'exhausted'>): boolean {
+  return budget.measure === 'cost' && !budget.exhausted && budget.unpriced.tokens > 0;
+}

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { test, expect } from '../console-test';
 import { addFixtureAgent, addProject, addTask, makeRepository, runTask, terminal } from './helpers';
@@ -29,15 +30,20 @@ function recordedUsage(dataDir: string, runId: string): { input: number; output:
   }
 }
 
+/** A project, a fixture agent whose runs report `reported`, and the task “Plan the refund flow”. */
+async function projectWithFixtureAgent(page: Page, scratchDir: string, agent: string) {
+  await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
+  await addFixtureAgent(page, agent, ['--json-events', '--lines', '2']);
+  await addTask(page, 'Plan the refund flow');
+}
+
 test('a spent token budget refuses the next run with a notice whose link opens the budget; raising it resolves the notice, and Run again runs the task once', async ({
   console: app,
   scratchDir,
 }) => {
   const { page, dataDir } = app;
   const nav = page.getByRole('navigation', { name: 'Main' });
-  await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
-  await addFixtureAgent(page, 'Budgeted fixture', ['--json-events', '--lines', '2']);
-  await addTask(page, 'Plan the refund flow');
+  await projectWithFixtureAgent(page, scratchDir, 'Budgeted fixture');
 
   // From the agent's page to its budgets; New budget starts on that agent.
   await nav.getByRole('link', { name: 'Agents' }).click();
@@ -118,4 +124,71 @@ test('a spent token budget refuses the next run with a notice whose link opens t
   } finally {
     ledger.close();
   }
+});
+
+test('a money budget on a model with no price says it cannot count the tokens a real run used, refuses the next run, and counts them once the price is set', async ({
+  console: app,
+  scratchDir,
+}) => {
+  const { page, dataDir } = app;
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  // The Command provider's agent: its model unnamed ("default"), priced as openai's, which has no price for it.
+  await projectWithFixtureAgent(page, scratchDir, 'Unpriced fixture');
+
+  // A real run reports its tokens before any budget holds the agent.
+  await runTask(page, 'Plan the refund flow', 'Unpriced fixture');
+  await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+  const firstRunId = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/runs\//, ''));
+  expect(recordedUsage(dataDir, firstRunId)).toEqual(reported);
+
+  // A money budget on the agent: not "≈ $0.00 used · Within budget", but the tokens it cannot count.
+  await nav.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Budgets' }).click();
+  await page.getByRole('button', { name: 'New budget' }).click();
+  const create = page.getByRole('dialog', { name: 'New budget' });
+  await create.getByRole('combobox', { name: 'Agent' }).selectOption({ label: 'Unpriced fixture' });
+  await create.getByRole('radio', { name: 'Estimated money (USD)' }).check();
+  await expect(create.getByText(/A model with no price cannot be counted/)).toBeVisible();
+  await create.getByRole('radio', { name: 'Per day' }).check();
+  await create.getByRole('textbox', { name: 'Limit (USD, estimated)' }).fill('5');
+  await create.getByRole('button', { name: 'Create budget' }).click();
+  await expect(create).toBeHidden();
+  const budget = page.getByRole('listitem', { name: 'Daily money budget for the agent “Unpriced fixture”' });
+  await expect(budget).toContainText('≈ $0.00 of ≈ $5.00 (estimated) used today + 1,801 tokens with no price');
+  await expect(budget).toContainText('Cannot count');
+  await expect(budget).not.toContainText('Within budget');
+  await expect(budget.getByRole('note')).toContainText('The price table has no price for default (openai): 1,801 tokens used today are not counted');
+
+  // The next run is refused before anything starts, with a notice whose link sets that model's price.
+  await runTask(page, 'Plan the refund flow', 'Unpriced fixture');
+  await expect(page.getByText('Refused', { exact: true }).first()).toBeVisible();
+  const notice = page.getByRole('article', { name: 'Budget cannot count this run' });
+  await expect(notice).toContainText('The daily money budget of ≈ $5.00 (estimated) for the agent “Unpriced fixture” cannot count this run');
+  await expect(notice).toContainText('1,801 tokens have none.');
+  await expect(terminal(page)).toHaveCount(0);
+  const refusedRunUrl = page.url();
+
+  await notice.getByRole('link', { name: 'Set the price' }).click();
+  await expect(page).toHaveURL(/#\/settings\/prices\?provider=openai&model=default$/);
+  const rows = await page.getByRole('table', { name: 'Price table' }).getByRole('row').count();
+  const added = rows - 1;
+  await expect(page.getByLabel(`Model (row ${added})`, { exact: true })).toHaveValue('default');
+  const input = page.getByLabel(`Input price, $ per million tokens (row ${added})`, { exact: true });
+  await expect(input).toBeFocused();
+  await input.fill('2');
+  await page.getByLabel(`Cached input price, $ per million tokens (row ${added})`, { exact: true }).fill('0.2');
+  await page.getByLabel(`Output price, $ per million tokens (row ${added})`, { exact: true }).fill('20');
+  await page.getByRole('button', { name: 'Save prices' }).click();
+  await expect(page.getByText(/^Saved \d+ prices\. Every estimate now uses them\.$/)).toBeVisible();
+  await expect(nav.getByRole('img', { name: /open notices?$/ })).toHaveCount(0);
+
+  // Counted now: 1,234 input at $2 and 567 output at $20 per million.
+  await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Budgets' }).click();
+  await expect(budget).toContainText('≈ $0.01 of ≈ $5.00 (estimated) used today');
+  await expect(budget).toContainText('Within budget');
+  await expect(budget.getByRole('note')).toHaveCount(0);
+  await page.goto(refusedRunUrl);
+  const settled = page.getByRole('article', { name: 'Budget cannot count this run' });
+  await expect(settled).toContainText('default (openai) has a price now: the money budget counts its runs.');
+  await expect(settled.getByRole('button', { name: 'Run again' })).toBeVisible();
 });

@@ -68,7 +68,7 @@ test('runs’ usage shows as today’s bar and in the table, exports as CSV, and
   // The run's own Usage panel: what its one attempt used, and why there is no money yet.
   const panel = page.getByRole('region', { name: 'Usage' });
   const attempts = panel.getByRole('table', { name: 'Usage per attempt' });
-  await expect(attempts.getByRole('row').nth(1).locator('th, td')).toHaveText(['1', '1,234', '0', '567', '0', '1', 'No price for default (openai)']);
+  await expect(attempts.getByRole('row').nth(1).locator('th, td')).toHaveText(['1', '1,234', '0', '567', '0', '1', 'No price for default (openai): 1,801 tokens']);
   await expect(panel.getByRole('list', { name: 'How this usage was counted' })).toContainText('a resumed attempt counts only what it added');
 
   await runToSuccess(page, 'Fix the invoice rounding', 'Fixture coder');
@@ -106,10 +106,10 @@ test('runs’ usage shows as today’s bar and in the table, exports as CSV, and
       '0',
       '567',
       '0',
-      'No price for default (openai)',
+      'No price for default (openai): 1,801 tokens',
     ]);
   }
-  await expect(page.getByText('The table has no price for default (openai): their tokens are not in the estimates.')).toBeVisible();
+  await expect(page.getByText('The table has no price for default (openai): their 3,602 tokens are not in the estimates.')).toBeVisible();
 
   // Export CSV: a file named for the range whose rows are the table's.
   const downloading = page.waitForEvent('download');

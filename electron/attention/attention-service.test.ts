@@ -5,6 +5,7 @@ import { defaultNotificationSettings, desktopNotificationSchema, type DesktopNot
 import { actionRoute } from '../../shared/routes';
 import type { Core } from '../core';
 import { openRunTestBed, present, timeOf, type RunTestBed } from '../testing/run-test-kit';
+import { codexAgent } from '../testing/connection-test-kit';
 import { makeTempDir } from '../testing/temp-dir';
 import { describeRetryTime } from './attention-text';
 
@@ -93,6 +94,23 @@ describe('desktop notifications', () => {
     await sleep(settleMs);
     expect(again.shown).toEqual([]);
     again.stop();
+  });
+
+  it('tells a run the operator resumed as resumed by them, not as a retry', async () => {
+    const b = await bed();
+    const watcher = watch(b.core);
+    const agent = await codexAgent(b, 'resumable codex', 'default');
+    const task = await b.createTask('Write the refund plan');
+    const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    await b.waitForRun(run.id, ended);
+    const [first] = await watcher.settle(1);
+    expect(first!.body).toBe(`${agent.name} finished “Write the refund plan”. Open the run to review its changes.`);
+
+    await b.call('resumeRun', { runId: run.id });
+    await b.waitForRun(run.id, (detail) => detail.attempts.length === 2 && ended(detail));
+    const [, second] = await watcher.settle(2);
+    expect(second).toMatchObject({ event: 'run_succeeded', runId: run.id });
+    expect(second!.body).toBe(`${agent.name} finished “Write the refund plan” (attempt 2, resumed by you). Open the run to review its changes.`);
   });
 
   it('tells a failed run with why it failed', async () => {

@@ -176,7 +176,15 @@ export class AttentionService {
   private runFacts(runId: string): RunFacts | null {
     const summary = this.ledger.runs.summary(runId);
     if (!summary) return null;
-    return { runId, taskTitle: summary.taskTitle, agentName: summary.agentName, failureMessage: failureMessage(this.ledger.runs.row(runId)?.failure_json ?? null) };
+    const attempts = this.ledger.runs.attempts(runId);
+    const last = attempts.at(-1);
+    return {
+      runId,
+      taskTitle: summary.taskTitle,
+      agentName: summary.agentName,
+      failureMessage: failureMessage(this.ledger.runs.row(runId)?.failure_json ?? null),
+      lastAttempt: last ? { number: last.number, cause: last.cause, previous: attempts.at(-2) ?? null } : null,
+    };
   }
 
   private noticeOfRun(runId: string): NoticeFacts | null {

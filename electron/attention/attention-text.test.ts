@@ -16,7 +16,7 @@ function heard(event: AttentionEvent, extra: Partial<HeardEvent> = {}): HeardEve
     id: `ntf_${n}`,
     event,
     at: 0,
-    run: event === 'notice' ? null : { runId: `run_${n}`, taskTitle: `Task ${n}`, agentName: 'Codex', failureMessage: null },
+    run: event === 'notice' ? null : { runId: `run_${n}`, taskTitle: `Task ${n}`, agentName: 'Codex', failureMessage: null, lastAttempt: null },
     notice: null,
     ...extra,
   };
@@ -90,5 +90,29 @@ describe('a run and its notice', () => {
     const notice = heard('notice', { notice: { noticeId: 'ntc_3', title: 'Network request blocked', message: 'Allow the host.', actionUrl: '#/settings/environments/env_1', runIds: [succeeded.run!.runId] } });
     expect(mergeRunsWithTheirNotices([succeeded, notice])).toHaveLength(2);
     expect(describeEvent(succeeded, 0).route).toBe(actionRoute({ kind: 'run', runId: succeeded.run!.runId }));
+  });
+});
+
+describe('a run the operator resumed', () => {
+  const withAttempt = (event: AttentionEvent, lastAttempt: NonNullable<HeardEvent['run']>['lastAttempt'], failureMessage: string | null = null) => {
+    const base = heard(event);
+    return { ...base, run: { ...base.run!, lastAttempt, failureMessage } };
+  };
+  const succeededBefore = { status: 'succeeded', failureCode: null, exitCode: 0, signal: null } as const;
+
+  it('says the attempt it ended on was the operator’s, not a retry', () => {
+    const resumed = withAttempt('run_succeeded', { number: 2, cause: 'resume', previous: succeededBefore });
+    expect(describeEvent(resumed, 0).body).toBe(`Codex finished “${resumed.run.taskTitle}” (attempt 2, resumed by you). Open the run to review its changes.`);
+    const followUp = withAttempt('run_failed', { number: 3, cause: 'follow_up', previous: succeededBefore }, 'The CLI exited with code 1.');
+    expect(describeEvent(followUp, 0).body).toBe(`Codex failed on “${followUp.run.taskTitle}” (attempt 3, follow-up from you). The CLI exited with code 1. Open the run to see why.`);
+    const stranded = withAttempt('run_stranded', { number: 2, cause: 'resume', previous: { status: 'stranded', failureCode: 'stranded', exitCode: null, signal: null } });
+    expect(describeEvent(stranded, 0).body).toBe(`Codex was running “${stranded.run.taskTitle}” (attempt 2, resumed by you after the console stopped) when the console stopped.`);
+  });
+
+  it('says nothing of attempts for a run’s first start or its retries, nor for one recorded before causes were', () => {
+    for (const lastAttempt of [{ number: 1, cause: 'first', previous: null }, { number: 3, cause: 'retry', previous: null }, { number: 2, cause: null, previous: null }] as const) {
+      const run = withAttempt('run_succeeded', lastAttempt);
+      expect(describeEvent(run, 0).body).toBe(`Codex finished “${run.run.taskTitle}”. Open the run to review its changes.`);
+    }
   });
 });

@@ -1,4 +1,6 @@
+import { attemptCauseText, startedByOperator } from '../../shared/attempt-cause';
 import type { AttentionEvent } from '../../shared/attention';
+import type { Attempt } from '../../shared/entities';
 import { actionRoute } from '../../shared/routes';
 
 /**
@@ -14,6 +16,11 @@ export interface RunFacts {
   agentName: string;
   /** Why it failed, was refused or stranded (the run's failure message), if it did. */
   failureMessage: string | null;
+  /**
+   * The attempt the run ended on, with why it started as the ledger recorded it (and the attempt
+   * before it), or null when none started: a run the operator resumed says so, never as a retry.
+   */
+  lastAttempt: (Pick<Attempt, 'number' | 'cause'> & { previous: Pick<Attempt, 'status' | 'failureCode' | 'exitCode' | 'signal'> | null }) | null;
 }
 
 /** The notice an event is about (a new one, or the one a refused run joined). */
@@ -94,6 +101,13 @@ function describeWait(ms: number): string {
   return `in ${Math.round(hours / 24)} days`;
 }
 
+/** ` (attempt 2, resumed by you)` when the operator started the attempt the run ended on (a Resume, a follow-up); else nothing. */
+function operatorAttempt(run: RunFacts): string {
+  const attempt = run.lastAttempt;
+  if (!attempt || !startedByOperator(attempt)) return '';
+  return ` (attempt ${attempt.number}, ${attemptCauseText(attempt, attempt.previous)})`;
+}
+
 /** The route a click opens: the run's notice's fix when it has one, else the run. */
 function routeOf(heard: HeardEvent): string {
   if (heard.notice?.actionUrl) return heard.notice.actionUrl;
@@ -112,11 +126,11 @@ export function describeEvent(heard: HeardEvent, now: number): NotificationText 
   const task = `“${run.taskTitle}”`;
   switch (heard.event) {
     case 'run_succeeded':
-      return { title: `Run succeeded: ${run.taskTitle}`, body: `${run.agentName} finished ${task}. Open the run to review its changes.`, route };
+      return { title: `Run succeeded: ${run.taskTitle}`, body: `${run.agentName} finished ${task}${operatorAttempt(run)}. Open the run to review its changes.`, route };
     case 'run_failed':
       return {
         title: `Run failed: ${run.taskTitle}`,
-        body: join(`${run.agentName} failed on ${task}.`, run.failureMessage && sentence(run.failureMessage), notice ? null : 'Open the run to see why.'),
+        body: join(`${run.agentName} failed on ${task}${operatorAttempt(run)}.`, run.failureMessage && sentence(run.failureMessage), notice ? null : 'Open the run to see why.'),
         route,
       };
     case 'run_refused':
@@ -129,7 +143,7 @@ export function describeEvent(heard: HeardEvent, now: number): NotificationText 
     case 'run_stranded':
       return {
         title: `Run stranded: ${run.taskTitle}`,
-        body: join(`${run.agentName} was running ${task} when the console stopped.`, run.failureMessage && sentence(run.failureMessage)),
+        body: join(`${run.agentName} was running ${task}${operatorAttempt(run)} when the console stopped.`, run.failureMessage && sentence(run.failureMessage)),
         route,
       };
     case 'quota_wait': {

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createMemoryLogger } from '../log';
+import { seedRunParents } from '../testing/ledger-seed';
 import { makeTempDir } from '../testing/temp-dir';
 import { DailyLedgerBackup, dayMs } from './daily-ledger-backup';
 import { openLedger } from './ledger';
@@ -22,12 +23,7 @@ afterEach(() => temps.splice(0).forEach((t) => t.remove()));
 const latest = migrations.at(-1)!.version;
 
 function seedRuns(db: Database.Database, count: number): void {
-  db.prepare("INSERT INTO projects (id, name, path, is_git_repo, created_at) VALUES ('prj_1', 'p', '/srv/p', 1, 1)").run();
-  db.prepare("INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES ('tsk_1', 'prj_1', 't', 'p', 1, 1)").run();
-  db.prepare(
-    `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
-     VALUES ('agt_1', 'a', 'codex', 'm', 'default', 1, 'isolated', 'env_sandboxed', 1, 1)`,
-  ).run();
+  seedRunParents(db);
   const insert = db.prepare("INSERT INTO runs (id, task_id, agent_id, status, created_at) VALUES (?, 'tsk_1', 'agt_1', 'succeeded', ?)");
   for (let n = 1; n <= count; n += 1) insert.run(`run_${n}`, n);
 }

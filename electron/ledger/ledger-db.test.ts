@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { seedRunParents } from '../testing/ledger-seed';
 import { makeTempDir } from '../testing/temp-dir';
 import { LedgerVersionError, openLedgerDb, schemaVersion } from './ledger-db';
 import { openLedger } from './ledger';
@@ -134,12 +135,7 @@ describe('migration 5 (AI connections and notice runs)', () => {
     const dir = tempDir();
     const file = path.join(dir, 'ledger.sqlite');
     const old = openLedgerDb(file, { migrations: migrations.slice(0, 4) });
-    old.prepare("INSERT INTO projects VALUES ('prj_1', 'p', '/srv/p', 1, 1)").run();
-    old.prepare("INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES ('tsk_1', 'prj_1', 't', 'p', 1, 1)").run();
-    old.prepare(
-      `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
-       VALUES ('agt_1', 'a', 'codex', 'm', 'default', 1, 'isolated', 'env_sandboxed', 1, 1)`,
-    ).run();
+    seedRunParents(old);
     old.prepare("INSERT INTO runs (id, task_id, agent_id, status, created_at) VALUES ('run_1', 'tsk_1', 'agt_1', 'refused', 1)").run();
     old
       .prepare(
@@ -183,12 +179,7 @@ describe('migration 8 (project setup)', () => {
     const dir = tempDir();
     const file = path.join(dir, 'ledger.sqlite');
     const old = openLedgerDb(file, { migrations: migrations.filter((migration) => migration.version < 8) });
-    old.prepare("INSERT INTO projects VALUES ('prj_1', 'p', '/srv/p', 1, 1)").run();
-    old.prepare("INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES ('tsk_1', 'prj_1', 't', 'p', 1, 1)").run();
-    old.prepare(
-      `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
-       VALUES ('agt_1', 'a', 'codex', 'm', 'default', 1, 'isolated', 'env_sandboxed', 1, 1)`,
-    ).run();
+    seedRunParents(old);
     old.prepare("INSERT INTO runs (id, task_id, agent_id, status, cwd, archived_at, created_at) VALUES ('run_1', 'tsk_1', 'agt_1', 'succeeded', '/v', 5, 1)").run();
     old.prepare("INSERT INTO attempts (id, run_id, number, status) VALUES ('att_1', 'run_1', 1, 'succeeded')").run();
     old.prepare("INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES ('run_1', 0, 'att_1', x'6869', 1)").run();
@@ -215,10 +206,11 @@ describe('migration 8 (project setup)', () => {
     expect(ledger.notices.get('ntc_2')).toMatchObject({ runId: 'run_1', environmentId: 'env_sandboxed' });
     expect(ledger.db.prepare("SELECT count(*) AS n FROM run_events WHERE run_id = 'run_1' AND kind = 'egress'").get()).toEqual({ n: 1 });
     expect(ledger.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    // Nothing earlier migrations made is lost or changed but the two tables this one alters: every
-    // index (migration 7's on notices and run_events too), trigger and other table is as it was.
+    // Nothing earlier migrations made is lost or changed but the two tables this one alters (and
+    // attempts, which migration 12 gives a cause): every index (migration 7's on notices and
+    // run_events too), trigger and other table is as it was.
     const after = new Set(schemaOf(ledger.db));
-    expect(before.filter((entry) => !after.has(entry) && !/^table (runs|projects):/.test(entry))).toEqual([]);
+    expect(before.filter((entry) => !after.has(entry) && !/^table (runs|projects|attempts):/.test(entry))).toEqual([]);
     // The new status is allowed, an unknown one still is not, and the indexes came back.
     expect(ledger.runs.setStatus('run_1', 'succeeded', 'setting_up')).toBe(true);
     expect(() => ledger.db.prepare("UPDATE runs SET status = 'bogus' WHERE id = 'run_1'").run()).toThrow(/CHECK/);
@@ -228,6 +220,51 @@ describe('migration 8 (project setup)', () => {
     expect(ledger.runs.delete('run_1')).toBe(true);
     expect(ledger.runs.attempts('run_1')).toEqual([]);
     expect(ledger.output.totalBytes('run_1')).toBe(0);
+    ledger.close();
+  });
+});
+
+describe('migration 12 (why each attempt started)', () => {
+  it('gives existing attempts the cause their history records (first, retry, the operator’s resume or follow-up), and none it does not', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    const old = openLedgerDb(file, { migrations: migrations.filter((migration) => migration.version < 12) });
+    seedRunParents(old);
+    const run = old.prepare("INSERT INTO runs (id, task_id, agent_id, status, created_at) VALUES (?, 'tsk_1', 'agt_1', 'succeeded', 1)");
+    const attempt = old.prepare('INSERT INTO attempts (id, run_id, number, status, retry_at, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const note = old.prepare('INSERT INTO run_events (run_id, attempt_id, kind, payload_json, created_at) VALUES (?, NULL, ?, ?, ?)');
+    // Succeeded, then the operator's Resume: the old separator read "attempt 2 · after success".
+    run.run('run_resumed');
+    attempt.run('att_r1', 'run_resumed', 1, 'succeeded', null, 100, 200);
+    note.run('run_resumed', 'resumed', '{"sessionId":"s","prompt":null}', 5000);
+    attempt.run('att_r2', 'run_resumed', 2, 'succeeded', null, 5001, 6000);
+    // A retry the policy scheduled, then stranded, then a follow-up turn with a prompt.
+    run.run('run_retried');
+    attempt.run('att_t1', 'run_retried', 1, 'failed', 300, 100, 200);
+    attempt.run('att_t2', 'run_retried', 2, 'stranded', null, 300, 400);
+    note.run('run_retried', 'resumed', '{"sessionId":"s","prompt":"Resolve the conflicts"}', 900);
+    attempt.run('att_t3', 'run_retried', 3, 'succeeded', null, 901, 1000);
+    // A resume whose configuration changed (a fresh session).
+    run.run('run_fresh');
+    attempt.run('att_f1', 'run_fresh', 1, 'stranded', null, 100, 200);
+    note.run('run_fresh', 'fresh_session', '{"reason":"model changed"}', 700);
+    attempt.run('att_f2', 'run_fresh', 2, 'succeeded', null, 701, 800);
+    // A second attempt the history says nothing about: left unknown, not guessed.
+    run.run('run_unknown');
+    attempt.run('att_u1', 'run_unknown', 1, 'succeeded', null, 100, 200);
+    attempt.run('att_u2', 'run_unknown', 2, 'succeeded', null, 300, 400);
+    old.close();
+
+    const ledger = openLedger(dir);
+    const causes = (runId: string) => ledger.runs.attempts(runId).map((each) => each.cause);
+    expect(causes('run_resumed')).toEqual(['first', 'resume']);
+    expect(causes('run_retried')).toEqual(['first', 'retry', 'follow_up']);
+    expect(causes('run_fresh')).toEqual(['first', 'resume']);
+    expect(causes('run_unknown')).toEqual(['first', null]);
+    // New attempts are recorded with theirs; the column takes no other value.
+    ledger.runs.insertAttempt({ id: 'att_u3', runId: 'run_unknown', number: 3, cause: 'resume', startedAt: 500 });
+    expect(causes('run_unknown')).toEqual(['first', null, 'resume']);
+    expect(() => ledger.db.prepare("UPDATE attempts SET cause = 'guess' WHERE id = 'att_u3'").run()).toThrow(/CHECK/);
     ledger.close();
   });
 });

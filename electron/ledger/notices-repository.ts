@@ -56,7 +56,7 @@ export interface NewNotice {
  * was not retried): Run again starts their tasks again whatever became of the runs. Every other
  * notice's Run again starts only refused runs, the ones that never started.
  */
-export const startedRunNoticeKinds = ['network_blocked', 'budget_exhausted'] as const;
+export const startedRunNoticeKinds = ['network_blocked', 'budget_exhausted', 'budget_unpriced'] as const;
 
 const noticeSelect = `
   SELECT n.*,

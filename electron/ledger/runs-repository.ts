@@ -1,4 +1,4 @@
-import type { Attempt, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
+import type { Attempt, AttemptCause, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
 import type { LandingState, LandingStrategy, RunLanding } from '../../shared/landing';
 import type { OperatorErrorShape } from '../../shared/errors';
 import type { LedgerDb } from './ledger-db';
@@ -83,6 +83,7 @@ interface AttemptRow {
   id: string;
   run_id: string;
   number: number;
+  cause: AttemptCause | null;
   status: Attempt['status'];
   failure_code: string | null;
   exit_code: number | null;
@@ -181,6 +182,7 @@ function toAttempt(row: AttemptRow): AttemptRecord {
   return {
     id: row.id,
     number: row.number,
+    cause: row.cause,
     status: row.status,
     failureCode: row.failure_code,
     exitCode: row.exit_code,
@@ -411,10 +413,11 @@ export class RunsRepository {
 
   // Attempts ---------------------------------------------------------------------------------------
 
-  insertAttempt(attempt: { id: string; runId: string; number: number; startedAt: number }): void {
+  /** A new attempt, with why it started (recorded now, never worked out later). */
+  insertAttempt(attempt: { id: string; runId: string; number: number; cause: AttemptCause; startedAt: number }): void {
     this.db
-      .prepare("INSERT INTO attempts (id, run_id, number, status, started_at) VALUES (?, ?, ?, 'running', ?)")
-      .run(attempt.id, attempt.runId, attempt.number, attempt.startedAt);
+      .prepare("INSERT INTO attempts (id, run_id, number, cause, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)")
+      .run(attempt.id, attempt.runId, attempt.number, attempt.cause, attempt.startedAt);
   }
 
   finishAttempt(

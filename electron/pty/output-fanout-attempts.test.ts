@@ -24,7 +24,7 @@ describe('where attempts begin, as viewers are told', () => {
     /** One attempt as the run service makes it: its row, the fanout told, then its PTY's output. */
     const attempt = (id = number === 1 ? attemptId : `${runId}_att_${number}`) => {
       if (id !== attemptId) {
-        test.ledger.runs.insertAttempt({ id, runId, number, startedAt: Date.now() });
+        test.ledger.runs.insertAttempt({ id, runId, number, cause: 'retry', startedAt: Date.now() });
         fanout.attemptStarted(runId);
       }
       number += 1;

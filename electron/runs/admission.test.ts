@@ -4,7 +4,7 @@ import type { StoredAgent } from '../ledger/agents-repository';
 import { ProviderCatalog } from '../providers/catalog';
 import { testCatalog } from '../testing/run-test-kit';
 import { requiresConnection } from '../../shared/connection-rule';
-import type { Budget } from '../../shared/usage';
+import type { Budget, PriceTable } from '../../shared/usage';
 import { admissionConfigRevision, admitRun, savedAdmission, type AdmissionInput, type ConnectionState } from './admission';
 
 const catalog = new ProviderCatalog(testCatalog() as never);
@@ -196,6 +196,7 @@ describe('the budget rule', () => {
     period: 'day',
     limit: 1000,
     spent: 1801,
+    unpriced: { tokens: 0, models: [] },
     periodStart: '2026-12-02T00:00:00.000Z',
     resetsAt: '2026-12-03T00:00:00.000Z',
     exhausted: true,
@@ -233,6 +234,51 @@ describe('the budget rule', () => {
     expect(revision([spent()])).not.toBe(revision([spent({ periodStart: '2026-12-03T00:00:00.000Z' })]));
     // What it spent grows with every attempt; the verdict does not change with it.
     expect(revision([spent()])).toBe(revision([spent({ spent: 2500 })]));
+  });
+});
+
+describe('the budget rule for money the price table cannot count', () => {
+  const bound = { agent: agent({ connectionId: 'con_1' }), connection: connection() };
+  const money: Budget = {
+    id: 'bgt_m',
+    scope: 'connection',
+    targetId: 'con_1',
+    targetName: 'Team key',
+    measure: 'cost',
+    period: 'month',
+    limit: 25,
+    spent: 0,
+    unpriced: { tokens: 0, models: [] },
+    periodStart: '2026-12-01T00:00:00.000Z',
+    resetsAt: '2027-01-01T00:00:00.000Z',
+    exhausted: false,
+    createdAt: '2026-12-01T00:00:00.000Z',
+    updatedAt: '2026-12-01T00:00:00.000Z',
+  };
+  const unpricedTable: PriceTable = { currency: 'USD', entries: [{ provider: 'openai', model: 'gpt-5', inputPerMillion: 1, outputPerMillion: 1, cachedInputPerMillion: 1 }] };
+  const pricedTable: PriceTable = { ...unpricedTable, entries: [...unpricedTable.entries, { provider: 'openai', model: 'model-*', inputPerMillion: 1, outputPerMillion: 1, cachedInputPerMillion: 1 }] };
+
+  it('refuses a run whose model has no price under a money budget, linking to that model’s price; a priced one is admitted', () => {
+    expect(admit({ ...bound, budgets: [money], prices: unpricedTable })).toMatchObject({
+      admitted: false,
+      failure: { code: 'configuration_incomplete', reason: 'budget_unpriced', actionUrl: '#/settings/prices?provider=openai&model=model-a' },
+    });
+    expect(admit({ ...bound, budgets: [money], prices: pricedTable })).toMatchObject({ admitted: true });
+    // A subscription pays for its tokens: a money budget counts none of them by design, priced or not.
+    expect(admit({ ...bound, connection: connection({ method: 'subscription_token' }), budgets: [money], prices: unpricedTable })).toMatchObject({ admitted: true });
+    // A token budget counts tokens, whatever their price.
+    expect(admit({ ...bound, budgets: [{ ...money, measure: 'tokens', limit: 1000 }], prices: unpricedTable })).toMatchObject({ admitted: true });
+  });
+
+  it('refuses while the budget holds tokens with no price, and verification looks again when a price is set', () => {
+    const uncounted = { ...money, unpriced: { tokens: 1801, models: [{ priceProvider: 'openai', model: 'gpt-9' }] } };
+    expect(admit({ ...bound, budgets: [uncounted], prices: pricedTable })).toMatchObject({
+      admitted: false,
+      failure: { reason: 'budget_unpriced', actionUrl: '#/settings/prices?provider=openai&model=gpt-9' },
+    });
+    const revision = (budgets: Budget[], prices: PriceTable) => admissionConfigRevision({ ...bound, environment: sandboxed, catalog, sandbox: null, budgets, prices });
+    expect(revision([uncounted], pricedTable)).not.toBe(revision([money], pricedTable));
+    expect(revision([money], unpricedTable)).not.toBe(revision([money], pricedTable));
   });
 });
 

@@ -7,8 +7,9 @@ import { resolveAgentLaunch } from '../agents/agent-profile';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { StoredConnection } from '../ledger/connections-repository';
 import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
-import type { Budget } from '../../shared/usage';
-import { budgetRefusal, budgetsHolding, spentBudget } from '../usage/budget-rule';
+import { budgetUncounted, type Budget, type PriceTable } from '../../shared/usage';
+import { budgetsHolding, budgetStopping } from '../usage/budget-rule';
+import { unpricedRunModel } from '../usage/run-billing';
 import { describeBytes } from '../disk-space';
 
 /** The AI connection a run was admitted with: metadata only, the secret is opened at launch. */
@@ -112,6 +113,11 @@ export interface AdmissionInput {
    */
   budgets?: readonly Budget[] | undefined;
   /**
+   * The price table in use: a money budget cannot count a run whose model has no price in it, so
+   * such a run is refused. Absent, no run is taken to be unpriced.
+   */
+  prices?: PriceTable | undefined;
+  /**
    * The data directory's free space, for a run about to start (new or resumed). Absent for an agent's
    * Test and verification: a full disk is the console's state, not the agent's configuration.
    */
@@ -199,11 +205,13 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
     });
   }
   // The budget rule, after every other: a run whose agent's budget, or whose delivered connection's,
-  // is spent is refused, as a missing connection is. A resumed run keeps the admission it was given:
+  // is spent is refused, as a missing connection is; so is one a money budget cannot count (its model,
+  // or what the budget already holds, has no price). A resumed run keeps the admission it was given:
   // its spending was allowed when it started, and resuming it is the operator's explicit choice.
   if (!saved) {
-    const spent = spentBudget(input.budgets ?? [], { agentId: agent.id, connectionId: connection?.id ?? null });
-    if (spent) return refuse(budgetRefusal(spent));
+    const runUnpriced = input.prices ? unpricedRunModel(input.prices, connection, launch.provider, agent.model) : null;
+    const stopping = budgetStopping(input.budgets ?? [], { agentId: agent.id, connectionId: connection?.id ?? null }, runUnpriced);
+    if (stopping) return refuse(stopping.refusal);
   }
 
   // The network rules are read now and recorded: a resumed run keeps them, whatever the environment
@@ -306,21 +314,34 @@ function preconfiguredHomeRefusal(agent: StoredAgent, environment: Environment):
  * A digest of everything admission looks at for an agent. A refused verification is kept until this
  * changes: retrying an unchanged configuration would only be refused again.
  */
-export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'environment' | 'connection' | 'catalog' | 'sandbox' | 'budgets'>): string {
+export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'environment' | 'connection' | 'catalog' | 'sandbox' | 'budgets' | 'prices'>): string {
   const { agent, environment, connection } = input;
-  // Whether each budget that may hold the agent's runs is spent, and in which period: a budget
-  // raised, removed, spent or rolled over changes the answer (not what it spent: that grows with
-  // every attempt without changing the verdict). Left out when there are none, so the revisions
-  // recorded before budgets existed still hold.
-  const budgets = budgetsHolding(input.budgets ?? [], { agentId: agent.id, connectionId: connection?.id ?? null })
-    .map((budget) => ({ id: budget.id, exhausted: budget.exhausted, periodStart: budget.periodStart, limit: budget.limit }))
+  // Whether each budget that may hold the agent's runs is spent or cannot count, and in which
+  // period: a budget raised, removed, spent, rolled over or priced changes the answer (not what it
+  // spent: that grows with every attempt without changing the verdict). Left out when there are
+  // none, so the revisions recorded before budgets existed still hold.
+  const holding = budgetsHolding(input.budgets ?? [], { agentId: agent.id, connectionId: connection?.id ?? null });
+  const budgets = holding
+    .map((budget) => ({
+      id: budget.id,
+      exhausted: budget.exhausted,
+      periodStart: budget.periodStart,
+      limit: budget.limit,
+      ...(budget.measure === 'cost' ? { uncounted: budgetUncounted(budget) } : {}),
+    }))
     .sort((a, b) => a.id.localeCompare(b.id));
   let profileRevision = 'unknown';
+  let launchProvider: ProviderEntry | undefined;
   try {
-    profileRevision = resolveAgentLaunch(input.catalog, agent).revision;
+    const launch = resolveAgentLaunch(input.catalog, agent);
+    profileRevision = launch.revision;
+    launchProvider = launch.provider;
   } catch {
     // A provider or profile that left the catalog: part of the revision as "unknown".
   }
+  // Whether a money budget could count the agent's runs: a price set (or removed) for its model changes the answer.
+  const delivered = connection && agent.homeMode === 'isolated' ? { provider: connection.provider, method: connection.method } : null;
+  const runUnpriced = input.prices && holding.some((budget) => budget.measure === 'cost') ? unpricedRunModel(input.prices, delivered, launchProvider, agent.model) : null;
   const shape = {
     agent: {
       providerId: agent.providerId,
@@ -348,6 +369,7 @@ export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'e
         }
       : null,
     ...(budgets.length > 0 ? { budgets } : {}),
+    ...(runUnpriced ? { runUnpriced } : {}),
   };
   return createHash('sha256').update(canonicalJson(shape)).digest('hex');
 }

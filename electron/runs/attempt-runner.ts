@@ -3,7 +3,7 @@ import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { prepareTaskRoot } from '../confinement/task-root';
 import { effectiveBaseUrl, modelArgumentFor } from '../connections/credential-delivery';
-import type { Task } from '../../shared/entities';
+import type { AttemptCause, Task } from '../../shared/entities';
 import { newId } from '../ledger/ids';
 import { describeBytes } from '../disk-space';
 import { describeError, detailsInLog } from '../log';
@@ -80,11 +80,14 @@ export class AttemptRunner {
     private readonly options: AttemptRunnerOptions,
   ) {}
 
-  /** Starts the next attempt of an admitted (or retrying, or resumed) run. Never throws: the run ends instead. */
-  run(active: ActiveRun, session: SessionRequest, followUp?: string): Promise<void> {
+  /**
+   * Starts the next attempt of an admitted (or retrying, or resumed) run, recording `cause`, why it
+   * starts, with it. Never throws: the run ends instead.
+   */
+  run(active: ActiveRun, session: SessionRequest, cause: AttemptCause, followUp?: string): Promise<void> {
     // Nobody awaits an attempt (it is started and left to run): whatever escapes it is logged here,
     // never left to become an unhandled rejection that stops the console.
-    const done = this.attempt(active, session, followUp).catch((error: unknown) => {
+    const done = this.attempt(active, session, cause, followUp).catch((error: unknown) => {
       this.context.log.error('a run attempt failed unexpectedly', { runId: active.runId, error: describeError(error) });
       if (this.context.active.get(active.runId) === active && !this.context.closing) {
         this.context.endWhenWritable(active.runId, 'failed', { code: 'internal', message: `The run failed unexpectedly. ${detailsInLog(this.context.log)}` });
@@ -94,7 +97,7 @@ export class AttemptRunner {
     return done;
   }
 
-  private async attempt(active: ActiveRun, sessionRequest: SessionRequest, followUp?: string): Promise<void> {
+  private async attempt(active: ActiveRun, sessionRequest: SessionRequest, cause: AttemptCause, followUp?: string): Promise<void> {
     const { context } = this;
     if (context.closing) return;
     if (!context.transition(active.runId, 'preparing')) {
@@ -103,7 +106,7 @@ export class AttemptRunner {
       return;
     }
     try {
-      await this.launchAttempt(active, sessionRequest, followUp);
+      await this.launchAttempt(active, sessionRequest, cause, followUp);
     } catch (error) {
       if (error instanceof AttemptStopped) {
         // A closing console leaves the run as it was: the next start finds it and strands it.
@@ -172,7 +175,7 @@ export class AttemptRunner {
     );
   }
 
-  private async launchAttempt(active: ActiveRun, sessionRequest: SessionRequest, followUp?: string): Promise<void> {
+  private async launchAttempt(active: ActiveRun, sessionRequest: SessionRequest, cause: AttemptCause, followUp?: string): Promise<void> {
     const { context } = this;
     const { options: service } = context;
     const row = context.requireRun(active.runId);
@@ -217,7 +220,7 @@ export class AttemptRunner {
     const attemptId = newId('att');
     active.attemptId = attemptId;
     active.attemptEvents = [];
-    context.ledger.runs.insertAttempt({ id: attemptId, runId: active.runId, number: active.attemptNumber, startedAt: context.now() });
+    context.ledger.runs.insertAttempt({ id: attemptId, runId: active.runId, number: active.attemptNumber, cause, startedAt: context.now() });
     // Viewers hear where it begins before any of its bytes, so the separator lands in place (the
     // previous attempt's bytes are all in the ledger by now: its end was awaited before this).
     service.fanout.attemptStarted(active.runId);

@@ -1,5 +1,6 @@
-import type { Budget } from '../../shared/usage';
-import { budgetRefusal, notRetriedSentence, spentBudget } from '../usage/budget-rule';
+import { budgetUnpriced } from '../../shared/usage';
+import { budgetStopping, notRetriedSentence, type BudgetBlock } from '../usage/budget-rule';
+import { unpricedRunModel } from '../usage/run-billing';
 import type { ActiveRun, RunContext } from './run-context';
 import type { RunNotices } from './run-notices';
 
@@ -7,26 +8,28 @@ import type { RunNotices } from './run-notices';
  * A run that crossed its budget while it ran (issue 14): the attempt it was in is let finish (cutting
  * an agent off mid-edit would waste what was spent), but no further attempt starts. Asked when an
  * attempt that would be retried ends, and again when a waiting retry's time comes (the budget may
- * have been spent by another run meanwhile).
+ * have been spent by another run meanwhile). The rule is admission's (budgetStopping): a money
+ * budget that cannot count the run (a model with no price) stops it as a spent one does.
  */
 
-/** The spent budget that holds this run (its agent's, or its delivered connection's), or null. */
-export function budgetStoppingRetry(context: RunContext, active: ActiveRun): Budget | null {
+/** The budget that stops this run's next attempt (its agent's, or its delivered connection's), or null. */
+export function budgetStoppingRetry(context: RunContext, active: ActiveRun): BudgetBlock | null {
   const budgets = context.options.budgets;
   if (!budgets) return null;
   const holder = { agentId: active.agentId, connectionId: active.admission.connection?.id ?? null };
-  return spentBudget(budgets.holding(holder), holder);
+  const runUnpriced = unpricedRunModel(budgets.priceTable(), active.admission.connection, active.provider, active.admission.model);
+  return budgetStopping(budgets.holding(holder), holder, runUnpriced);
 }
 
 /**
  * Ends the run failed with the budget's failure (it says the run was not retried), notes it on the
- * timeline, and raises (or joins) the agent's "Budget reached" notice, which says so too.
+ * timeline, and raises (or joins) the agent's notice about that budget, which says so too.
  */
-export function endOverBudget(context: RunContext, runNotices: RunNotices, active: ActiveRun, budget: Budget): void {
-  const refusal = budgetRefusal(budget);
+export function endOverBudget(context: RunContext, runNotices: RunNotices, active: ActiveRun, block: BudgetBlock): void {
+  const { budget, refusal } = block;
   const failure = { ...refusal, message: `${refusal.message} ${notRetriedSentence}` };
-  context.note(active.runId, active.attemptId, 'budget_reached', { message: failure.message, budgetId: budget.id });
-  context.log.info('run not retried: its budget is spent', { runId: active.runId, budgetId: budget.id });
+  context.note(active.runId, active.attemptId, refusal.reason === budgetUnpriced ? 'budget_unpriced' : 'budget_reached', { message: failure.message, budgetId: budget.id });
+  context.log.info('run not retried: its budget is spent or cannot count it', { runId: active.runId, budgetId: budget.id, reason: refusal.reason });
   context.end(active.runId, 'failed', failure);
   const row = context.ledger.runs.row(active.runId);
   const agent = context.ledger.agents.get(active.agentId);

@@ -19,8 +19,8 @@ import { configFingerprint, type Admission, type SandboxState } from './admissio
 import type { ConfinedLaunch } from './attempt-confinement';
 import type { LongTimer } from './long-timer';
 import { transitionRun } from './run-transitions';
-import type { Budget } from '../../shared/usage';
-import type { BudgetHolder } from '../usage/budget-rule';
+import type { Budget, PriceTable } from '../../shared/usage';
+import type { BudgetHolder, PriceTarget } from '../usage/budget-rule';
 
 export interface RunServiceOptions {
   ledger: Ledger;
@@ -64,6 +64,10 @@ export interface RunBudgets {
   holding(holder: BudgetHolder): Budget[];
   /** What let a budget's refused runs start again since `since` (ms), in words. */
   recovery(budgetId: string, since: number): string;
+  /** The price table in use: a money budget cannot count a run whose model has no price. */
+  priceTable(): PriceTable;
+  /** What let the runs a money budget could not count start again (the notice links to this model's price), in words. */
+  pricedRecovery(target: PriceTarget | null): string;
 }
 
 export interface SandboxProbeSource {

@@ -6,8 +6,8 @@ import type { Ledger } from '../ledger/ledger';
 import { startedRunNoticeKinds } from '../ledger/notices-repository';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
-import { budgetExhausted } from '../../shared/usage';
-import { budgetIdOfLink, notRetriedSentence } from '../usage/budget-rule';
+import { budgetExhausted, budgetUnpriced } from '../../shared/usage';
+import { budgetIdOfLink, notRetriedSentence, priceTargetOfLink } from '../usage/budget-rule';
 import { aiConnectionRequired, type Admission, type AdmissionResult } from './admission';
 import type { DiskFullNotices } from './disk-full-notices';
 import type { RunBudgets } from './run-context';
@@ -114,10 +114,11 @@ export class RunNotices {
     }
   }
 
-  /** What fixed an admission notice, in words: a budget says how it became whole again. */
+  /** What fixed an admission notice, in words: a budget says how it became whole again, or could count again. */
   private fixedBy(notice: Notice, agent: StoredAgent, admission: Admission): string {
     const budgetId = notice.reason === budgetExhausted ? budgetIdOfLink(notice.actionUrl) : null;
     if (budgetId && this.options.budgets) return this.options.budgets.recovery(budgetId, Date.parse(notice.createdAt));
+    if (notice.reason === budgetUnpriced && this.options.budgets) return this.options.budgets.pricedRecovery(priceTargetOfLink(notice.actionUrl));
     return admissionFixed(notice, agent, admission, this.ledger.environments.get(admission.environmentId)?.name);
   }
 
@@ -168,7 +169,7 @@ export class RunNotices {
     });
     // A later run joined an open notice: it now names every task it stands for. A budget's notice
     // also says which of its runs were stopped between attempts rather than refused.
-    if (notice.runIds.length > 1 || failure.reason === budgetExhausted) this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, failure));
+    if (notice.runIds.length > 1 || isBudgetStop(failure)) this.notices.revise(notice.id, this.ownerNoticeContent(notice.id, agent, failure));
   }
 
   private ownerNoticeContent(noticeId: string, agent: { id: string; name: string }, failure: OperatorErrorShape) {
@@ -179,7 +180,7 @@ export class RunNotices {
       return task ? [task.title] : [];
     });
     // A run that crossed its budget while it ran was not refused: it finished its attempt, unretried.
-    const crossed = failure.reason === budgetExhausted ? runIds.filter((runId) => this.ledger.runs.row(runId)?.status === 'failed').length : 0;
+    const crossed = isBudgetStop(failure) ? runIds.filter((runId) => this.ledger.runs.row(runId)?.status === 'failed').length : 0;
     const addendum = crossed === 0 ? undefined : crossed === 1 ? notRetriedSentence : `${crossed} runs finished their current attempts and were not retried.`;
     return ownerNoticeContent(failure, agent, titles, runIds[0] ?? null, addendum);
   }
@@ -212,6 +213,7 @@ export function admissionFixed(
 function noticeTitle(failure: OperatorErrorShape): string {
   if (failure.reason === aiConnectionRequired) return 'AI connection required';
   if (failure.reason === budgetExhausted) return 'Budget reached';
+  if (failure.reason === budgetUnpriced) return 'Budget cannot count this run';
   switch (failure.code) {
     case 'sandbox_unavailable':
       return 'OS sandbox unavailable';
@@ -231,6 +233,11 @@ function noticeTitle(failure: OperatorErrorShape): string {
   }
 }
 
+/** A budget stops runs between attempts too: its notice also stands for runs that started. */
+function isBudgetStop(failure: OperatorErrorShape): boolean {
+  return failure.reason === budgetExhausted || failure.reason === budgetUnpriced;
+}
+
 /** What an owner-action notice says: the failure's fix, the agent and the task(s) it stopped, and the link. */
 function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }, taskTitles: string[], runId: string | null, addendum?: string) {
   const titles = [...new Set(taskTitles)].map((title) => `“${title}”`);
@@ -240,6 +247,7 @@ function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }
     actionLabel = failure.actionUrl?.endsWith('/home-mode') ? 'Choose an isolated home' : 'Choose an AI connection';
   }
   if (failure.reason === budgetExhausted) actionLabel = 'Change the budget';
+  if (failure.reason === budgetUnpriced) actionLabel = 'Set the price';
   if (failure.code === 'setup_failed') actionLabel = 'Open the project’s setup';
   return {
     message: `${failure.message}${addendum ? ` ${addendum}` : ''} (Agent ${agent.name}${tasks}.)`,

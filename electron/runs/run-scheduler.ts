@@ -1,6 +1,7 @@
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { RunRow } from '../ledger/runs-repository';
 import { resolveAgentLaunch } from '../agents/agent-profile';
+import type { AttemptCause } from '../../shared/entities';
 import type { SessionRequest } from '../providers/launch';
 import { configFingerprint, savedAdmission, type Admission, type AdmissionResult } from './admission';
 import { budgetStoppingRetry, endOverBudget } from './budget-stop';
@@ -13,7 +14,8 @@ export interface RunSchedulerOptions {
   admit: (agent: StoredAgent & { deleted: boolean }) => AdmissionResult;
   runNotices: RunNotices;
   /** Starts the next attempt of a run (the attempt runner). */
-  launch: (active: ActiveRun, session: SessionRequest) => Promise<void>;
+  /** Starts the run's next attempt, recording why: the run's first start, or a retry. */
+  launch: (active: ActiveRun, session: SessionRequest, cause: Extract<AttemptCause, 'first' | 'retry'>) => Promise<void>;
 }
 
 /**
@@ -60,7 +62,7 @@ export class RunScheduler {
         }
         const admission = verdict.admission;
         if (!context.transition(row.id, 'admitted', { admissionJson: JSON.stringify(admission), configFingerprint: configFingerprint(admission) })) continue;
-        void this.options.launch(this.activate(row.id, admission), { mode: 'new' });
+        void this.options.launch(this.activate(row.id, admission), { mode: 'new' }, 'first');
       }
     } finally {
       this.pumping = false;
@@ -135,7 +137,7 @@ export class RunScheduler {
           return endOverBudget(this.context, this.options.runNotices, active, overBudget);
         }
         // A retry is a fresh attempt: the failed one's session may hold a half-done turn.
-        void this.options.launch(active, { mode: 'new' });
+        void this.options.launch(active, { mode: 'new' }, 'retry');
       },
       this.context.now,
     );

@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadProviderCatalog } from '../providers/catalog';
 import { isProcessGroupAlive } from '../pty/process-group';
+import { attemptStarts } from './attempt-output';
 import { openRunTestBed, present, timeOf, type RunTestBed } from '../testing/run-test-kit';
 
 const beds: RunTestBed[] = [];
@@ -84,10 +86,10 @@ describe('a run', () => {
     const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const run = await b.waitForRun(started.id, ended);
     expect(run.status).toBe('failed');
-    expect(run.attempts.map((a) => [a.number, a.failureCode, a.exitCode])).toEqual([
-      [1, 'process_exit', 3],
-      [2, 'process_exit', 3],
-      [3, 'process_exit', 3],
+    expect(run.attempts.map((a) => [a.number, a.cause, a.failureCode, a.exitCode])).toEqual([
+      [1, 'first', 'process_exit', 3],
+      [2, 'retry', 'process_exit', 3],
+      [3, 'retry', 'process_exit', 3],
     ]);
     expect(run.failure).toMatchObject({ code: 'process_exit' });
     // The last attempt's failure is the run's: it does not promise another try.
@@ -207,6 +209,8 @@ describe('resume', () => {
     expect(text).toContain(`resumed: ${thread}`);
     expect(text).toContain('prompt: Now add tests');
     expect(second.configFingerprint).toBe(first.configFingerprint);
+    // Recorded as the operator's action, not a retry: what the terminal's separator and the notifications read.
+    expect(second.attempts.map((attempt) => attempt.cause)).toEqual(['first', 'follow_up']);
 
     // The agent's model changed: the old session no longer fits, so a fresh one starts, and the timeline says why.
     await b.call('updateAgent', { agentId: agent.id, model: 'model-b' });
@@ -217,6 +221,18 @@ describe('resume', () => {
     const newThread = present(third.locators.find((locator) => locator.kind === 'session'), 'session locator').data.id;
     expect(newThread).not.toBe(thread);
     expect(outputText(b, first.id).match(/resumed: /g)).toHaveLength(1);
+    // A fresh session is still the operator's resume, with a follow-up prompt.
+    expect(third.attempts.map((attempt) => attempt.cause)).toEqual(['first', 'follow_up', 'follow_up']);
+    // A Resume without a prompt, and where each attempt begins as the terminal is told it.
+    await b.call('resumeRun', { runId: first.id });
+    const fourth = await b.waitForRun(first.id, (run) => run.attempts.length === 4 && ended(run));
+    expect(fourth.attempts.map((attempt) => attempt.cause)).toEqual(['first', 'follow_up', 'follow_up', 'resume']);
+    expect(attemptStarts(b.core.ledger, loadProviderCatalog(), first.id).map((start) => [start.attempt.number, start.attempt.cause, start.previous?.status ?? null])).toEqual([
+      [1, 'first', null],
+      [2, 'follow_up', 'succeeded'],
+      [3, 'follow_up', 'succeeded'],
+      [4, 'resume', 'succeeded'],
+    ]);
     const { events } = await b.call('listRunEvents', { runId: first.id });
     const fresh = events.find((event: { kind: string }) => event.kind === 'fresh_session');
     expect(present(fresh, 'fresh_session event').data.reason).toContain('model changed from model-a to model-b');

@@ -91,7 +91,7 @@ export class RunService {
     this.scheduler = new RunScheduler(this.context, {
       admit: (agent) => this.admitToRun(agent),
       runNotices: this.runNotices,
-      launch: (active, session) => this.attempts.run(active, session),
+      launch: (active, session, cause) => this.attempts.run(active, session, cause),
     });
     this.context.onEnded = (runId) => {
       this.scheduler.runEnded(runId);
@@ -209,7 +209,8 @@ export class RunService {
       context.note(runId, null, 'fresh_session', { reason: describeConfigChange(saved, admission), previousSessionId: sessionId });
     }
     const request: SessionRequest = sameConfig ? { mode: 'resume', sessionId, sessionDir: typeof session?.data.dir === 'string' ? session.data.dir : null } : { mode: 'new' };
-    void this.attempts.run(active, request, prompt);
+    // The operator's action, not a retry: recorded so, and the separator and notifications say so.
+    void this.attempts.run(active, request, prompt === undefined ? 'resume' : 'follow_up', prompt);
     return this.summary(runId);
   }
 
@@ -339,6 +340,7 @@ export class RunService {
       saved,
       // A resumed run keeps its admission: its budgets are not asked.
       budgets: saved ? [] : this.budgetsOf(agent, connection),
+      prices: this.options.budgets?.priceTable(),
       disk,
       now: this.context.now(),
     });
@@ -364,6 +366,7 @@ export class RunService {
       connection,
       sandbox: this.options.sandbox?.() ?? null,
       budgets: this.budgetsOf(agent, connection),
+      prices: this.options.budgets?.priceTable(),
     });
   }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Budget } from '../../shared/usage';
-import { budgetIdOfLink, budgetRefusal, spentBudget } from './budget-rule';
+import { budgetIdOfLink, budgetRefusal, budgetStopping, priceTargetOfLink, spentBudget } from './budget-rule';
 import { formatBudgetAmount } from './budget-wording';
 
 /** The budget rule's words and choices, in the console's local time (Berlin here). */
@@ -24,6 +24,7 @@ function budget(fields: Partial<Budget>): Budget {
     period: 'day',
     limit: 5,
     spent: 5.12,
+    unpriced: { tokens: 0, models: [] },
     periodStart: new Date('2026-12-02T00:00').toISOString(),
     resetsAt: new Date('2026-12-03T00:00').toISOString(),
     exhausted: true,
@@ -73,8 +74,46 @@ describe('the refusal of a run whose budget is spent', () => {
   });
 
   it('reads the budget back from the notice’s link', () => {
+    expect(priceTargetOfLink('#/settings/prices?provider=openai&model=gpt%2F9%20mini')).toEqual({ priceProvider: 'openai', model: 'gpt/9 mini' });
+    expect(priceTargetOfLink('#/settings/prices')).toBeNull();
     expect(budgetIdOfLink('#/settings/budgets/bgt_1')).toBe('bgt_1');
     expect(budgetIdOfLink('#/agents/agt_1')).toBeNull();
     expect(budgetIdOfLink(null)).toBeNull();
+  });
+});
+
+describe('a money budget that cannot count a run', () => {
+  const holder = { agentId: 'agt_1', connectionId: null };
+  const money = (fields: Partial<Budget>) =>
+    budget({ id: 'bgt_m', scope: 'agent', targetId: 'agt_1', targetName: 'codex', spent: 0, exhausted: false, ...fields });
+  const noPrice = { priceProvider: 'openai', model: 'default' };
+
+  it('refuses a run whose usage this period has no price, saying what was not counted and linking to that model’s price', () => {
+    const uncounted = money({ spent: 0.42, unpriced: { tokens: 1801, models: [noPrice] } });
+    const block = budgetStopping([uncounted], holder, null);
+    expect(block?.budget.id).toBe('bgt_m');
+    expect(block?.refusal).toEqual({
+      code: 'configuration_incomplete',
+      reason: 'budget_unpriced',
+      message:
+        'The daily money budget of ≈ $5.00 (estimated) for the agent “codex” cannot count this run: the price table has no price for default (openai). ' +
+        '≈ $0.42 used today counts only what has a price; 1,801 tokens have none. ' +
+        'Set the price in Settings → Prices (0 for a free model), or make it a token budget; until then the runs it holds are refused.',
+      actionUrl: '#/settings/prices?provider=openai&model=default',
+    });
+  });
+
+  it('refuses, before anything is spent, a run whose own model has no price', () => {
+    const block = budgetStopping([money({})], holder, noPrice);
+    expect(block?.refusal.reason).toBe('budget_unpriced');
+    expect(block?.refusal.message).toContain('cannot count this run: the price table has no price for default (openai). Set the price');
+    // A token budget counts tokens whatever their price; a priced run under a whole money budget goes.
+    expect(budgetStopping([money({ measure: 'tokens', limit: 1000 })], holder, noPrice)).toBeNull();
+    expect(budgetStopping([money({})], holder, null)).toBeNull();
+  });
+
+  it('names a spent budget first: reached is reached, whatever it could not count', () => {
+    const reached = money({ spent: 6, exhausted: true, unpriced: { tokens: 10, models: [noPrice] } });
+    expect(budgetStopping([reached], holder, noPrice)?.refusal.reason).toBe('budget_exhausted');
   });
 });

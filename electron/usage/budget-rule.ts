@@ -1,6 +1,6 @@
 import type { OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { budgetExhausted, type Budget } from '../../shared/usage';
+import { budgetExhausted, budgetUncounted, budgetUnpriced, unpricedModelLabel, type Budget } from '../../shared/usage';
 import { describeBudgetTarget, describeReset, formatBudgetAmount, formatBudgetLimit, periodAdjective, periodSoFar } from './budget-wording';
 
 /**
@@ -31,6 +31,70 @@ export function spentBudget(budgets: readonly Budget[], holder: BudgetHolder): B
   const spent = budgetsHolding(budgets, holder).filter((budget) => budget.exhausted);
   spent.sort((a, b) => Date.parse(b.resetsAt) - Date.parse(a.resetsAt) || (a.scope === b.scope ? a.id.localeCompare(b.id) : a.scope === 'agent' ? -1 : 1));
   return spent[0] ?? null;
+}
+
+/** A model as the price table would price it: whose price list, which model. */
+export interface PriceTarget {
+  priceProvider: string;
+  model: string;
+}
+
+/** Why a budget stops a run, and the refusal (or, between attempts, the failure) that says so. */
+export interface BudgetBlock {
+  budget: Budget;
+  refusal: OperatorErrorShape;
+}
+
+/**
+ * The budget that stops a run of `holder`, or null when none does. A spent one comes first
+ * (spentBudget). Else a money budget that cannot count the run: its period already holds tokens the
+ * price table has no price for, or the run's own model has none (`runUnpriced`, null when it is
+ * priced or paid by a subscription). Such a budget cannot tell whether it is reached, so it cannot
+ * protect the operator: the run is refused until the price is set, rather than counted as free.
+ */
+export function budgetStopping(budgets: readonly Budget[], holder: BudgetHolder, runUnpriced: PriceTarget | null): BudgetBlock | null {
+  const spent = spentBudget(budgets, holder);
+  if (spent) return { budget: spent, refusal: budgetRefusal(spent) };
+  const uncounted = budgetsHolding(budgets, holder)
+    .filter((budget) => budget.measure === 'cost' && (budgetUncounted(budget) || runUnpriced !== null))
+    .sort((a, b) => (a.scope === b.scope ? a.id.localeCompare(b.id) : a.scope === 'agent' ? -1 : 1))[0];
+  return uncounted ? { budget: uncounted, refusal: uncountedBudgetRefusal(uncounted, runUnpriced) } : null;
+}
+
+/**
+ * The refusal of a run a money budget cannot count, linking to the price of the first model without
+ * one. "The daily money budget of ≈ $5.00 (estimated) for the agent “codex” cannot count this run:
+ * the price table has no price for gpt-9 (openai). ≈ $0.00 used today counts only what has a price;
+ * 1,801 tokens have none. Set the price in Settings → Prices (0 for a free model), or make it a token
+ * budget; until then the runs it holds are refused."
+ */
+export function uncountedBudgetRefusal(budget: Budget, runUnpriced: PriceTarget | null): OperatorErrorShape {
+  const models = [...(runUnpriced ? [runUnpriced] : []), ...budget.unpriced.models];
+  const labels = [...new Set(models.map((entry) => unpricedModelLabel(entry.priceProvider, entry.model)))];
+  const named = labels.length === 1 ? labels[0]! : `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)!}`;
+  const counted =
+    budget.unpriced.tokens > 0
+      ? ` ${formatBudgetAmount('cost', budget.spent)} used ${periodSoFar(budget.period)} counts only what has a price; ${formatBudgetAmount('tokens', budget.unpriced.tokens)} ${budget.unpriced.tokens === 1 ? 'has' : 'have'} none.`
+      : '';
+  return {
+    code: 'configuration_incomplete',
+    reason: budgetUnpriced,
+    message:
+      `The ${periodAdjective(budget.period)} money budget of ${formatBudgetLimit(budget.measure, budget.limit)} for ${describeBudgetTarget(budget.scope, budget.targetName)} ` +
+      `cannot count this run: the price table has no price for ${named}.${counted} ` +
+      `Set ${labels.length === 1 ? 'the price' : 'their prices'} in Settings → Prices (0 for a free model), or make it a token budget; until then the runs it holds are refused.`,
+    actionUrl: actionRoute({ kind: 'settings-prices', addPrice: models[0]! }),
+  };
+}
+
+/** The model a budget-unpriced notice links to the price of, read back from its link (`#/settings/prices?provider=…&model=…`). */
+export function priceTargetOfLink(actionUrl: string | null | undefined): PriceTarget | null {
+  const match = /\/settings\/prices\?(.*)$/.exec(actionUrl ?? '');
+  if (!match) return null;
+  const params = new URLSearchParams(match[1]);
+  const priceProvider = params.get('provider');
+  const model = params.get('model');
+  return priceProvider && model ? { priceProvider, model } : null;
 }
 
 /**

@@ -320,3 +320,81 @@ describe('the agent’s Test probe and verification', () => {
     expect(b.core.ledger.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
   });
 });
+
+describe('a money budget that cannot count a run (a model with no price)', () => {
+  it('refuses a run whose model has no price before anything starts; setting the price resolves the notice, and Run again runs and is counted', async () => {
+    const now = atNoon();
+    const b = await bed({ now });
+    // The fixture's Codex-style events report 1,234 input and 567 output tokens; its model has no price in the shipped table.
+    const agent = await b.createAgent(['--json-events', '--lines', '1']);
+    const budget = await b.call('saveBudget', { scope: 'agent', targetId: agent.id, measure: 'cost', period: 'day', limit: 5 });
+    const task = await b.createTask('Plan the refund flow');
+
+    const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    expect(run.status).toBe('refused');
+    expect((await b.call('getRun', { runId: run.id })).failure).toEqual({
+      code: 'configuration_incomplete',
+      reason: 'budget_unpriced',
+      message:
+        `The daily money budget of ≈ $5.00 (estimated) for the agent “${agent.name}” cannot count this run: the price table has no price for fixture-model (openai). ` +
+        'Set the price in Settings → Prices (0 for a free model), or make it a token budget; until then the runs it holds are refused.',
+      actionUrl: '#/settings/prices?provider=openai&model=fixture-model',
+    });
+    await expectNothingStarted(b, run.id, 0);
+    const notice = present((await b.call('listNotices', {}))[0], 'notice');
+    expect(notice).toMatchObject({
+      title: 'Budget cannot count this run',
+      kind: 'budget_unpriced',
+      reason: 'budget_unpriced',
+      actionLabel: 'Set the price',
+      actionUrl: '#/settings/prices?provider=openai&model=fixture-model',
+      runIds: [run.id],
+      status: 'open',
+    });
+    // The agent's Test says the same, without starting anything.
+    expect(await b.call('testAgent', { agentId: agent.id })).toMatchObject({ ok: false, reason: 'budget_unpriced' });
+
+    // The operator sets the model's price: the notice resolves itself, saying so.
+    const shipped = (await b.call('getPriceTable')).table;
+    await b.call('setPriceTable', {
+      table: { currency: 'USD', entries: [...shipped.entries, { provider: 'openai', model: 'fixture-model', inputPerMillion: 2, outputPerMillion: 20, cachedInputPerMillion: 0.2 }] },
+    });
+    const resolved = present((await b.call('listNotices', { status: 'resolved' }))[0], 'resolved notice');
+    expect(resolved).toMatchObject({ id: notice.id, canRunAgain: true, resolution: 'fixture-model (openai) has a price now: the money budget counts its runs.' });
+    expect((await b.call('getAgent', { agentId: agent.id })).verification).toMatchObject({ state: 'ok' });
+
+    const again = await b.call('runAgain', { noticeId: notice.id });
+    expect((await b.waitForRun(present(again.runs[0], 'new run').id, ended)).status).toBe('succeeded');
+    // What it used is money now: 1,234 input at $2 and 567 output at $20 per million.
+    const counted = (await b.call('listBudgets')).find((each) => each.id === budget.id)!;
+    expect(counted.spent).toBeCloseTo(0.013808, 9);
+    expect(counted).toMatchObject({ unpriced: { tokens: 0, models: [] }, exhausted: false });
+  });
+
+  it('refuses a priced run while the budget’s period holds tokens with no price: it cannot tell whether it is reached', async () => {
+    const now = atNoon();
+    const b = await bed({ now });
+    const connection = await createConnection(b, { name: 'Team key' });
+    const agent = await codexAgent(b, 'isolated codex', 'default', { homeMode: 'isolated' });
+    await b.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    // The agent's own model is priced; another agent on the same key used a model that is not.
+    const shipped = (await b.call('getPriceTable')).table;
+    await b.call('setPriceTable', {
+      table: { currency: 'USD', entries: [...shipped.entries, { provider: 'openai', model: 'model-a', inputPerMillion: 1, outputPerMillion: 1, cachedInputPerMillion: 1 }] },
+    });
+    recordUsage(b, { agentId: 'agt_another', connectionId: connection.id, at: now(), input: 1234, output: 567, model: 'gpt-9' });
+    const budget = await b.call('saveBudget', { scope: 'connection', targetId: connection.id, measure: 'cost', period: 'day', limit: 5 });
+    expect(budget).toMatchObject({ spent: 0, exhausted: false, unpriced: { tokens: 1801, models: [{ priceProvider: 'openai', model: 'gpt-9' }] } });
+
+    const refused = await b.call('startRun', { taskId: (await b.createTask()).id, agentId: agent.id });
+    expect(refused.status).toBe('refused');
+    expect((await b.call('getRun', { runId: refused.id })).failure).toMatchObject({
+      reason: 'budget_unpriced',
+      message: expect.stringContaining(
+        'for the AI connection “Team key” cannot count this run: the price table has no price for gpt-9 (openai). ≈ $0.00 used today counts only what has a price; 1,801 tokens have none.',
+      ),
+      actionUrl: '#/settings/prices?provider=openai&model=gpt-9',
+    });
+    await expectNothingStarted(b, refused.id, 0);
+  });
+});

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { budgetUncounted } from '../../shared/usage';
 import { recordUsage } from '../testing/budget-test-kit';
 import { createConnection } from '../testing/connection-test-kit';
 import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
@@ -86,7 +87,7 @@ describe('a budget’s spent and reset', () => {
     expect(await b.call('listBudgets')).toMatchObject([{ spent: 0, exhausted: false, periodStart: '2026-12-31T23:00:00.000Z', resetsAt: '2027-01-31T23:00:00.000Z' }]);
   });
 
-  it('estimates money with the price table in use: a subscription’s tokens and an unpriced model’s add nothing', async () => {
+  it('estimates money with the price table in use: a subscription’s tokens add nothing, an unpriced model’s are carried apart', async () => {
     const b = await bedAt('2026-12-03T15:00');
     const connection = await createConnection(b);
     const agent = await b.createAgent(['--lines', '1']);
@@ -100,6 +101,8 @@ describe('a budget’s spent and reset', () => {
     expect(budget.targetName).toBe('Fixture OpenAI');
     expect(budget.spent).toBeCloseTo(2.025, 9);
     expect(budget.exhausted).toBe(true);
+    // Never folded into the money as free: the tokens the table cannot price, and whose they are.
+    expect(budget.unpriced).toEqual({ tokens: 10_000_000, models: [{ priceProvider: 'openai', model: 'a-model-with-no-price' }] });
     // The tokens are the connection's and the agent's alike: a token budget on the agent counts all of them.
     const tokens = await b.call('saveBudget', { scope: 'agent', targetId: agent.id, measure: 'tokens', period: 'day', limit: 100_000_000 });
     expect(tokens.spent).toBe(1_100_000 + 10_000_000 + 10_000_000);
@@ -110,6 +113,27 @@ describe('a budget’s spent and reset', () => {
     const repriced = (await b.call('listBudgets')).find((each) => each.id === budget.id);
     expect(repriced?.spent).toBeCloseTo(1.5, 9);
     expect(repriced?.exhausted).toBe(false);
+  });
+
+  it('says a money budget holding only usage with no price used none it could count, never that it is within budget at $0', async () => {
+    const b = await bedAt('2026-12-03T15:00');
+    const agent = await b.createAgent(['--lines', '1']);
+    // What the fixture agent reports for one turn, on a model the shipped table has no price for.
+    recordUsage(b, { agentId: agent.id, at: local('2026-12-03T09:00'), input: 1234, output: 567, model: 'fixture-model' });
+    const budget = await b.call('saveBudget', { scope: 'agent', targetId: agent.id, measure: 'cost', period: 'day', limit: 5 });
+    expect(budget).toMatchObject({ spent: 0, exhausted: false, unpriced: { tokens: 1801, models: [{ priceProvider: 'openai', model: 'fixture-model' }] } });
+    expect(budgetUncounted(budget)).toBe(true);
+    // A token budget on the same usage counts it all.
+    const tokens = await b.call('saveBudget', { scope: 'agent', targetId: agent.id, measure: 'tokens', period: 'day', limit: 5000 });
+    expect(tokens).toMatchObject({ spent: 1801, unpriced: { tokens: 0, models: [] } });
+    expect(budgetUncounted(tokens)).toBe(false);
+
+    // Once the model has a price, what it used is money like any other.
+    b.core.ledger.settings.write('usage.prices', { currency: 'USD', entries: [{ provider: 'openai', model: 'fixture-*', inputPerMillion: 2, outputPerMillion: 20, cachedInputPerMillion: 0.2 }] }, b.clock.at);
+    const priced = (await b.call('listBudgets')).find((each) => each.id === budget.id)!;
+    expect(priced.spent).toBeCloseTo(0.013808, 9);
+    expect(priced.unpriced).toEqual({ tokens: 0, models: [] });
+    expect(budgetUncounted(priced)).toBe(false);
   });
 });
 

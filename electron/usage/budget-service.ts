@@ -1,16 +1,16 @@
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { totalTokens, type Budget, type BudgetInput, type PriceTable } from '../../shared/usage';
+import { totalTokens, unpricedModelLabel, type Budget, type BudgetInput, type PriceTable } from '../../shared/usage';
 import type { EventHub } from '../events/event-hub';
 import type { StoredBudget } from '../ledger/budgets-repository';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../log';
 import { setLongTimer, type LongTimer } from '../runs/long-timer';
-import type { BudgetHolder } from './budget-rule';
+import type { BudgetHolder, PriceTarget } from './budget-rule';
 import { describeBudgetTarget, formatBudgetLimit, periodAdjective } from './budget-wording';
 import { periodAround } from './calendar';
-import { estimateCost } from './price-book';
+import { findPrice, priceUsage } from './price-book';
 import type { PriceTableStore } from './price-table-store';
 
 export interface BudgetServiceOptions {
@@ -121,6 +121,22 @@ export class BudgetService {
     return `${what} no longer holds these runs.`;
   }
 
+  /** The price table in use (admission asks it whether a money budget can count a run). */
+  priceTable(): PriceTable {
+    return this.options.prices.current();
+  }
+
+  /**
+   * What let runs a money budget could not count start again, in the past tense for the notice's
+   * resolution: the price of `target` (the model the notice linked to) was set, or the budget changed.
+   */
+  pricedRecovery(target: PriceTarget | null): string {
+    if (target && findPrice(this.options.prices.current(), target.priceProvider, target.model)) {
+      return `${unpricedModelLabel(target.priceProvider, target.model)} has a price now: the money budget counts its runs.`;
+    }
+    return 'The money budget that could not count these runs was changed or removed, or its prices were set.';
+  }
+
   /** Called after every change that can change a verdict: a budget saved or deleted, a period rolled over, new prices. */
   onChange(listener: (change: BudgetChange) => void): void {
     this.listeners.push(listener);
@@ -180,8 +196,11 @@ export class BudgetService {
   private standing(budget: StoredBudget, table: PriceTable): Budget {
     const { start, end } = periodAround(budget.period, this.now());
     const usage = this.ledger.usage.spentSince({ scope: budget.scope, targetId: budget.targetId }, start);
-    // Money is what the price table estimates; a subscription's or an unpriced model's tokens add none.
-    const spent = budget.measure === 'tokens' ? usage.reduce((sum, item) => sum + totalTokens(item.tokens), 0) : (estimateCost(table, usage).amount ?? 0);
+    // Money is what the price table estimates; a subscription's tokens add none (the plan pays). An
+    // unpriced model's tokens are not money that cost nothing: they are carried apart, and the
+    // budget says it cannot count them (budgetUncounted).
+    const priced = budget.measure === 'cost' ? priceUsage(table, usage) : null;
+    const spent = priced ? priced.amount : usage.reduce((sum, item) => sum + totalTokens(item.tokens), 0);
     return {
       id: budget.id,
       scope: budget.scope,
@@ -191,6 +210,7 @@ export class BudgetService {
       period: budget.period,
       limit: budget.limit,
       spent,
+      unpriced: priced ? priced.unpriced : { tokens: 0, models: [] },
       periodStart: new Date(start).toISOString(),
       resetsAt: new Date(end).toISOString(),
       exhausted: spent >= budget.limit,

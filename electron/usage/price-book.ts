@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { OperatorError } from '../../shared/errors';
-import { priceTableSchema, type BillingKind, type CostEstimate, type PriceEntry, type PriceTable, type TokenCounts } from '../../shared/usage';
+import { priceTableSchema, unpricedModelLabel, type BillingKind, type CostEstimate, type PriceEntry, type PriceTable, type TokenCounts } from '../../shared/usage';
 import { findResourceFile, moduleDir } from '../resource-file';
 
 /** resources/usage/prices.json: the price table as shipped. */
@@ -71,15 +71,25 @@ export function costAt(price: PriceEntry, tokens: TokenCounts): number {
   return ((tokens.input - cached) * price.inputPerMillion + cached * price.cachedInputPerMillion + tokens.output * price.outputPerMillion) / 1_000_000;
 }
 
+/** Some usage billed per token whose model the table has no price for: its tokens and models. */
+export interface UnpricedUsage {
+  /** Input and output tokens together. */
+  tokens: number;
+  /** By label (`gpt-9 (openai)`), each once. */
+  models: Array<{ priceProvider: string; model: string }>;
+}
+
 /**
- * The estimated cost of some usage. A subscription's tokens cost nothing extra (the plan pays), so a
- * run on a subscription token shows tokens, not money; a model without a price is named.
+ * Some usage priced by the table: the money of what has a price, how many items were priced or paid
+ * by a subscription, and what has no price. A subscription's tokens cost nothing extra (the plan
+ * pays); an unpriced model's tokens are counted apart, never as money that cost nothing.
  */
-export function estimateCost(table: PriceTable, usage: readonly PricedTokens[]): CostEstimate {
+export function priceUsage(table: PriceTable, usage: readonly PricedTokens[]): { amount: number; priced: number; subscription: number; unpriced: UnpricedUsage } {
   let amount = 0;
   let priced = 0;
   let subscription = 0;
-  const unpriced = new Set<string>();
+  let unpricedTokens = 0;
+  const unpriced = new Map<string, { priceProvider: string; model: string }>();
   for (const item of usage) {
     if (item.billing === 'subscription') {
       subscription += 1;
@@ -87,16 +97,29 @@ export function estimateCost(table: PriceTable, usage: readonly PricedTokens[]):
     }
     const price = findPrice(table, item.priceProvider, item.model);
     if (!price) {
-      if (item.tokens.input + item.tokens.output > 0) unpriced.add(`${item.model} (${item.priceProvider})`);
+      const tokens = item.tokens.input + item.tokens.output;
+      if (tokens > 0) unpriced.set(unpricedModelLabel(item.priceProvider, item.model), { priceProvider: item.priceProvider, model: item.model });
+      unpricedTokens += tokens;
       continue;
     }
     amount += costAt(price, item.tokens);
     priced += 1;
   }
-  const unpricedModels = [...unpriced].sort();
+  const models = [...unpriced.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, model]) => model);
+  return { amount, priced, subscription, unpriced: { tokens: unpricedTokens, models } };
+}
+
+/**
+ * The estimated cost of some usage: a run on a subscription token shows tokens, not money; a model
+ * without a price is named, and its tokens are carried beside the amount (`unpricedTokens`).
+ */
+export function estimateCost(table: PriceTable, usage: readonly PricedTokens[]): CostEstimate {
+  const { amount, priced, subscription, unpriced } = priceUsage(table, usage);
+  const unpricedModels = unpriced.models.map((entry) => unpricedModelLabel(entry.priceProvider, entry.model));
+  const unpricedTokens = unpriced.tokens;
   if (priced === 0 && unpricedModels.length === 0) {
-    return { amount: subscription > 0 ? null : 0, currency: 'USD', basis: subscription > 0 ? 'subscription' : 'priced', unpricedModels };
+    return { amount: subscription > 0 ? null : 0, currency: 'USD', basis: subscription > 0 ? 'subscription' : 'priced', unpricedModels, unpricedTokens };
   }
-  if (priced === 0) return { amount: null, currency: 'USD', basis: 'unpriced', unpricedModels };
-  return { amount, currency: 'USD', basis: unpricedModels.length > 0 ? 'partly_priced' : 'priced', unpricedModels };
+  if (priced === 0) return { amount: null, currency: 'USD', basis: 'unpriced', unpricedModels, unpricedTokens };
+  return { amount, currency: 'USD', basis: unpricedModels.length > 0 ? 'partly_priced' : 'priced', unpricedModels, unpricedTokens };
 }

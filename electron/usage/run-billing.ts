@@ -1,7 +1,9 @@
 import type { AiConnection } from '../../shared/entities';
-import type { BillingKind } from '../../shared/usage';
+import type { BillingKind, PriceTable } from '../../shared/usage';
 import type { ProviderEntry } from '../providers/catalog';
 import type { AdmittedConnection } from '../runs/admission';
+import type { PriceTarget } from './budget-rule';
+import { findPrice } from './price-book';
 
 /**
  * How a run's tokens are paid for, fixed at admission: the connection whose key was delivered to it
@@ -31,4 +33,20 @@ export function priceProviderOf(
   const prefix = slash > 0 ? model.slice(0, slash) : null;
   if (prefix && own.includes(prefix as AiConnection['provider'])) return prefix;
   return own[0] ?? prefix ?? 'custom';
+}
+
+/**
+ * The model a run would be priced as, when the price table has no price for it and its tokens are
+ * billed per token (null when it is priced, or a subscription pays): what a money budget cannot count.
+ * The same billing and price provider the usage recorder writes for the run's attempts.
+ */
+export function unpricedRunModel(
+  table: PriceTable,
+  connection: Pick<AdmittedConnection, 'provider' | 'method'> | null,
+  provider: Pick<ProviderEntry, 'connectionProviders'> | undefined,
+  model: string,
+): PriceTarget | null {
+  if (billingOf(connection) === 'subscription') return null;
+  const priceProvider = priceProviderOf(connection, provider, model);
+  return findPrice(table, priceProvider, model) ? null : { priceProvider, model };
 }

@@ -51,7 +51,7 @@ async function plainRun() {
     let attemptId = b.core.ledger.runs.attempts(run.id).find((entry) => entry.number === number)?.id;
     if (!attemptId) {
       attemptId = `att_test_${number}`;
-      b.core.ledger.runs.insertAttempt({ id: attemptId, runId: run.id, number, startedAt: Date.now() });
+      b.core.ledger.runs.insertAttempt({ id: attemptId, runId: run.id, number, cause: number === 1 ? 'first' : 'resume', startedAt: Date.now() });
     }
     return new AttemptUsageRecorder(
       { ledger: b.core.ledger, events: b.core.events, log: b.log, now: Date.now },
@@ -244,7 +244,7 @@ describe('usage through the run lifecycle', () => {
       model: 'fixture-model',
       attempts: [],
       total: { input: 0, output: 0, cachedInput: 0, reasoning: 0 },
-      cost: { amount: 0, currency: 'USD', basis: 'priced', unpricedModels: [] },
+      cost: { amount: 0, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 },
     });
     expect(b.core.ledger.runs.reportedTokens(run.id)).toBeNull();
   });

@@ -96,14 +96,14 @@ describe('the usage report', () => {
     expect(report.days.map((day) => day.series)).toEqual([
       [],
       [
-        { key: 'agt_claude', label: 'Claude careful', tokens: 1_100_000, cost: 4.5 },
-        { key: 'agt_codex', label: 'Codex fast', tokens: 1_100_000, cost: 2.25 },
+        { key: 'agt_claude', label: 'Claude careful', tokens: 1_100_000, cost: 4.5, unpricedTokens: 0 },
+        { key: 'agt_codex', label: 'Codex fast', tokens: 1_100_000, cost: 2.25, unpricedTokens: 0 },
       ],
       [],
-      [{ key: 'agt_codex', label: 'Codex fast', tokens: 1_100_000, cost: 2.25 }],
+      [{ key: 'agt_codex', label: 'Codex fast', tokens: 1_100_000, cost: 2.25, unpricedTokens: 0 }],
     ]);
     expect(report.total.tokens).toEqual({ input: 3_000_000, output: 300_000, cachedInput: 0, reasoning: 0 });
-    expect(report.total.cost).toEqual({ amount: 9, currency: 'USD', basis: 'priced', unpricedModels: [] });
+    expect(report.total.cost).toEqual({ amount: 9, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 });
     expect(report.rows).toHaveLength(3);
     expect(report.rowsTruncated).toBe(false);
   });
@@ -146,7 +146,7 @@ describe('the usage report', () => {
       taskId: 'tsk_1',
       taskTitle: 'Task 1 (renamed)',
       tokens: 2_100_000,
-      cost: { amount: 21, currency: 'USD', basis: 'priced', unpricedModels: [] },
+      cost: { amount: 21, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 },
     });
 
     // With no money anywhere (all on a subscription), the tasks that used most tokens come first.
@@ -168,16 +168,17 @@ describe('the usage report', () => {
 
     const report = buildUsageReport(l, table, { from: '2026-03-02', to: '2026-03-02', groupBy: 'connection' });
     const [priced, unpriced, subscription] = report.rows;
-    expect(subscription!.cost).toEqual({ amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [] });
+    expect(subscription!.cost).toEqual({ amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [], unpricedTokens: 0 });
     expect(subscription!.tokens.input).toBe(1_000_000);
-    expect(unpriced!.cost).toEqual({ amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['gpt-9 (openai)'] });
+    expect(unpriced!.cost).toEqual({ amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['gpt-9 (openai)'], unpricedTokens: 1_100_000 });
     expect(priced!.cost).toMatchObject({ amount: 2.25, basis: 'priced' });
-    // The plan's stack has its tokens and no money; the team key's money is only what could be priced.
+    // The plan's stack has its tokens and no money; the team key's money is only what could be priced,
+    // and the tokens it could not price are carried beside it rather than counted as free.
     expect(report.days[0]!.series).toEqual([
-      { key: 'con_plan', label: 'Max plan', tokens: 1_100_000, cost: 0 },
-      { key: 'con_team', label: 'Team key', tokens: 2_200_000, cost: 2.25 },
+      { key: 'con_plan', label: 'Max plan', tokens: 1_100_000, cost: 0, unpricedTokens: 0 },
+      { key: 'con_team', label: 'Team key', tokens: 2_200_000, cost: 2.25, unpricedTokens: 1_100_000 },
     ]);
-    expect(report.total.cost).toEqual({ amount: 2.25, currency: 'USD', basis: 'partly_priced', unpricedModels: ['gpt-9 (openai)'] });
+    expect(report.total.cost).toEqual({ amount: 2.25, currency: 'USD', basis: 'partly_priced', unpricedModels: ['gpt-9 (openai)'], unpricedTokens: 1_100_000 });
   });
 
   it('cuts days at the console’s local midnight, also on a 25-hour day', () => {
@@ -274,7 +275,7 @@ describe('the usage and price channels', () => {
     expect(shipped.defaultsCheckedOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(shipped.table.entries.length).toBeGreaterThan(0);
     const before = await bed.call('getUsageReport', { from: day, to: day, groupBy: 'agent' });
-    expect(before.total.cost).toEqual({ amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['fixture-model (openai)'] });
+    expect(before.total.cost).toEqual({ amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['fixture-model (openai)'], unpricedTokens: 1_100_000 });
     expect(before.rows[0]!.projectName).toBe(bed.core.ledger.projects.get(bed.projectId)!.name);
 
     const entries = [...shipped.table.entries, { provider: 'openai', model: 'fixture-*', inputPerMillion: 2, outputPerMillion: 20, cachedInputPerMillion: 0.2 }];
@@ -284,7 +285,7 @@ describe('the usage and price channels', () => {
     expect((await bed.call('getPriceTable')).table.entries).toEqual(entries);
     // 1M input at $2 + 100k output at $20.
     const after = await bed.call('getUsageReport', { from: day, to: day, groupBy: 'agent' });
-    expect(after.total.cost).toEqual({ amount: 4, currency: 'USD', basis: 'priced', unpricedModels: [] });
+    expect(after.total.cost).toEqual({ amount: 4, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 });
 
     events.length = 0;
     const reset = await bed.call('setPriceTable', { table: null });

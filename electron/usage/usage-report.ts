@@ -126,7 +126,9 @@ export function buildUsageReport(ledger: Ledger, table: PriceTable, query: Usage
               .filter((key) => tallies.has(key))
               .map((key) => {
                 const tally = tallies.get(key)!;
-                return { key, label: seriesLabels.get(key)!, tokens: totalTokens(tally.tokens), cost: amountOf(tally.cost(table)) };
+                const cost = tally.cost(table);
+                // What has no price is carried beside the estimate, never folded into it as free.
+                return { key, label: seriesLabels.get(key)!, tokens: totalTokens(tally.tokens), cost: amountOf(cost), unpricedTokens: cost.unpricedTokens };
               })
           : [],
       };

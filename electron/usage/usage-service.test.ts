@@ -79,7 +79,7 @@ describe('a run\'s usage and its estimated cost', () => {
       [2, 'priced', expect.closeTo(1.53, 9), 2, 'per_call'],
     ]);
     expect(answer.total).toEqual({ input: 1_500_000, cachedInput: 300_000, output: 120_000, reasoning: 40_000 });
-    expect(answer.cost).toEqual({ amount: expect.closeTo(4.03, 9), currency: 'USD', basis: 'priced', unpricedModels: [] });
+    expect(answer.cost).toEqual({ amount: expect.closeTo(4.03, 9), currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 });
   });
 
   it('an edited price table changes the estimate at once: costs are worked out when asked', async () => {
@@ -94,7 +94,7 @@ describe('a run\'s usage and its estimated cost', () => {
     const answer = await usage();
     expect(answer.billing).toBe('subscription');
     expect(answer.total.input).toBe(million);
-    expect(answer.cost).toEqual({ amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [] });
+    expect(answer.cost).toEqual({ amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [], unpricedTokens: 0 });
     expect(answer.attempts[0]?.cost.basis).toBe('subscription');
   });
 
@@ -110,10 +110,11 @@ describe('a run\'s usage and its estimated cost', () => {
     ]);
     const answer = await usage();
     expect(answer.attempts.map((attempt) => attempt.cost)).toEqual([
-      { amount: expect.closeTo(2.5, 9), currency: 'USD', basis: 'priced', unpricedModels: [] },
-      { amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['gpt-9 (openai)'] },
+      { amount: expect.closeTo(2.5, 9), currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 },
+      { amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['gpt-9 (openai)'], unpricedTokens: 1_100_000 },
     ]);
-    expect(answer.cost).toEqual({ amount: expect.closeTo(2.5, 9), currency: 'USD', basis: 'partly_priced', unpricedModels: ['gpt-9 (openai)'] });
+    // The tokens with no price are carried beside the money, never counted as if they cost nothing.
+    expect(answer.cost).toEqual({ amount: expect.closeTo(2.5, 9), currency: 'USD', basis: 'partly_priced', unpricedModels: ['gpt-9 (openai)'], unpricedTokens: 1_100_000 });
   });
 
   it('a gateway\'s `provider/model` id is priced under the provider it names (Pi through a custom connection)', async () => {

@@ -104,6 +104,7 @@ export function aRunSummary(changes: Partial<RunSummary> = {}): RunSummary {
 export function anAttempt(changes: Partial<Attempt> = {}): Attempt {
   return attemptSchema.parse({
     number: 1,
+    cause: (changes.number ?? 1) === 1 ? 'first' : 'retry',
     status: 'running',
     failureCode: null,
     exitCode: null,

@@ -15,9 +15,9 @@ import {
  * schemas, like contract-fixtures.ts): a fixture the core could never send fails where it is made.
  */
 
-export const priced = (amount: number): CostEstimate => ({ amount, currency: 'USD', basis: 'priced', unpricedModels: [] });
-export const onSubscription: CostEstimate = { amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [] };
-export const unpriced = (...models: string[]): CostEstimate => ({ amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: models });
+export const priced = (amount: number): CostEstimate => ({ amount, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 });
+export const onSubscription: CostEstimate = { amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [], unpricedTokens: 0 };
+export const unpriced = (tokens: number, ...models: string[]): CostEstimate => ({ amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: models, unpricedTokens: tokens });
 
 export function aRunUsage(changes: Partial<RunUsage> = {}): RunUsage {
   return runUsageSchema.parse({
@@ -60,7 +60,7 @@ export function aUsageReport(changes: Partial<UsageReport> = {}): UsageReport {
     query: { from: '2026-03-01', to: '2026-03-02', groupBy: 'agent', projectId: null },
     days: [
       { day: '2026-03-01', series: [] },
-      { day: '2026-03-02', series: [{ key: 'agent_1', label: 'Codex writer', tokens: 1_100_000, cost: 2.25 }] },
+      { day: '2026-03-02', series: [{ key: 'agent_1', label: 'Codex writer', tokens: 1_100_000, cost: 2.25, unpricedTokens: 0 }] },
     ],
     series: [{ key: 'agent_1', label: 'Codex writer' }],
     topTasks: [{ taskId: 'task_1', taskTitle: 'Write the refund module', tokens: 1_100_000, cost: priced(2.25) }],

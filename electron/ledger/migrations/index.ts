@@ -10,6 +10,7 @@ import { allowSettingUpStatus, projectSetup } from './008-project-setup';
 import { landing } from './009-landing';
 import { landingIntent } from './010-landing-intent';
 import { usage } from './011-usage';
+import { attemptCause } from './012-attempt-cause';
 
 export interface Migration {
   version: number;
@@ -40,4 +41,5 @@ export const migrations: readonly Migration[] = [
   { version: 9, name: 'landing', sql: landing },
   { version: 10, name: 'landing-intent', sql: landingIntent },
   { version: 11, name: 'usage', sql: usage },
+  { version: 12, name: 'attempt-cause', sql: attemptCause },
 ];

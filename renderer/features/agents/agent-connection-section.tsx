@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { budgetExhausted } from '../../../shared/usage';
+import { budgetExhausted, budgetUnpriced } from '../../../shared/usage';
 import { Link } from 'wouter';
 import { environmentRequiresConnection, requiresConnection } from '../../../shared/connection-rule';
 import type { Agent, AiConnection, Environment } from '../../../shared/entities';
@@ -348,7 +348,7 @@ function AgentCheckResult({ check, agentId, onChoose }: { check: AgentCheck; age
       ) : actionHref ? (
         <p>
           <a className="button button--small" href={actionHref}>
-            {check.reason === budgetExhausted ? 'Change the budget' : 'Open the setting that fixes this'}
+            {check.reason === budgetExhausted ? 'Change the budget' : check.reason === budgetUnpriced ? 'Set the price' : 'Open the setting that fixes this'}
           </a>
         </p>
       ) : null}

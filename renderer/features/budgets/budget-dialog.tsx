@@ -1,6 +1,6 @@
 import { useId, useRef, useState, type FormEvent, type RefObject } from 'react';
 import type { AiConnection, Agent } from '../../../shared/entities';
-import type { Budget } from '../../../shared/usage';
+import { budgetUncounted, type Budget } from '../../../shared/usage';
 import { Choice } from '../../ui/choice';
 import { DialogFormFooter } from '../../ui/dialog-form-footer';
 import { ErrorAlert } from '../../ui/error-alert';
@@ -19,6 +19,7 @@ import {
 } from './budget-form';
 import type { BudgetFilter } from './budget-links';
 import { measureChoices, periodChoices, scopeLabels } from './budget-labels';
+import { UncountedNote } from './uncounted-note';
 import { useSaveBudget } from './use-budgets';
 
 /**
@@ -94,6 +95,7 @@ export function BudgetDialog({
       footer={<DialogFormFooter formId={formId} saving={submission.pending} submitLabel={budget ? 'Save changes' : 'Create budget'} onCancel={onClose} />}
     >
       <form id={formId} className="dialog-form budget-form" onSubmit={submit} noValidate>
+        {budget && budgetUncounted(budget) && values.measure === 'cost' ? <UncountedNote budget={budget} /> : null}
         <fieldset className="form-section">
           <legend className="form-section__legend">Applies to</legend>
           <div className="choice-list">

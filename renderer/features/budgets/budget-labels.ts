@@ -1,4 +1,4 @@
-import type { Budget, BudgetMeasure, BudgetPeriod, BudgetScope } from '../../../shared/usage';
+import { budgetUncounted, unpricedModelLabel, type Budget, type BudgetMeasure, type BudgetPeriod, type BudgetScope } from '../../../shared/usage';
 
 /** How budgets read on the page. Pure, so it is tested without a DOM; money is always called an estimate. */
 
@@ -9,7 +9,9 @@ export const measureChoices: Array<{ measure: BudgetMeasure; label: string; hint
   {
     measure: 'cost',
     label: 'Estimated money (USD)',
-    hint: 'Estimated from the price table (Settings → Prices). Runs on a subscription token add nothing to it.',
+    hint:
+      'Estimated from the price table (Settings → Prices). Runs on a subscription token add nothing to it. A model with no price ' +
+      'cannot be counted: the runs it holds are refused until that price is set.',
   },
 ];
 
@@ -46,16 +48,48 @@ export function budgetTarget(budget: Pick<Budget, 'scope' | 'targetName'>): stri
   return budget.scope === 'agent' ? `the agent “${budget.targetName}”` : `the AI connection “${budget.targetName}”`;
 }
 
-/** `1,801 of 1,000 tokens used today`, `≈ $0.42 of ≈ $5.00 (estimated) used this month`. */
-export function spentSummary(budget: Pick<Budget, 'measure' | 'period' | 'spent' | 'limit'>, locale?: string): string {
+/**
+ * `1,801 of 1,000 tokens used today`, `≈ $0.42 of ≈ $5.00 (estimated) used this month`; a money
+ * budget with usage the price table has no price for says how many tokens it could not count
+ * (`… used today + 12,345 tokens with no price`), never showing them as money that cost nothing.
+ */
+export function spentSummary(budget: Pick<Budget, 'measure' | 'period' | 'spent' | 'limit' | 'unpriced'>, locale?: string): string {
   const when = budget.period === 'day' ? 'today' : 'this month';
   if (budget.measure === 'tokens') return `${grouped(locale).format(Math.round(budget.spent))} of ${formatBudgetValue('tokens', budget.limit, locale)} used ${when}`;
-  return `${formatBudgetValue('cost', budget.spent, locale)} of ${formatBudgetLimit('cost', budget.limit, locale)} used ${when}`;
+  const money = `${formatBudgetValue('cost', budget.spent, locale)} of ${formatBudgetLimit('cost', budget.limit, locale)} used ${when}`;
+  return budget.unpriced.tokens > 0 ? `${money} + ${formatBudgetValue('tokens', budget.unpriced.tokens, locale)} with no price` : money;
 }
 
 /** How much of the limit is used, 0–100 and more, for the meter's words. */
 export function percentUsed(budget: Pick<Budget, 'spent' | 'limit'>): number {
   return budget.limit > 0 ? Math.round((budget.spent / budget.limit) * 100) : 0;
+}
+
+/** `42%`, or `at least 42%` when a money budget holds tokens it cannot count. */
+export function percentSummary(budget: Pick<Budget, 'measure' | 'spent' | 'limit' | 'unpriced' | 'exhausted'>): string {
+  return budgetUncounted(budget) ? `at least ${percentUsed(budget)}%` : `${percentUsed(budget)}%`;
+}
+
+/** Where a budget stands, in a word or two: reached, within it, or unable to tell (tokens with no price). */
+export function budgetStanding(budget: Pick<Budget, 'measure' | 'unpriced' | 'exhausted'>): { label: string; tone: 'danger' | 'warning' | 'success' } {
+  if (budget.exhausted) return { label: 'Reached', tone: 'danger' };
+  if (budgetUncounted(budget)) return { label: 'Cannot count', tone: 'warning' };
+  return { label: 'Within budget', tone: 'success' };
+}
+
+/**
+ * Why a money budget cannot count, and what that does: "The price table has no price for default
+ * (openai): 1,801 tokens used today are not counted, so this budget cannot tell whether it is
+ * reached. Runs it holds are refused until the price is set."
+ */
+export function uncountedExplanation(budget: Pick<Budget, 'period' | 'unpriced'>, locale?: string): string {
+  const labels = budget.unpriced.models.map((entry) => unpricedModelLabel(entry.priceProvider, entry.model));
+  const named = labels.length <= 1 ? (labels[0] ?? 'a model') : `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)!}`;
+  const when = budget.period === 'day' ? 'today' : 'this month';
+  return (
+    `The price table has no price for ${named}: ${formatBudgetValue('tokens', budget.unpriced.tokens, locale)} used ${when} ${budget.unpriced.tokens === 1 ? 'is' : 'are'} not counted, ` +
+    `so this budget cannot tell whether it is reached. Runs it holds are refused until ${labels.length > 1 ? 'their prices are' : 'the price is'} set.`
+  );
 }
 
 /** `Resets at midnight (Thu 3 Dec, 00:00)`, `Resets when the month turns (Fri 1 Jan, 00:00)`, in the operator's time. */

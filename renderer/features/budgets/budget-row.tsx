@@ -1,10 +1,11 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
-import type { Budget } from '../../../shared/usage';
+import { budgetUncounted, type Budget } from '../../../shared/usage';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp } from '../../ui/format';
 import { useSingleSubmit } from '../../ui/use-single-submit';
 import { budgetInput, budgetFormFromBudget, limitText, parseLimit } from './budget-form';
-import { budgetKind, budgetTarget, formatBudgetLimit, percentUsed, resetSummary, spentSummary } from './budget-labels';
+import { budgetKind, budgetStanding, budgetTarget, formatBudgetLimit, percentSummary, resetSummary, spentSummary } from './budget-labels';
+import { UncountedNote } from './uncounted-note';
 import { useSaveBudget } from './use-budgets';
 
 /**
@@ -17,7 +18,8 @@ export function BudgetRow({ budget, selected, onEdit, onDelete }: { budget: Budg
   const rowRef = useRef<HTMLLIElement>(null);
   const limitRef = useRef<HTMLInputElement>(null);
   const title = `${budgetKind(budget)} for ${budgetTarget(budget)}`;
-  const used = percentUsed(budget);
+  const used = percentSummary(budget);
+  const standing = budgetStanding(budget);
 
   // The budget a link named: in view, its limit focused and selected, ready to be raised.
   useEffect(() => {
@@ -44,23 +46,16 @@ export function BudgetRow({ budget, selected, onEdit, onDelete }: { budget: Budg
           <span id={titleId} className="item-list__name">
             {title}
           </span>
-          {budget.exhausted ? (
-            <span className="status-badge tone-danger">
-              <span className="status-badge__mark" aria-hidden="true" />
-              Reached
-            </span>
-          ) : (
-            <span className="status-badge tone-success">
-              <span className="status-badge__mark" aria-hidden="true" />
-              Within budget
-            </span>
-          )}
+          <span className={`status-badge tone-${standing.tone}`}>
+            <span className="status-badge__mark" aria-hidden="true" />
+            {standing.label}
+          </span>
         </div>
         <dl className="inline-facts" aria-label={`${title}: details`}>
           <div>
             <dt>Used</dt>
             <dd>
-              {spentSummary(budget)} <span className="muted">({used}%)</span>
+              {spentSummary(budget)} <span className="muted">({used})</span>
             </dd>
           </div>
           <div>
@@ -72,7 +67,8 @@ export function BudgetRow({ budget, selected, onEdit, onDelete }: { budget: Budg
             </dd>
           </div>
         </dl>
-        <meter className="budget-row__meter" min={0} max={budget.limit} low={budget.limit * 0.8} high={budget.limit * 0.99} optimum={0} value={Math.min(budget.spent, budget.limit)} aria-label={`${title}: ${used}% used`} />
+        <meter className="budget-row__meter" min={0} max={budget.limit} low={budget.limit * 0.8} high={budget.limit * 0.99} optimum={0} value={Math.min(budget.spent, budget.limit)} aria-label={`${title}: ${used} used`} />
+        {budgetUncounted(budget) ? <UncountedNote budget={budget} /> : null}
         <LimitForm key={`${budget.id}|${budget.measure}`} budget={budget} title={title} limitRef={limitRef} />
       </div>
       <div className="item-list__actions">
@@ -109,7 +105,8 @@ function LimitForm({ budget, title, limitRef }: { budget: Budget; title: string;
       }
       return save.mutateAsync(budgetInput({ ...budgetFormFromBudget(budget), limit }, budget.id)).then((next) => {
         setDraft(null);
-        setSaved(`Saved: the limit is ${formatBudgetLimit(next.measure, next.limit)}.${next.exhausted ? ' It is still reached.' : ''}`);
+        const still = next.exhausted ? ' It is still reached.' : budgetUncounted(next) ? ' It still cannot count what has no price: set the price.' : '';
+        setSaved(`Saved: the limit is ${formatBudgetLimit(next.measure, next.limit)}.${still}`);
       });
     });
   };

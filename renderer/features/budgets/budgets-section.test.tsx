@@ -20,6 +20,7 @@ function aBudget(changes: Partial<Budget> = {}): Budget {
     period: 'day',
     limit: 1000,
     spent: 1801,
+    unpriced: { tokens: 0, models: [] },
     periodStart: '2026-12-02T00:00:00.000Z',
     resetsAt: '2026-12-03T00:00:00.000Z',
     exhausted: true,
@@ -106,6 +107,33 @@ describe('Settings → Budgets', () => {
     expect(client.inputsOf('saveBudget')).toEqual([{ scope: 'agent', targetId: 'agt_1', measure: 'tokens', period: 'day', limit: 200_000 }]);
     const alert = await within(dialog).findByRole('alert');
     expect(alert.textContent).toContain('already has a daily token budget');
+  });
+
+  it('says a money budget whose usage has no price cannot count it, in the list and in its dialog, with a link to set that price', async () => {
+    const uncounted = aBudget({
+      id: 'bgt_4',
+      measure: 'cost',
+      limit: 5,
+      spent: 0,
+      exhausted: false,
+      unpriced: { tokens: 1801, models: [{ priceProvider: 'openai', model: 'default' }] },
+    });
+    const { user } = showBudgets('/settings/budgets', {}, { listBudgets: () => [uncounted] });
+    const card = await row(/^Daily money budget for the agent “Codex writer”$/);
+    // Not “≈ $0.00 used · Within budget”: the tokens it could not price are named, and it says it cannot tell.
+    expect(within(card).queryByText('Within budget')).toBeNull();
+    expect(within(card).getByText('Cannot count')).toBeTruthy();
+    expect(card.textContent).toContain('≈ $0.00 of ≈ $5.00 (estimated) used today + 1,801 tokens with no price (at least 0%)');
+    expect(within(card).getByRole('note').textContent).toContain(
+      'The price table has no price for default (openai): 1,801 tokens used today are not counted, so this budget cannot tell whether it is reached. Runs it holds are refused until the price is set.',
+    );
+    expect(within(card).getByRole('link', { name: 'Set a price for default (openai)' }).getAttribute('href')).toBe('#/settings/prices?provider=openai&model=default');
+
+    await user.click(within(card).getByRole('button', { name: 'Edit Daily money budget for the agent “Codex writer”' }));
+    const dialog = screen.getByRole('dialog', { name: 'Edit budget' });
+    expect(within(dialog).getByRole('note').textContent).toContain('1,801 tokens used today are not counted');
+    expect(within(dialog).getByRole('link', { name: 'Set a price for default (openai)' })).toBeTruthy();
+    expect(within(dialog).getByText(/A model with no price cannot be counted: the runs it holds are refused until that price is set\./)).toBeTruthy();
   });
 
   it('makes a money budget for a connection, and deletes one after asking', async () => {

@@ -159,7 +159,7 @@ export function NoticeCard({
   );
 }
 
-/** Notices that stand for runs that started too (a blocked request, a run that crossed its budget), not only refused ones. */
+/** Notices that stand for runs that started too (a blocked request, a run that crossed its budget or that it could not count), not only refused ones. */
 function standsForStartedRuns(kind: string): boolean {
-  return kind === 'network_blocked' || kind === 'budget_exhausted';
+  return kind === 'network_blocked' || kind === 'budget_exhausted' || kind === 'budget_unpriced';
 }

@@ -20,22 +20,25 @@ describe('the Attempts panel', () => {
       attempts: [
         anAttempt({ number: 1, status: 'failed', failureCode: 'process_exit', exitCode: 1, retryAt: '2026-03-02T09:11:00.000Z', endedAt: '2026-03-02T09:05:00.000Z' }),
         anAttempt({ number: 2, status: 'cancelled', failureCode: 'cancelled', signal: 'SIGTERM', endedAt: '2026-03-02T09:08:00.000Z' }),
-        anAttempt({ number: 3, status: 'running' }),
+        anAttempt({ number: 3, cause: 'resume', status: 'running' }),
+        anAttempt({ number: 4, cause: null, status: 'running' }),
       ],
     });
     renderInConsole(<AttemptsPanel run={run} now={now} />, { client: fakeOperatorClient() });
     const table = screen.getByRole('table', { name: 'Attempts' });
     const header = within(table).getAllByRole('columnheader').map((cell) => cell.textContent);
-    expect(header).toEqual(['#', 'Status', 'Failure', 'Exit', 'Retry at', 'Started', 'Ended']);
-    const [first, second, third] = within(table).getAllByRole('row').slice(1);
+    expect(header).toEqual(['#', 'Why it started', 'Status', 'Failure', 'Exit', 'Retry at', 'Started', 'Ended']);
+    const [first, second, third, fourth] = within(table).getAllByRole('row').slice(1);
     const cells = (row: HTMLElement | undefined) => within(row!).getAllByRole('cell').map((cell) => cell.textContent);
 
     expect(within(first!).getByRole('rowheader').textContent).toBe('1');
-    expect(cells(first).slice(0, 3)).toEqual(['Failed', 'process_exit', 'exit 1']);
+    expect(cells(first).slice(0, 4)).toEqual(['First start', 'Failed', 'process_exit', 'exit 1']);
     expect(within(first!).getAllByRole('time')[0]!.getAttribute('datetime')).toBe('2026-03-02T09:11:00.000Z');
-    expect(cells(second).slice(0, 4)).toEqual(['Cancelled', 'cancelled', 'signal SIGTERM', '—']);
-    expect(cells(third).slice(0, 4)).toEqual(['Running', '—', '—', '—']);
-    expect(cells(third)[5]).toBe('—');
+    // Why each started is what the ledger recorded: a retry answers a failure, a resume is the operator's.
+    expect(cells(second).slice(0, 5)).toEqual(['Retry after process_exit (exit code 1)', 'Cancelled', 'cancelled', 'signal SIGTERM', '—']);
+    expect(cells(third).slice(0, 5)).toEqual(['Resumed by you', 'Running', '—', '—', '—']);
+    expect(cells(third)[6]).toBe('—');
+    expect(cells(fourth)[0]).toBe('Not recorded');
   });
 
   it('says when no attempt has started', () => {

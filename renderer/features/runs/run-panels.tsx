@@ -1,4 +1,5 @@
 import { Fragment, useId } from 'react';
+import { attemptCauseText } from '../../../shared/attempt-cause';
 import type { RunDetail } from '../../../shared/entities';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { isActiveRunStatus } from '../../ui/run-status';
@@ -39,6 +40,10 @@ function withinTaskRoot(path: string, taskRoot: string | null): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function When({ iso, now }: { iso: string | null; now: number }) {
   if (!iso) return <span className="muted">—</span>;
   return (
@@ -62,6 +67,7 @@ export function AttemptsPanel({ run, now }: { run: RunDetail; now: number }) {
                   <th scope="col" className="numeric">
                     #
                   </th>
+                  <th scope="col">Why it started</th>
                   <th scope="col">Status</th>
                   <th scope="col">Failure</th>
                   <th scope="col">Exit</th>
@@ -71,13 +77,16 @@ export function AttemptsPanel({ run, now }: { run: RunDetail; now: number }) {
                 </tr>
               </thead>
               <tbody>
-                {run.attempts.map((attempt) => {
+                {run.attempts.map((attempt, index) => {
                   const status = attemptStatusLabels[attempt.status];
+                  // As the ledger recorded it (the same words as the terminal's separator); unknown for an older attempt.
+                  const cause = attemptCauseText(attempt, run.attempts[index - 1] ?? null);
                   return (
                     <tr key={attempt.number}>
                       <th scope="row" className="numeric">
                         {attempt.number}
                       </th>
+                      <td>{cause ? capitalize(cause) : <span className="muted">Not recorded</span>}</td>
                       <td className="nowrap">
                         <span className={`status-badge tone-${status.tone}`} data-status={attempt.status}>
                           <span className="status-badge__mark" aria-hidden="true" />

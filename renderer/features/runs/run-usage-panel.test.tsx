@@ -66,12 +66,12 @@ describe('the run’s Usage panel', () => {
         aRunUsage({
           billing: 'operator_login',
           model: 'gpt-9',
-          attempts: [{ attemptNumber: 1, tokens: { input: 100, output: 50, cachedInput: 0, reasoning: 0 }, cost: unpriced('gpt-9 (openai)'), counting: 'per_call', reports: 4 }],
+          attempts: [{ attemptNumber: 1, tokens: { input: 100, output: 50, cachedInput: 0, reasoning: 0 }, cost: unpriced(150, 'gpt-9 (openai)'), counting: 'per_call', reports: 4 }],
           total: { input: 100, output: 50, cachedInput: 0, reasoning: 0 },
-          cost: unpriced('gpt-9 (openai)'),
+          cost: unpriced(150, 'gpt-9 (openai)'),
         }),
     });
-    const links = await screen.findAllByRole('link', { name: 'No price for gpt-9 (openai)' });
+    const links = await screen.findAllByRole('link', { name: 'No price for gpt-9 (openai): 150 tokens' });
     expect(links.map((link) => link.getAttribute('href'))).toEqual(['#/settings/prices', '#/settings/prices']);
     expect(screen.getByText(/Run on your own login: estimated at API prices/)).toBeTruthy();
     expect(screen.getByText('Each report the CLI printed was one model call; the reports were added up.')).toBeTruthy();

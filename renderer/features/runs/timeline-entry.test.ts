@@ -77,6 +77,7 @@ describe('timeline entries', () => {
 describe('run detail facts', () => {
   const attempt = (patch: Partial<Attempt>): Attempt => ({
     number: 1,
+    cause: 'first',
     status: 'failed',
     failureCode: 'process_exit',
     exitCode: 1,

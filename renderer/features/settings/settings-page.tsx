@@ -6,7 +6,7 @@ import { AboutSection } from './about-section';
 import { budgetFilterFromSearch } from '../budgets/budget-links';
 import { BudgetsSection } from '../budgets/budgets-section';
 import { EnvironmentsSection } from '../environments/environments-section';
-import { PricesSection } from '../usage/prices-section';
+import { PricesSection, priceToAddFromSearch } from '../usage/prices-section';
 import { AiConnectionsSection } from './ai-connections-section';
 import { ProjectSetupSection, isProjectSetupField } from './project-setup-section';
 import { ProjectsSection } from './projects-section';
@@ -75,7 +75,7 @@ export function SettingsPage({
           {section === 'environments' ? <EnvironmentsSection environmentId={environmentId} allowHost={allowHost} /> : null}
           {section === 'ai-connections' ? <AiConnectionsSection /> : null}
           {section === 'budgets' ? <BudgetsSection budgetId={budgetId} filter={budgetFilterFromSearch(search)} /> : null}
-          {section === 'prices' ? <PricesSection /> : null}
+          {section === 'prices' ? <PricesSection addPrice={priceToAddFromSearch(search)} /> : null}
           {section === 'notifications' ? <NotificationsSection /> : null}
           {section === 'about' ? <AboutSection /> : null}
         </div>

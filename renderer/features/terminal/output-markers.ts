@@ -1,3 +1,4 @@
+import { attemptCauseText } from '../../../shared/attempt-cause';
 import type { AttemptStart } from '../../../shared/entities';
 import { formatDuration } from '../../ui/format';
 
@@ -14,24 +15,18 @@ function gapText(previousEnd: string | null, start: string | null): string | nul
   return gap < 60_000 ? `${Math.round(gap / 1000)} s later` : `${formatDuration(gap)} later`;
 }
 
-/** How the previous attempt ended: `after process_exit (exit code 1)`, `after stranded`, `after success`. */
-function previousOutcome(previous: AttemptStart['previous']): string | null {
-  if (!previous) return null;
-  if (previous.status === 'succeeded') return 'after success';
-  if (previous.status === 'running') return null;
-  const cause = previous.failureCode ?? previous.status;
-  const how = previous.exitCode !== null ? `exit code ${previous.exitCode}` : previous.signal ? `signal ${previous.signal}` : null;
-  return how ? `after ${cause} (${how})` : `after ${cause}`;
-}
-
 /**
- * The words of the line between two attempts:
- * `── attempt 2 of 3 · after process_exit (exit code 1) · 3 s later ──`. "of N" is left out past the
- * profile's limit (a resumed run counts on from its earlier attempts).
+ * The words of the line between two attempts: why it started, as the ledger recorded it, which
+ * attempt it is, and how long after the previous one ended.
+ * `── retry after process_exit (exit code 1) · attempt 2 of 3 · 3 s later ──`,
+ * `── resumed by you · attempt 2 · 5m 10s later ──`. "of N" is the retry policy's count: only a retry
+ * is numbered against it (and not past it); a resume is the operator's, with no policy and no
+ * "after" the previous outcome. An attempt whose cause was never recorded says only its number.
  */
 export function attemptSeparatorText({ attempt, previous, maxAttempts }: AttemptStart): string {
-  const count = maxAttempts !== null && attempt.number <= maxAttempts ? `attempt ${attempt.number} of ${maxAttempts}` : `attempt ${attempt.number}`;
-  const parts = [count, previousOutcome(previous), gapText(previous?.endedAt ?? null, attempt.startedAt)].filter((part) => part !== null);
+  const counted = attempt.cause === 'retry' && maxAttempts !== null && attempt.number <= maxAttempts;
+  const count = counted ? `attempt ${attempt.number} of ${maxAttempts}` : `attempt ${attempt.number}`;
+  const parts = [attemptCauseText(attempt, previous), count, gapText(previous?.endedAt ?? null, attempt.startedAt)].filter((part) => part !== null);
   return `── ${parts.join(' · ')} ──`;
 }
 

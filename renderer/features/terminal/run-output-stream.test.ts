@@ -103,6 +103,7 @@ function fakeSink() {
 function attemptStart(number: number): AttemptStart {
   const attempt = (n: number, patch: Partial<Attempt>): Attempt => ({
     number: n,
+    cause: n === 1 ? 'first' : 'retry',
     status: 'failed',
     failureCode: 'process_exit',
     exitCode: 1,
@@ -235,7 +236,7 @@ describe('RunOutputStream', () => {
     api.attemptStart('sub_other', 3, 15);
     sink.draw();
     expect(sink.text).toBe(`first\r\n${attemptSeparator(attemptStart(2))}second\r\n${attemptSeparator(attemptStart(3))}`);
-    expect(sink.text).toContain('── attempt 2 of 3 · after process_exit (exit code 1) · 3 s later ──');
+    expect(sink.text).toContain('── retry after process_exit (exit code 1) · attempt 2 of 3 · 3 s later ──');
     // Separators are not output: nothing to acknowledge for them.
     sink.parseAll();
     vi.advanceTimersByTime(50);

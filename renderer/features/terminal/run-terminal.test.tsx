@@ -1,6 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { ChannelOutput } from '../../../shared/contract';
+import type { Attempt } from '../../../shared/entities';
 import { OperatorError } from '../../../shared/errors';
 import { anAttempt } from '../../testing/contract-fixtures';
 import { deferred, fakeOperatorClient, type ChannelAnswers, type FakeOperatorClient } from '../../testing/fake-operator-client';
@@ -44,6 +45,11 @@ async function opened(terminal: HTMLElement) {
   await vi.waitFor(() => expect(within(terminal).queryByText(/^Loading (the full )?output…$/)).toBeNull());
 }
 
+/** The core tells the viewer that `attempt` begins where its output starts (after `previous`), under a profile of three attempts. */
+function attemptBegins(client: FakeOperatorClient, attempt: Attempt, previous: Attempt) {
+  client.emit('runOutputAttempt', { subscriptionId: 'sub_1', runId: 'run_1', offset: attempt.outputOffset ?? 0, attempt, previous, maxAttempts: 3 });
+}
+
 function output(client: FakeOperatorClient, text: string, offset: number, subscriptionId = 'sub_1', runId = 'run_1') {
   client.emit('runOutput', { subscriptionId, runId, offset, bytes: encode(text) });
 }
@@ -83,18 +89,29 @@ describe('a run’s terminal', () => {
     const { terminal } = showTerminal(client);
     await opened(terminal);
     output(client, 'first try\r\n', 0);
-    client.emit('runOutputAttempt', {
-      subscriptionId: 'sub_1',
-      runId: 'run_1',
-      offset: 11,
-      attempt: anAttempt({ number: 2, status: 'running', startedAt: '2026-03-02T09:00:13.000Z', outputOffset: 11 }),
-      previous: anAttempt({ number: 1, status: 'failed', failureCode: 'process_exit', exitCode: 1, endedAt: '2026-03-02T09:00:10.000Z' }),
-      maxAttempts: 3,
-    });
+    attemptBegins(
+      client,
+      anAttempt({ number: 2, cause: 'retry', status: 'running', startedAt: '2026-03-02T09:00:13.000Z', outputOffset: 11 }),
+      anAttempt({ number: 1, status: 'failed', failureCode: 'process_exit', exitCode: 1, endedAt: '2026-03-02T09:00:10.000Z' }),
+    );
     output(client, 'second try\r\n', 11);
     await vi.waitFor(() =>
-      expect(screenLines(terminal)).toEqual(['first try', '', '── attempt 2 of 3 · after process_exit (exit code 1) · 3 s later ──', 'second try']),
+      expect(screenLines(terminal)).toEqual(['first try', '', '── retry after process_exit (exit code 1) · attempt 2 of 3 · 3 s later ──', 'second try']),
     );
+  });
+
+  it('marks a resumed run’s next attempt as the operator’s, not as a retry after success', async () => {
+    const client = terminalClient();
+    const { terminal } = showTerminal(client);
+    await opened(terminal);
+    output(client, 'done\r\n', 0);
+    attemptBegins(
+      client,
+      anAttempt({ number: 2, cause: 'resume', status: 'running', startedAt: '2026-03-02T09:05:10.000Z', outputOffset: 6 }),
+      anAttempt({ number: 1, status: 'succeeded', exitCode: 0, endedAt: '2026-03-02T09:00:00.000Z' }),
+    );
+    output(client, 'carrying on\r\n', 6);
+    await vi.waitFor(() => expect(screenLines(terminal)).toEqual(['done', '', '── resumed by you · attempt 2 · 5m 10s later ──', 'carrying on']));
   });
 
   it('marks where it was skipped forward to catch up, and the footer says how much', async () => {

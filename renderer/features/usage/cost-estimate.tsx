@@ -1,17 +1,18 @@
 import { Link } from 'wouter';
 import { actionPath } from '../../../shared/routes';
 import type { CostEstimate } from '../../../shared/usage';
-import { formatEstimate } from './usage-format';
+import { formatEstimate, tokenCount, unpricedTokensText } from './usage-format';
 
 const pricesPath = actionPath({ kind: 'settings-prices' });
 
 /**
  * A cost as the console shows it everywhere: an estimate ("≈ $1.23 est."), "tokens only" for a
  * subscription (the plan pays, so there is no money to show), and a model the price table lacks
- * named, with a link to Settings → Prices where its price is added.
+ * named, with how many tokens it left uncounted and a link to Settings → Prices where its price is
+ * added: tokens with no price are never shown as money that cost nothing.
  *
  * `compact`: where the models without a price are named, with the link, once nearby (the Usage
- * page's callout), a list of many costs only says that a part was not priced.
+ * page's callout), a list of many costs only says how many tokens were not priced.
  */
 export function CostEstimateText({ cost, compact = false }: { cost: CostEstimate; compact?: boolean }) {
   switch (cost.basis) {
@@ -20,12 +21,12 @@ export function CostEstimateText({ cost, compact = false }: { cost: CostEstimate
     case 'subscription':
       return <span className="muted">Subscription: tokens only</span>;
     case 'unpriced':
-      return compact ? <span className="muted">No price</span> : <UnpricedLink models={cost.unpricedModels} />;
+      return compact ? <span className="muted">No price</span> : <UnpricedLink models={cost.unpricedModels} tokens={cost.unpricedTokens} />;
     case 'partly_priced':
       if (compact) {
         return (
           <span>
-            <span className="estimate">{formatEstimate(cost.amount ?? 0)}</span> <span className="muted">+ unpriced</span>
+            <span className="estimate">{formatEstimate(cost.amount ?? 0)}</span> <span className="muted">+ {unpricedTokensText(cost.unpricedTokens)}</span>
           </span>
         );
       }
@@ -33,21 +34,20 @@ export function CostEstimateText({ cost, compact = false }: { cost: CostEstimate
         <span>
           <span className="estimate">{formatEstimate(cost.amount ?? 0)}</span>{' '}
           <span className="muted">
-            (not counting{' '}
+            +{' '}
             <Link href={pricesPath} className="unpriced-link">
-              {cost.unpricedModels.join(', ')}: no price
+              {unpricedTokensText(cost.unpricedTokens)}: {cost.unpricedModels.join(', ')}
             </Link>
-            )
           </span>
         </span>
       );
   }
 }
 
-function UnpricedLink({ models }: { models: readonly string[] }) {
+function UnpricedLink({ models, tokens }: { models: readonly string[]; tokens: number }) {
   return (
     <Link href={pricesPath} className="unpriced-link">
-      No price for {models.join(', ')}
+      No price for {models.join(', ')}: {tokenCount(tokens)}
     </Link>
   );
 }

@@ -1,10 +1,11 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { OperatorError } from '../../../shared/errors';
 import type { PriceTable } from '../../../shared/usage';
 import { fakeOperatorClient, type ChannelAnswers } from '../../testing/fake-operator-client';
 import { renderInConsole } from '../../testing/render-in-console';
 import { aPriceTableState } from '../../testing/usage-fixtures';
+import { SettingsPage } from '../settings/settings-page';
 import { PricesSection } from './prices-section';
 
 function showPrices(answers: ChannelAnswers = {}) {
@@ -14,6 +15,15 @@ function showPrices(answers: ChannelAnswers = {}) {
     ...answers,
   });
   return { ...renderInConsole(<PricesSection />, { client, route: '/settings/prices' }), client };
+}
+
+/** Settings → Prices as a link opens it (its address may name a model to add). */
+function showPricesAt(route: string) {
+  const client = fakeOperatorClient({
+    getPriceTable: () => aPriceTableState(),
+    setPriceTable: ({ table }) => (table ? aPriceTableState({ table, edited: true }) : aPriceTableState()),
+  });
+  return { ...renderInConsole(<SettingsPage section="prices" />, { client, route }), client };
 }
 
 // By label: the provider field is a combobox (it suggests the known providers), the others text boxes.
@@ -98,6 +108,29 @@ describe('Settings → Prices', () => {
     await user.type(cached, '0.005');
     await user.click(screen.getByRole('button', { name: 'Save prices' }));
     expect(await screen.findByText('Saved 3 prices. Every estimate now uses them.')).toBeTruthy();
+  });
+
+  it('opened from a link naming a model with no price, adds its row with the input price focused and says what it is for', async () => {
+    const { user, client } = showPricesAt('/settings/prices?provider=openai&model=default');
+    const table = await screen.findByRole('table', { name: 'Price table' });
+    expect(within(table).getAllByRole('row')).toHaveLength(4);
+    expect(field('Provider (row 3)').value).toBe('openai');
+    expect(field('Model (row 3)').value).toBe('default');
+    await waitFor(() => expect(document.activeElement).toBe(field('Input price, $ per million tokens (row 3)')));
+    expect(screen.getByRole('note').textContent).toContain('The last row is for default (openai), which has no price yet');
+    await user.type(field('Input price, $ per million tokens (row 3)'), '2');
+    await user.type(field('Cached input price, $ per million tokens (row 3)'), '0.2');
+    await user.type(field('Output price, $ per million tokens (row 3)'), '20');
+    await user.click(screen.getByRole('button', { name: 'Save prices' }));
+    expect(await screen.findByText('Saved 3 prices. Every estimate now uses them.')).toBeTruthy();
+    expect(client.inputsOf('setPriceTable')[0]!.table!.entries.at(-1)).toEqual({ provider: 'openai', model: 'default', inputPerMillion: 2, cachedInputPerMillion: 0.2, outputPerMillion: 20 });
+  });
+
+  it('adds no second row for a model the table prices already', async () => {
+    showPricesAt('/settings/prices?provider=openai&model=gpt-5');
+    const table = await screen.findByRole('table', { name: 'Price table' });
+    expect(within(table).getAllByRole('row')).toHaveLength(3);
+    expect(screen.getByRole('note').textContent).toBe('gpt-5 (openai) has a price in the table now.');
   });
 
   it('shows what the core refused', async () => {

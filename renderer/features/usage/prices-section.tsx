@@ -1,6 +1,6 @@
 import { Fragment, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { connectionProviders } from '../../../shared/entities';
-import type { PriceTableState } from '../../../shared/usage';
+import { unpricedModelLabel, type PriceTableState } from '../../../shared/usage';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { ErrorAlert } from '../../ui/error-alert';
 import { Loading, QueryError } from '../../ui/query-error';
@@ -16,11 +16,26 @@ const priceColumns: Array<{ field: Extract<PriceField, 'input' | 'cachedInput' |
   { field: 'output', label: 'Output' },
 ];
 
+/** A model to add a price for: from a link (`?provider=…&model=…`) where a cost or a budget lacked one. */
+export interface PriceToAdd {
+  priceProvider: string;
+  model: string;
+}
+
+/** The model a Prices link names (`?provider=openai&model=gpt-9`), or null. */
+export function priceToAddFromSearch(search: string): PriceToAdd | null {
+  const params = new URLSearchParams(search);
+  const priceProvider = params.get('provider')?.trim();
+  const model = params.get('model')?.trim();
+  return priceProvider && model ? { priceProvider, model } : null;
+}
+
 /**
  * Settings → Prices: the table every cost estimate is made with, in US dollars per million tokens,
- * edited as rows and saved together, or put back to the prices the console ships with.
+ * edited as rows and saved together, or put back to the prices the console ships with. `addPrice`:
+ * a model a link named (a budget that could not count it, say): a row for it is added, ready to price.
  */
-export function PricesSection() {
+export function PricesSection({ addPrice = null }: { addPrice?: PriceToAdd | null }) {
   const prices = usePriceTable();
   return (
     <section className="settings-section price-editor" aria-labelledby="settings-prices-heading">
@@ -43,7 +58,7 @@ export function PricesSection() {
       ) : prices.isError ? (
         <QueryError what="the prices" error={prices.error} onRetry={() => void prices.refetch()} />
       ) : (
-        <PriceEditor state={prices.data} />
+        <PriceEditor state={prices.data} addPrice={addPrice} />
       )}
     </section>
   );
@@ -53,12 +68,15 @@ export function PricesSection() {
  * The rows start from the table when the section opens and from what each save or reset answers; a
  * change saved elsewhere meanwhile (another window) does not overwrite what is being typed here.
  */
-function PriceEditor({ state }: { state: PriceTableState }) {
-  const keys = useRef(state.table.entries.length);
+function PriceEditor({ state, addPrice }: { state: PriceTableState; addPrice: PriceToAdd | null }) {
+  // A model a link named gets a row of its own unless the table has one for it already.
+  const adding = addPrice && !state.table.entries.some((entry) => entry.provider === addPrice.priceProvider && entry.model === addPrice.model) ? addPrice : null;
+  const keys = useRef(state.table.entries.length + (adding ? 1 : 0));
   const nextKey = () => ++keys.current;
   const [rows, setRows] = useState<PriceRow[]>(() => {
     let key = 0;
-    return rowsFromTable(state.table, () => ++key);
+    const table = rowsFromTable(state.table, () => ++key);
+    return adding ? [...table, { ...emptyPriceRow(++key), provider: adding.priceProvider, model: adding.model }] : table;
   });
   const [problems, setProblems] = useState<ReturnType<typeof priceRowProblems>>(new Map());
   const [saved, setSaved] = useState<string | null>(null);
@@ -77,6 +95,14 @@ function PriceEditor({ state }: { state: PriceTableState }) {
     inputs.current.get(focusTarget.current)?.focus();
     focusTarget.current = null;
   });
+  // The added row's input price is focused once, after the page has focused its heading (a timer:
+  // the layout's effect runs after this one).
+  const [addedKey] = useState(() => (adding ? state.table.entries.length + 1 : null));
+  useEffect(() => {
+    if (addedKey === null) return;
+    const timer = setTimeout(() => inputs.current.get(`${addedKey}:input`)?.focus(), 0);
+    return () => clearTimeout(timer);
+  }, [addedKey]);
 
   const inputRef = (key: number, field: PriceField) => (element: HTMLInputElement | null) => {
     const id = `${key}:${field}`;
@@ -142,6 +168,16 @@ function PriceEditor({ state }: { state: PriceTableState }) {
       <p id={unitId} className="field__hint">
         Input, cached input and output are in US dollars per million tokens.
       </p>
+      {adding ? (
+        <p className="callout callout--warning" role="note">
+          The last row is for {unpricedModelLabel(adding.priceProvider, adding.model)}, which has no price yet: enter its prices (0 for a free model)
+          and Save prices. Until then its tokens are not in any estimate, and a money budget refuses the runs it cannot count.
+        </p>
+      ) : addPrice ? (
+        <p className="muted" role="note">
+          {unpricedModelLabel(addPrice.priceProvider, addPrice.model)} has a price in the table now.
+        </p>
+      ) : null}
       <datalist id={providersId}>
         {connectionProviders.map((provider) => (
           <option key={provider} value={provider} />

@@ -1,8 +1,8 @@
 import { useId } from 'react';
 import { autoPalette, Bar, BarChart, CartesianGrid, Legend, Rectangle, Tooltip, XAxis, YAxis, type BarShapeProps } from 'recharts';
 import type { UsageReport } from '../../../shared/usage';
-import { dailyChartEntries, hasAnyValue, seriesDataKey } from './usage-chart-data';
-import { formatCompactTokens, formatDayLong, formatDayShort, formatEstimate, formatMoney, formatTokens } from './usage-format';
+import { dailyChartEntries, hasAnyValue, seriesDataKey, unpricedInRange } from './usage-chart-data';
+import { formatCompactTokens, formatDayLong, formatDayShort, formatEstimate, formatMoney, formatTokens, tokenCount, unpricedTokensText } from './usage-format';
 import type { UsageMeasure } from './usage-view';
 
 /** The chart's colours follow the page's colour scheme (light-dark() values, recharts' autoPalette). */
@@ -12,8 +12,10 @@ export function seriesColor(index: number): string {
 
 export const groupingWords = { agent: 'agent', connection: 'AI connection' } as const;
 
-function measureValue(measure: UsageMeasure, value: number): string {
-  return measure === 'tokens' ? `${formatTokens(value)} tokens` : formatEstimate(value);
+/** A value of the chart in words; in cost, with the tokens it could not price beside the money, never as nothing. */
+function measureValue(measure: UsageMeasure, value: number, unpricedTokens = 0): string {
+  if (measure === 'tokens') return `${formatTokens(value)} tokens`;
+  return unpricedTokens > 0 ? `${formatEstimate(value)} + ${unpricedTokensText(unpricedTokens)}` : formatEstimate(value);
 }
 
 /**
@@ -33,12 +35,19 @@ export function UsageDailyChart({ report, measure }: { report: UsageReport; meas
     ? `${entries.length} days from ${formatDayLong(report.query.from)} to ${formatDayLong(report.query.to)}; the most on ${formatDayLong(busiest!.day)}, ${measureValue(measure, busiest!.total)}. The table after the chart has every day's numbers.`
     : `Nothing to show from ${formatDayLong(report.query.from)} to ${formatDayLong(report.query.to)}.`;
   const data = entries.map((entry) => ({ day: entry.day, ...entry.values }));
+  const unpricedByDay = new Map(entries.map((entry) => [entry.day, entry.unpriced]));
+  const unpriced = unpricedInRange(entries);
 
   return (
     <figure className="usage-chart usage-daily-chart" aria-labelledby={captionId}>
       <figcaption id={captionId} className="usage-chart__caption">
         {title}
-        {measure === 'cost' ? <span className="muted"> · subscriptions and unpriced models count no money here</span> : null}
+        {measure === 'cost' ? (
+          <span className="muted">
+            {' '}
+            · subscriptions count no money here{unpriced > 0 ? `; ${unpricedTokensText(unpriced)} are not in these bars` : ''}
+          </span>
+        ) : null}
       </figcaption>
       {hasAnyValue(entries) ? (
         <BarChart responsive data={data} width="100%" height={280} title={title} desc={description} role="img" margin={{ top: 8, right: 12, bottom: 4, left: 4 }}>
@@ -51,7 +60,10 @@ export function UsageDailyChart({ report, measure }: { report: UsageReport; meas
           />
           <Tooltip
             labelFormatter={(day) => (typeof day === 'string' ? formatDayLong(day) : '')}
-            formatter={(value) => measureValue(measure, Number(value))}
+            formatter={(value, _name, item) => {
+              const { day } = (item.payload ?? {}) as { day?: string };
+              return measureValue(measure, Number(value), (day && unpricedByDay.get(day)?.[String(item.dataKey)]) || 0);
+            }}
             wrapperClassName="usage-chart__tooltip"
           />
           <Legend />
@@ -73,7 +85,13 @@ export function UsageDailyChart({ report, measure }: { report: UsageReport; meas
           ))}
         </BarChart>
       ) : (
-        <p className="usage-chart__empty muted">{measure === 'cost' ? 'No estimated cost in these days.' : 'No tokens used in these days.'}</p>
+        <p className="usage-chart__empty muted">
+          {measure === 'tokens'
+            ? 'No tokens used in these days.'
+            : unpriced > 0
+              ? `No estimated cost in these days: ${tokenCount(unpriced)} were of models with no price.`
+              : 'No estimated cost in these days.'}
+        </p>
       )}
       <DailyNumbers report={report} measure={measure} entries={entries} title={title} />
     </figure>
@@ -111,9 +129,9 @@ function DailyNumbers({
           <tr key={entry.day}>
             <th scope="row">{formatDayLong(entry.day)}</th>
             {report.series.map((series, index) => (
-              <td key={series.key}>{measureValue(measure, entry.values[seriesDataKey(index)] ?? 0)}</td>
+              <td key={series.key}>{measureValue(measure, entry.values[seriesDataKey(index)] ?? 0, entry.unpriced[seriesDataKey(index)])}</td>
             ))}
-            <td>{measureValue(measure, entry.total)}</td>
+            <td>{measureValue(measure, entry.total, entry.unpricedTotal)}</td>
           </tr>
         ))}
       </tbody>

@@ -9,11 +9,12 @@ describe('usage as it reads', () => {
     expect(formatEstimate(1234.5, 'en-US')).toBe('≈ $1,234.50 est.');
   });
 
-  it('shows no money for a subscription or a model without a price', () => {
-    expect(costText({ amount: 2.25, currency: 'USD', basis: 'priced', unpricedModels: [] }, 'en-US')).toBe('≈ $2.25 est.');
-    expect(costText({ amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [] }, 'en-US')).toBe('Subscription: tokens only');
-    expect(costText({ amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['gpt-9 (openai)'] }, 'en-US')).toBe('No price');
-    expect(costText({ amount: 1, currency: 'USD', basis: 'partly_priced', unpricedModels: ['gpt-9 (openai)'] }, 'en-US')).toBe('≈ $1.00 est. + unpriced');
+  it('shows no money for a subscription, and for a model without a price how many tokens it left out', () => {
+    expect(costText({ amount: 2.25, currency: 'USD', basis: 'priced', unpricedModels: [], unpricedTokens: 0 }, 'en-US')).toBe('≈ $2.25 est.');
+    expect(costText({ amount: null, currency: 'USD', basis: 'subscription', unpricedModels: [], unpricedTokens: 0 }, 'en-US')).toBe('Subscription: tokens only');
+    expect(costText({ amount: null, currency: 'USD', basis: 'unpriced', unpricedModels: ['gpt-9 (openai)'], unpricedTokens: 1801 }, 'en-US')).toBe('No price: 1,801 tokens');
+    // The tokens with no price are carried beside the money, never folded into it as free.
+    expect(costText({ amount: 1, currency: 'USD', basis: 'partly_priced', unpricedModels: ['gpt-9 (openai)'], unpricedTokens: 12_345 }, 'en-US')).toBe('≈ $1.00 est. + 12,345 tokens with no price');
   });
 
   it('counts tokens in full, and short on an axis', () => {

@@ -30,20 +30,31 @@ export function formatEstimate(amount: number, locale?: string): string {
   return `≈ ${formatMoney(amount, locale)} est.`;
 }
 
+/** A count of tokens in words: "1,801 tokens", "1 token". */
+export function tokenCount(tokens: number, locale?: string): string {
+  return `${formatTokens(tokens, locale)} ${tokens === 1 ? 'token' : 'tokens'}`;
+}
+
+/** Tokens a cost estimate could not price, beside its amount: "1,801 tokens with no price". */
+export function unpricedTokensText(tokens: number, locale?: string): string {
+  return `${tokenCount(tokens, locale)} with no price`;
+}
+
 /**
  * What a cost estimate says in a cell: the estimate, or why there is none. A subscription shows
- * tokens, never money (the plan pays); a model without a price says so (the caller links to Prices).
+ * tokens, never money (the plan pays); a model without a price says so and how many tokens it left
+ * out (the caller links to Prices).
  */
 export function costText(cost: CostEstimate, locale?: string): string {
   switch (cost.basis) {
     case 'priced':
       return formatEstimate(cost.amount ?? 0, locale);
     case 'partly_priced':
-      return `${formatEstimate(cost.amount ?? 0, locale)} + unpriced`;
+      return `${formatEstimate(cost.amount ?? 0, locale)} + ${unpricedTokensText(cost.unpricedTokens, locale)}`;
     case 'subscription':
       return 'Subscription: tokens only';
     case 'unpriced':
-      return 'No price';
+      return `No price: ${tokenCount(cost.unpricedTokens, locale)}`;
   }
 }
 

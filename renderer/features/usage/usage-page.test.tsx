@@ -23,13 +23,13 @@ const unpricedRow = aUsageRow({
   connectionName: null,
   billing: 'operator_login',
   model: 'gpt-9',
-  cost: unpriced('gpt-9 (openai)'),
+  cost: unpriced(1_100_000, 'gpt-9 (openai)'),
 });
 const report = aUsageReport({
   rows: [aUsageRow(), subscriptionRow, unpricedRow],
   total: {
     tokens: { input: 2_005_000, output: 200_700, cachedInput: 4000, reasoning: 0 },
-    cost: { amount: 2.25, currency: 'USD', basis: 'partly_priced', unpricedModels: ['gpt-9 (openai)'] },
+    cost: { amount: 2.25, currency: 'USD', basis: 'partly_priced', unpricedModels: ['gpt-9 (openai)'], unpricedTokens: 1_100_000 },
   },
 });
 
@@ -63,14 +63,14 @@ describe('the Usage page', () => {
     expect(rows).toEqual([
       ['Mar 2', 'Write the refund module', '1', 'checkout', 'Codex writer', 'Team key', 'gpt-5', 'API key', '1,000,000', '0', '100,000', '0', '≈ $2.25 est.'],
       ['Mar 2', 'Fix the invoice rounding', '1', 'checkout', 'Claude writer', 'Max plan', 'claude-sonnet-4-6', 'Subscription', '5,000', '4,000', '700', '0', 'Subscription: tokens only'],
-      ['Mar 2', '=HYPERLINK("http://evil.example")', '1', 'checkout', 'Codex writer', 'Own login (no connection)', 'gpt-9', 'Own login', '1,000,000', '0', '100,000', '0', 'No price for gpt-9 (openai)'],
+      ['Mar 2', '=HYPERLINK("http://evil.example")', '1', 'checkout', 'Codex writer', 'Own login (no connection)', 'gpt-9', 'Own login', '1,000,000', '0', '100,000', '0', 'No price for gpt-9 (openai): 1,100,000 tokens'],
     ]);
     expect(within(table).getByRole('link', { name: 'Fix the invoice rounding' }).getAttribute('href')).toBe('#/runs/run_2');
-    expect(within(table).getByRole('link', { name: 'No price for gpt-9 (openai)' }).getAttribute('href')).toBe('#/settings/prices');
+    expect(within(table).getByRole('link', { name: 'No price for gpt-9 (openai): 1,100,000 tokens' }).getAttribute('href')).toBe('#/settings/prices');
 
     const totals = screen.getByRole('definition', { name: (_name, element) => element.previousElementSibling?.textContent === 'Estimated cost' });
-    expect(totals.textContent).toBe('≈ $2.25 est. (not counting gpt-9 (openai): no price)');
-    expect(screen.getByText(/The table has no price for gpt-9 \(openai\): their tokens are not in the estimates\./)).toBeTruthy();
+    expect(totals.textContent).toBe('≈ $2.25 est. + 1,100,000 tokens with no price: gpt-9 (openai)');
+    expect(screen.getByText(/The table has no price for gpt-9 \(openai\): their 1,100,000 tokens are not in the estimates\./)).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Add their prices in Settings → Prices' }).getAttribute('href')).toBe('#/settings/prices');
     expect(screen.getByText(/Runs on your own login \(no connection\) are estimated at API prices/)).toBeTruthy();
     // The chart's numbers, for screen readers.
@@ -152,6 +152,25 @@ describe('the Usage page', () => {
     );
     await user.selectOptions(screen.getByLabelText('Chart'), 'Estimated cost');
     expect(await screen.findByRole('table', { name: 'Estimated cost by day, stacked by AI connection' })).toBeTruthy();
+  });
+
+  it('in estimated cost, says how many tokens of each day had no price rather than drawing them as $0', async () => {
+    showUsage('/usage?from=2026-03-01&to=2026-03-02&measure=cost', {
+      getUsageReport: () =>
+        aUsageReport({
+          days: [
+            { day: '2026-03-01', series: [] },
+            { day: '2026-03-02', series: [{ key: 'agent_1', label: 'Codex writer', tokens: 1_100_000, cost: 2.25, unpricedTokens: 1801 }] },
+          ],
+        }),
+    });
+    const chart = await screen.findByRole('figure', { name: /^Estimated cost by day, stacked by agent/ });
+    expect(chart.querySelector('figcaption')?.textContent).toBe('Estimated cost by day, stacked by agent · subscriptions count no money here; 1,801 tokens with no price are not in these bars');
+    const numbers = within(chart).getByRole('table', { name: 'Estimated cost by day, stacked by agent' });
+    expect(within(numbers).getAllByRole('row').slice(1).map(cellsOf)).toEqual([
+      ['Sunday, March 1, 2026', '≈ $0.00 est.', '≈ $0.00 est.'],
+      ['Monday, March 2, 2026', '≈ $2.25 est. + 1,801 tokens with no price', '≈ $2.25 est. + 1,801 tokens with no price'],
+    ]);
   });
 
   it('says when the range had no usage', async () => {

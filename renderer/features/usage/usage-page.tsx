@@ -13,7 +13,7 @@ import { CostEstimateText } from './cost-estimate';
 import { downloadTextFile } from './download-file';
 import { TopTasks } from './top-tasks';
 import { UsageDailyChart } from './usage-daily-chart';
-import { formatTokens, tokensInAll } from './usage-format';
+import { formatTokens, tokenCount, tokensInAll } from './usage-format';
 import { UsageTable } from './usage-table';
 import { presetOf, presetRange, rangeProblem, usagePresets, usageQuery, usageViewFromSearch, usageViewPath, type UsageView } from './usage-view';
 import { useUsageReport } from './use-usage';
@@ -176,7 +176,7 @@ function UsageReportView({ report, view, onMeasure }: { report: UsageReport; vie
       {report.total.cost.unpricedModels.length > 0 ? (
         <div className="callout callout--warning">
           <p>
-            The table has no price for {report.total.cost.unpricedModels.join(', ')}: their tokens are not in the estimates.{' '}
+            The table has no price for {report.total.cost.unpricedModels.join(', ')}: their {tokenCount(report.total.cost.unpricedTokens)} are not in the estimates.{' '}
             <Link href={actionPath({ kind: 'settings-prices' })}>Add their prices in Settings → Prices</Link>.
           </p>
         </div>
