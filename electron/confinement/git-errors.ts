@@ -26,6 +26,8 @@ export const gitFailureReasons = [
   'no_commits',
   'unknown_revision',
   'timed_out',
+  // A FIFO, socket or device where git reads a file of a run's (unreadable-run-files.ts).
+  'unreadable_run_file',
   'git_error',
 ] as const;
 

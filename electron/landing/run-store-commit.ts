@@ -4,7 +4,7 @@ import { OperatorError } from '../../shared/errors';
 import { isObjectName, readRunBranchTip } from '../confinement/run-branch-ref';
 import { inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from '../confinement/safe-path';
 import type { RunFileTools, TaskRoot } from '../confinement/task-root-layout';
-import { copyIndex } from '../confinement/task-view-diff';
+import { copyIndex, settleIndex } from '../confinement/task-view-diff';
 import { openRunStoreGit } from './run-store-git';
 
 /**
@@ -53,11 +53,9 @@ export async function commitRunChanges(taskRoot: TaskRoot, tools: RunFileTools, 
     await copyIndex(git, path.join(repository.adminDir, 'index'), store.tools, store.hiddenPaths);
     // No index to copy (missing, or not a regular file) or not one this git can read (damaged, split
     // by the agent): start from the branch's tip, so files it tracks despite .gitignore stay tracked.
-    const readable = await fs.access(git.indexFile).then(
-      () => git.run(['update-index', '-q', '--refresh'], { okExitCodes: [0, 1] }).then(() => true, () => false),
-      () => false,
-    );
-    if (!readable) await git.run(['read-tree', tip]);
+    const index = await settleIndex(git, tip);
+    // A tracked file the agent made a FIFO or a socket is named, not left to git to fail on.
+    git.refuseUnreadableTracked(index.map((entry) => entry.path));
     await git.run(['add', '--update']);
     // Untracked files one by one, as the diff lists them: a folder holding a repository of its own
     // (listed with a trailing slash) is never entered, so no gitlink to a commit the project lacks.
