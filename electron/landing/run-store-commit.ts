@@ -1,6 +1,7 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
+import { asGitFailure } from '../confinement/git-errors';
 import { isObjectName, readRunBranchTip } from '../confinement/run-branch-ref';
 import { inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from '../confinement/safe-path';
 import type { RunFileTools, TaskRoot } from '../confinement/task-root-layout';
@@ -84,7 +85,8 @@ export async function commitRunChanges(taskRoot: TaskRoot, tools: RunFileTools, 
     await writeStoreFile(taskRoot, path.join(adminRelative, 'HEAD'), `ref: refs/heads/${taskRoot.branch}\n`, store.owner);
     await placeIndex(taskRoot, adminRelative, git.indexFile, store.owner);
   } catch (error) {
-    if (!(error instanceof UnsafePathError)) throw error;
+    // git's failure (a timeout included) says what to do, as the Changes view's does; never internal.
+    if (!(error instanceof UnsafePathError)) throw asGitFailure(error, { repository: taskRoot.view, doing: 'commit the run’s changes', retry: 'commit again' });
     throw new OperatorError({ code: 'conflict', message: `The run's store is not as the console made it (${error.message}), and the console will not write through it. Discard the run, or commit in its folder by hand.` });
   } finally {
     await git.dispose();
