@@ -285,6 +285,38 @@ describe('attacks from inside a sandboxed run', () => {
     }
   });
 
+  it("files git reads that the run made FIFOs stall nothing: the Changes, Commit and Land each answer in seconds, naming them", async () => {
+    const c = await openConsole();
+    const script = [
+      'git -c user.name=agent -c user.email=agent@example.invalid commit -q --allow-empty -m "agent work"',
+      'echo changed >> README.md && mkdir -p src && mkfifo .gitignore && mkfifo src/.gitattributes && echo FIFOS-MADE',
+    ].join(' && ');
+    const agent = await c.commandAgent(['--shell', script, '--sleep-ms', '4000']);
+    const runId = await c.run(agent.id);
+    await c.bed.waitForRun(runId, (run) => run.status === 'running' && c.output(runId).includes('shell exited'));
+    expect(c.output(runId)).toContain('FIFOS-MADE');
+    const project = c.bed.projectDir;
+    execFileSync('git', ['config', 'user.name', 'Olga Operator'], { cwd: project });
+    execFileSync('git', ['config', 'user.email', 'olga@example.invalid'], { cwd: project });
+    const main = () => execFileSync('git', ['rev-parse', 'main'], { cwd: project, encoding: 'utf8' }).trim();
+    const mainBefore = main();
+
+    const refusal = { code: 'git_failed', reason: 'unreadable_run_file', message: expect.stringMatching(/\.gitignore \(a FIFO\), src\/\.gitattributes \(a FIFO\)/) };
+    const inSeconds = async (what: string, request: () => Promise<unknown>) => {
+      const started = Date.now();
+      await expect(request(), what).rejects.toMatchObject(refusal);
+      // Generous for a loaded two-core machine: git waiting on a FIFO took one to two minutes.
+      expect(Date.now() - started, what).toBeLessThan(10_000);
+    };
+    // The Changes panel asks while the run is live, and again once it has ended.
+    await inSeconds('the Changes while the run is live', () => c.bed.call('getRunDiff', { runId }));
+    expect((await c.bed.waitForRun(runId, ended)).status).toBe('succeeded');
+    await inSeconds('the Changes', () => c.bed.call('getRunDiff', { runId }));
+    await inSeconds('Commit', () => c.bed.call('commitRunChanges', { runId, message: 'The agent’s last change' }));
+    await inSeconds('Land', () => c.bed.call('landRun', { runId, target: 'main', strategy: 'squash', message: 'Land it' }));
+    expect(main()).toBe(mainBefore);
+  }, 60_000);
+
   it('a sandboxed run that commits attributes naming its own filter, tries to plant config and hooks, and turns its index into a FIFO gets nothing from Commit, Land and Push', async () => {
     const c = await openConsole();
     const pwned = path.join(c.fixture.base, 'PWNED');

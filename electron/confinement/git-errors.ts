@@ -26,6 +26,8 @@ export const gitFailureReasons = [
   'no_commits',
   'unknown_revision',
   'timed_out',
+  // A FIFO, socket or device where git reads a file of a run's (unreadable-run-files.ts).
+  'unreadable_run_file',
   'git_error',
 ] as const;
 
@@ -139,8 +141,19 @@ function firstLine(stderr: string): string {
  * An OperatorError for git's stderr: `git_failed` with the case's reason and remedy. For the missing
  * commit of an explicit revision the reason is `unknown_revision`.
  */
-export function gitFailure(stderr: string, context: GitFailureContext, options: { timedOut?: boolean } = {}): OperatorError {
+export function gitFailure(stderr: string, context: GitFailureContext, options: { timedOut?: boolean; onRunFiles?: boolean } = {}): OperatorError {
   const doing = context.doing ? ` to ${context.doing}` : '';
+  if (options.timedOut && options.onRunFiles) {
+    // Hardened git runs no filter and reads no config of the run's, and what could make it wait (a
+    // FIFO, a socket) was looked for before it ran and again once it was stopped, and not found.
+    return new OperatorError({
+      code: 'git_failed',
+      reason: 'timed_out',
+      message:
+        `git did not finish in time${doing} in ${context.repository} and was stopped. Nothing there that git would wait on (a FIFO, a socket) was found: ` +
+        `the run’s folder may hold a very great many files, or the disk is slow. Open the folder and look at what the agent left there, then ${again(context)}.`,
+    });
+  }
   if (options.timedOut) {
     return new OperatorError({
       code: 'git_failed',
@@ -164,6 +177,6 @@ export function gitFailure(stderr: string, context: GitFailureContext, options: 
 /** For a caught error: git's (either kind) becomes an OperatorError; anything else is left as it is. */
 export function asGitFailure(error: unknown, context: GitFailureContext): unknown {
   if (error instanceof GitCommandError) return gitFailure(error.stderr, context, { timedOut: error.timedOut });
-  if (error instanceof GitToolError) return gitFailure(error.result.stderr, context, { timedOut: error.result.timedOut });
+  if (error instanceof GitToolError) return gitFailure(error.result.stderr, context, { timedOut: error.result.timedOut, onRunFiles: true });
   return error;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { resolveExecutable } from '../pty/pty-session';
 import type { Owner } from './safe-path';
 import { runTool, type ToolIsolation, type ToolResult } from './tool-sandbox';
+import { findSpecialFiles, gitOpensByName, unreadableRunFiles, type SpecialFile, type SpecialFileScan } from './unreadable-run-files';
 
 /**
  * Git for the console's questions about a run's files (the diff, its file list), which the run may
@@ -17,6 +18,12 @@ import { runTool, type ToolIsolation, type ToolResult } from './tool-sandbox';
  * /dev/null, fsmonitor and the untracked cache off, no external diff or textconv (the callers pass
  * --no-ext-diff --no-textconv), submodules and nested repositories never entered, no protocol
  * allowed, a fixed environment (never the operator's), a time limit and an output cap.
+ *
+ * Nor can what the run wrote make git wait: before git runs, the run's work tree and object store are
+ * looked through for FIFOs, sockets and devices where git would open a file (unreadable-run-files.ts),
+ * and those are refused, naming them. Should git still be stopped at its time limit (the run, still
+ * going, made one meanwhile), the folders are looked through again to name it; a timeout is never
+ * run again.
  */
 
 export interface HardenedGitSpace {
@@ -30,6 +37,11 @@ export interface HardenedGitSpace {
   writable?: string[];
   /** The object folders git reads (the run's own, then the ones it borrows), read-only. */
   objectDirs: string[];
+  /**
+   * The ones among `objectDirs` the run could write (its store's): looked through with the work tree
+   * for what git must not open. The project's, which the run only reads, are not.
+   */
+  runObjectDirs: string[];
   workTree: string;
   objectFormat: 'sha1' | 'sha256';
   /** The sandbox's user, who must be able to write the scratch folder. */
@@ -46,6 +58,12 @@ export interface HardenedGitSpace {
 export interface HardenedGit {
   /** Runs `git <args>`; a non-zero exit (unless allowed) or a timeout is a GitToolError. */
   run(args: string[], options?: { stdin?: Buffer; maxOutputBytes?: number; timeoutMs?: number; okExitCodes?: number[] }): Promise<ToolResult>;
+  /**
+   * Refuses (unreadable_run_file) a FIFO, socket or device the run left in place of a file the index
+   * tracks, which git would try to hash. Called once the index is the one git compares the work tree
+   * with; `trackedPaths` are its entries.
+   */
+  refuseUnreadableTracked(trackedPaths: Iterable<string>): void;
   /** The temporary index file the questions share (see the caller for what goes in it). */
   readonly indexFile: string;
   readonly scratch: string;
@@ -89,6 +107,10 @@ const hardenedGitConfig = [
 ].flatMap((setting) => ['-c', setting]);
 
 const defaultTimeoutMs = 60_000;
+/** Looking through the run's folders before git runs: well under a second for a usual project. */
+const scanTimeoutMs = 30_000;
+/** Looking again once git was stopped: only to name what it likely waited on. */
+const rescanTimeoutMs = 10_000;
 const defaultMaxOutputBytes = 64 * 1024 * 1024;
 
 let gitExecutable: string | null = null;
@@ -99,8 +121,26 @@ function gitPath(): string {
   return gitExecutable;
 }
 
-/** Opens a scratch folder with a throwaway git dir for one set of questions about a run's files. */
+/**
+ * Opens a scratch folder with a throwaway git dir for one set of questions about a run's files, once
+ * the run's folders hold nothing git would open and wait on (else unreadable_run_file).
+ */
 export async function openHardenedGit(space: HardenedGitSpace): Promise<HardenedGit> {
+  const scan: SpecialFileScan = {
+    isolation: space.isolation,
+    operatorHome: space.operatorHome,
+    hiddenPaths: space.hiddenPaths,
+    folders: [space.workTree, ...space.runObjectDirs],
+    timeoutMs: scanTimeoutMs,
+  };
+  const found = await findSpecialFiles(scan);
+  // A listing cut short (thousands of them) is refused as a whole.
+  const refused = found.complete ? found.files.filter((special) => gitOpensByName(special, space.workTree)) : found.files;
+  if (refused.length > 0) throw unreadableRunFiles(refused, space.workTree, { more: !found.complete });
+  // The rest are left for the index to judge: git hashes them if it tracks them, and never opens them if not.
+  const elsewhere = found.files;
+  const seen = new Set(elsewhere.map((special) => special.file));
+
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'operator-console-git-'));
   const gitDir = path.join(scratch, 'git');
   const home = path.join(scratch, 'home');
@@ -142,9 +182,20 @@ export async function openHardenedGit(space: HardenedGitSpace): Promise<Hardened
     GIT_OBJECT_DIRECTORY: objectDirectory,
     GIT_ALTERNATE_OBJECT_DIRECTORIES: space.objectDirs.filter((folder) => folder !== objectDirectory).join(':'),
   };
+  /** After a timeout: what the run made meanwhile is the likely reason (what was there before was judged). */
+  const whyStopped = async (): Promise<SpecialFile[]> => {
+    const again = await findSpecialFiles({ ...scan, timeoutMs: rescanTimeoutMs }).catch(() => null);
+    return again?.files.filter((special) => !seen.has(special.file)) ?? [];
+  };
   return {
     indexFile,
     scratch,
+    refuseUnreadableTracked: (trackedPaths) => {
+      if (elsewhere.length === 0) return;
+      const tracked = new Set(trackedPaths);
+      const hashed = elsewhere.filter((special) => tracked.has(path.relative(space.workTree, special.file)));
+      if (hashed.length > 0) throw unreadableRunFiles(hashed, space.workTree);
+    },
     run: async (args, options = {}) => {
       const result = await runTool(space.isolation, {
         command: [git, ...hardenedGitConfig, ...args],
@@ -158,6 +209,10 @@ export async function openHardenedGit(space: HardenedGitSpace): Promise<Hardened
         maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
         ...(options.stdin ? { stdin: options.stdin } : {}),
       });
+      if (result.timedOut) {
+        const culprits = await whyStopped();
+        if (culprits.length > 0) throw unreadableRunFiles(culprits, space.workTree, { appeared: true });
+      }
       const ok = !result.timedOut && result.exitCode !== null && (options.okExitCodes ?? [0]).includes(result.exitCode);
       // A cut output is an answer (the caller asked for at most so much); anything else that stopped git is not.
       if (!ok && !result.truncated) throw new GitToolError(args, result);

@@ -1,3 +1,4 @@
+import { asGitFailure } from './git-errors';
 import type { HardenedGit } from './hardened-git';
 import { readBranchCommit } from './run-branch-ref';
 import type { RunFileTools, TaskRoot } from './task-root-layout';
@@ -56,6 +57,9 @@ export async function readRunHoldings(
       });
     const ancestor = await git.run(['merge-base', '--is-ancestor', base, tip], { okExitCodes: [0, 1] });
     return { tip, uncommittedFiles, unlandedCommits, unlandedCommitCount: Number.isFinite(count) ? count : unlandedCommits.length, descendsFromBase: ancestor.exitCode === 0 };
+  } catch (error) {
+    // Landing asks this first: git's failure (a timeout included) says what to do there too, never internal.
+    throw asGitFailure(error, { repository: taskRoot.view, doing: 'read what the run holds', retry: 'try again' });
   } finally {
     await git.dispose();
   }

@@ -136,7 +136,8 @@ async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: Task
   await handToSandboxUser([paths.view], owner);
   // Hardened git (it never runs a program of the run's) in the tool sandbox when there is one; it
   // writes only the new view, and the index into its scratch folder.
-  const objectDirs = [path.join(repository.gitDir, 'objects'), ...repository.borrowedObjects];
+  const ownObjects = path.join(repository.gitDir, 'objects');
+  const objectDirs = [ownObjects, ...repository.borrowedObjects];
   const git = await openHardenedGit({
     isolation: tools?.isolation ?? { kind: 'none' },
     operatorHome: tools?.operatorHome ?? '/',
@@ -144,6 +145,7 @@ async function restoreView(paths: ReturnType<typeof taskRootPaths>, record: Task
     readOnly: objectDirs,
     writable: [paths.view],
     objectDirs,
+    runObjectDirs: [ownObjects],
     workTree: paths.view,
     objectFormat: repository.objectFormat,
     user: owner,

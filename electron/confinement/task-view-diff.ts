@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { openHardenedGit, type HardenedGit } from './hardened-git';
+import { GitToolError, openHardenedGit, type HardenedGit } from './hardened-git';
 import { baseSnapshotDirName, type RunFileTools, type TaskRoot } from './task-root-layout';
 import { readRecord, toolsForRecord, type TaskRootRecord } from './task-root-record';
 import { runTool } from './tool-sandbox';
@@ -83,28 +83,20 @@ export async function openViewQuestion(taskRoot: TaskRoot, tools: RunFileTools):
     hiddenPaths,
     readOnly: [taskRoot.view, ...question.objectDirs, path.dirname(question.indexSource)],
     objectDirs: question.objectDirs,
+    runObjectDirs: question.runObjectDirs,
     workTree: taskRoot.view,
     objectFormat: question.objectFormat,
     user: tools.isolation.kind === 'bubblewrap' ? tools.isolation.setup.user : null,
   });
   try {
     await copyIndex(git, question.indexSource, tools, hiddenPaths);
-    let untracked: Buffer;
-    try {
-      untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
-    } catch {
-      // Not an index this git can read (damaged, or split by the agent): start from the base instead.
-      await git.run(['read-tree', question.base]);
-      untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
-    }
+    const index = await settleIndex(git, question.base);
+    git.refuseUnreadableTracked(index.map((entry) => entry.path));
+    const untracked = (await git.run(['ls-files', '-z', '--others', '--exclude-standard'])).stdout;
     const entries = untracked.toString('utf8').split('\0').filter(Boolean);
     // A folder in this list holds a repository of its own, and so does a gitlink the agent added to its
     // index: never entered, only named.
-    const gitlinks = (await git.run(['ls-files', '-z', '--stage'])).stdout
-      .toString('utf8')
-      .split('\0')
-      .filter((entry) => entry.startsWith('160000 '))
-      .map((entry) => entry.slice(entry.indexOf('\t') + 1));
+    const gitlinks = index.filter((entry) => entry.mode === '160000').map((entry) => entry.path);
     const nestedRepositories = [...entries.filter((entry) => entry.endsWith('/')).map((entry) => entry.slice(0, -1)), ...gitlinks].sort();
     const files = entries.filter((entry) => !entry.endsWith('/'));
     if (files.length > 0) {
@@ -120,6 +112,8 @@ export async function openViewQuestion(taskRoot: TaskRoot, tools: RunFileTools):
 interface DiffQuestion {
   base: string;
   objectDirs: string[];
+  /** The ones the run could write (its store's). */
+  runObjectDirs: string[];
   indexSource: string;
   objectFormat: 'sha1' | 'sha256';
 }
@@ -127,13 +121,16 @@ interface DiffQuestion {
 function diffQuestion(taskRoot: TaskRoot, record: TaskRootRecord): DiffQuestion {
   if (record.kind === 'copy' && record.baseTree) {
     const snapshot = path.join(taskRoot.root, baseSnapshotDirName);
-    return { base: record.baseTree, objectDirs: [path.join(snapshot, 'objects')], indexSource: path.join(snapshot, 'index'), objectFormat: 'sha1' };
+    // The snapshot is the console's own, never the run's to write.
+    return { base: record.baseTree, objectDirs: [path.join(snapshot, 'objects')], runObjectDirs: [], indexSource: path.join(snapshot, 'index'), objectFormat: 'sha1' };
   }
   if (record.version === 2 && record.repository && record.baseRevision) {
     const repository = record.repository;
+    const ownObjects = path.join(repository.gitDir, 'objects');
     return {
       base: record.baseRevision,
-      objectDirs: [path.join(repository.gitDir, 'objects'), ...repository.borrowedObjects],
+      objectDirs: [ownObjects, ...repository.borrowedObjects],
+      runObjectDirs: [ownObjects],
       indexSource: path.join(repository.adminDir, 'index'),
       objectFormat: repository.objectFormat,
     };
@@ -142,6 +139,8 @@ function diffQuestion(taskRoot: TaskRoot, record: TaskRootRecord): DiffQuestion 
     return {
       base: record.baseRevision,
       objectDirs: [path.join(record.git.commonDir, 'objects')],
+      // An earlier console's run kept its objects in the project's repository, which is the operator's.
+      runObjectDirs: [],
       indexSource: path.join(record.git.worktreeAdminDir, 'index'),
       objectFormat: record.baseRevision.length === 64 ? 'sha256' : 'sha1',
     };
@@ -170,6 +169,42 @@ export async function copyIndex(git: HardenedGit, indexSource: string, tools: Ru
   if (copied.exitCode !== 0 && copied.exitCode !== 3 && !copied.timedOut) {
     throw new Error(`The run's index could not be read: ${copied.stderr.trim() || `exit ${copied.exitCode ?? copied.signal}`}`);
   }
+}
+
+export interface IndexEntry {
+  /** 100644, 100755, 120000, or 160000 for a gitlink (a repository of its own). */
+  mode: string;
+  path: string;
+}
+
+/**
+ * The index git compares the work tree with: the agent's, copied, if git can read it; else (none, a
+ * damaged one, one split by the agent) `tree`'s, so files tracked despite .gitignore stay tracked.
+ * Its entries are read from the index alone (`ls-files --stage` opens no file of the work tree). Only
+ * git's refusal of the index falls back: a timeout is an answer, never run again.
+ */
+export async function settleIndex(git: HardenedGit, tree: string): Promise<IndexEntry[]> {
+  const stage = ['ls-files', '-z', '--stage'];
+  let listing: Buffer | null = null;
+  if (await fs.access(git.indexFile).then(() => true, () => false)) {
+    listing = await git.run(stage).then(
+      (listed) => listed.stdout,
+      (error: unknown) => {
+        if (error instanceof GitToolError && !error.result.timedOut) return null;
+        throw error;
+      },
+    );
+  }
+  if (listing === null) {
+    await git.run(['read-tree', tree]);
+    listing = (await git.run(stage)).stdout;
+  }
+  // "mode SP object SP stage TAB path NUL"
+  return listing
+    .toString('utf8')
+    .split('\0')
+    .filter(Boolean)
+    .map((entry) => ({ mode: entry.slice(0, entry.indexOf(' ')), path: entry.slice(entry.indexOf('\t') + 1) }));
 }
 
 type LineCounts = Pick<TaskFileChange, 'additions' | 'deletions'>;

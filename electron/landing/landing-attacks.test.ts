@@ -1,9 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readRunHoldings } from '../confinement/run-holdings';
 import { handToSandboxUser, sandboxUser } from '../confinement/sandbox-user';
-import type { RunFileTools } from '../confinement/task-root-layout';
+import type { RunFileTools, TaskRoot } from '../confinement/task-root-layout';
+import { diffTaskView } from '../confinement/task-view-diff';
 import { git } from '../confinement/test-fixtures';
 import { agentCommits, agentWrites, makeLandingFixture, operatorIdentity, prepareRun, type LandingFixture } from './landing-test-fixtures';
 import { landInProject, pushRunBranch } from './project-landing';
@@ -120,4 +122,110 @@ describe('landing never runs what the agent planted in its store', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(existsSync(path.join(fixture.project, '.git', 'refs', 'operator-console', 'imported'))).toBe(false);
   });
+});
+
+/**
+ * A Unix socket at `file`, as a dev server the agent started leaves one behind. Bound by a process
+ * started in its folder (a socket's whole path must fit in 108 bytes, the fixture's does not), which
+ * is then killed so nothing removes the socket.
+ */
+function makeSocket(file: string): void {
+  const bind = "require('node:net').createServer().listen(process.argv[1], () => process.kill(process.pid, 'SIGKILL'))";
+  spawnSync(process.execPath, ['-e', bind, path.basename(file)], { cwd: path.dirname(file), timeout: 10_000 });
+  if (!lstatSync(file).isSocket()) throw new Error(`No socket was made at ${file}.`);
+}
+
+function makeFifo(file: string): void {
+  rmSync(file, { force: true });
+  mkdirSync(path.dirname(file), { recursive: true });
+  execFileSync('mkfifo', [file]);
+}
+
+/** The git-layer steps of the view diff, Commit and Land (Land reads what the run holds, then brings its commits in, as LandingService.land does). */
+function operatorSteps(taskRoot: TaskRoot, runId: string, options: { tracked?: boolean } = {}): Array<[string, () => Promise<unknown>]> {
+  const steps: Array<[string, () => Promise<unknown>]> = [
+    ['the view diff', () => diffTaskView(taskRoot, fixture.tools)],
+    ['Commit', () => commitRunChanges(taskRoot, fixture.tools, { message: 'Finish', author: operatorIdentity, now: new Date() })],
+    [
+      'Land',
+      async () => {
+        await readRunHoldings(taskRoot, fixture.tools, { landedRunTip: null });
+        return importRunCommits(taskRoot, fixture.tools, runId);
+      },
+    ],
+  ];
+  // Its commits alone (Push's step): git reads attributes and objects there, but no tracked file of the view.
+  if (!options.tracked) steps.push(['bringing its commits in (Push)', () => importRunCommits(taskRoot, fixture.tools, runId)]);
+  return steps;
+}
+
+describe('a file git would read that the run made a FIFO, a socket or a device', () => {
+  // Each would make git wait forever (a FIFO git opens) or fail with words of its own (a tracked file
+  // it cannot hash): refused up front, within seconds, naming the file, by every step that runs git.
+  it.each([
+    ['its .gitignore, a FIFO', '.gitignore', 'fifo', 'run_u1', false],
+    ['a nested .gitattributes, a FIFO', 'src/.gitattributes', 'fifo', 'run_u2', false],
+    ['a tracked file, replaced by a FIFO', 'notes.txt', 'fifo', 'run_u3', true],
+    ['a tracked file, replaced by a socket', 'src/app.txt', 'socket', 'run_u4', true],
+    ["a nested repository's HEAD, a FIFO", 'vendor/lib/.git/HEAD', 'fifo', 'run_u5', false],
+    ['its .mailmap, a FIFO', '.mailmap', 'fifo', 'run_u6', false],
+  ])('%s: the view diff, Commit and Land each refuse in seconds, naming it', async (_case, file, kind, runId, tracked) => {
+    const taskRoot = await prepareRun(fixture, runId);
+    await agentCommits(taskRoot, { 'feature.txt': 'committed by the agent\n' }, 'agent work');
+    await agentWrites(taskRoot, { 'README.md': '# Project\n\nUncommitted, by the agent.\n' });
+    mkdirSync(path.join(taskRoot.view, 'vendor', 'lib', '.git', 'objects'), { recursive: true });
+    mkdirSync(path.join(taskRoot.view, 'vendor', 'lib', '.git', 'refs'), { recursive: true });
+    const special = path.join(taskRoot.view, file);
+    if (kind === 'fifo') makeFifo(special);
+    else {
+      rmSync(special);
+      makeSocket(special);
+    }
+    await handToSandboxUser([taskRoot.view], sandboxUser());
+    const tipBefore = git(taskRoot.view, 'rev-parse', 'HEAD');
+
+    for (const [step, act] of operatorSteps(taskRoot, runId, { tracked })) {
+      const started = Date.now();
+      const outcome = await act().then(
+        () => 'answered',
+        (error: unknown) => error,
+      );
+      // Generous for a loaded two-core machine; git waiting on the FIFO took 60 to 120 s.
+      expect(Date.now() - started, step).toBeLessThan(10_000);
+      expect(outcome, step).toMatchObject({ code: 'git_failed', reason: 'unreadable_run_file', message: expect.stringContaining(file) });
+      expect((outcome as Error).message, step).toMatch(kind === 'fifo' ? /a FIFO/ : /a socket/);
+      expect((outcome as Error).message, step).toMatch(/Delete|discard/);
+    }
+    // Nothing was committed or brought into the project.
+    expect(git(taskRoot.view, 'rev-parse', 'HEAD')).toBe(tipBefore);
+    expect(existsSync(path.join(fixture.project, '.git', 'refs', 'operator-console', 'imported'))).toBe(false);
+  }, 60_000);
+
+  it("a FIFO in the run's own object store is refused the same way, named where it is", async () => {
+    const taskRoot = await prepareRun(fixture, 'run_u7');
+    await agentCommits(taskRoot, { 'feature.txt': 'committed by the agent\n' }, 'agent work');
+    await agentWrites(taskRoot, { 'README.md': '# Project\n\nUncommitted, by the agent.\n' });
+    const alternates = path.join(taskRoot.repository!.gitDir, 'objects', 'info', 'alternates');
+    makeFifo(alternates);
+    await handToSandboxUser([taskRoot.repository!.gitDir], sandboxUser());
+
+    for (const [step, act] of operatorSteps(taskRoot, 'run_u7')) {
+      const started = Date.now();
+      await expect(act(), step).rejects.toMatchObject({ code: 'git_failed', reason: 'unreadable_run_file', message: expect.stringContaining(alternates) });
+      expect(Date.now() - started, step).toBeLessThan(10_000);
+    }
+  }, 60_000);
+
+  it('leaves alone what git never opens: an untracked socket, a FIFO in an ignored folder', async () => {
+    const taskRoot = await prepareRun(fixture, 'run_u8');
+    await agentWrites(taskRoot, { '.gitignore': 'tmp/\n', 'README.md': '# Project\n\nUncommitted, by the agent.\n' });
+    makeSocket(path.join(taskRoot.view, 'dev-server.sock'));
+    makeFifo(path.join(taskRoot.view, 'tmp', 'pids', 'control.fifo'));
+    await handToSandboxUser([taskRoot.view], sandboxUser());
+
+    const diff = await diffTaskView(taskRoot, fixture.tools);
+    expect(diff.files.map((entry) => entry.path).sort()).toEqual(['.gitignore', 'README.md']);
+    const committed = await commitRunChanges(taskRoot, fixture.tools, { message: 'Finish', author: operatorIdentity, now: new Date() });
+    expect(committed.files.sort()).toEqual(['.gitignore', 'README.md']);
+  }, 60_000);
 });

@@ -1,10 +1,11 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
+import { asGitFailure } from '../confinement/git-errors';
 import { isObjectName, readRunBranchTip } from '../confinement/run-branch-ref';
 import { inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from '../confinement/safe-path';
 import type { RunFileTools, TaskRoot } from '../confinement/task-root-layout';
-import { copyIndex } from '../confinement/task-view-diff';
+import { copyIndex, settleIndex } from '../confinement/task-view-diff';
 import { openRunStoreGit } from './run-store-git';
 
 /**
@@ -53,11 +54,9 @@ export async function commitRunChanges(taskRoot: TaskRoot, tools: RunFileTools, 
     await copyIndex(git, path.join(repository.adminDir, 'index'), store.tools, store.hiddenPaths);
     // No index to copy (missing, or not a regular file) or not one this git can read (damaged, split
     // by the agent): start from the branch's tip, so files it tracks despite .gitignore stay tracked.
-    const readable = await fs.access(git.indexFile).then(
-      () => git.run(['update-index', '-q', '--refresh'], { okExitCodes: [0, 1] }).then(() => true, () => false),
-      () => false,
-    );
-    if (!readable) await git.run(['read-tree', tip]);
+    const index = await settleIndex(git, tip);
+    // A tracked file the agent made a FIFO or a socket is named, not left to git to fail on.
+    git.refuseUnreadableTracked(index.map((entry) => entry.path));
     await git.run(['add', '--update']);
     // Untracked files one by one, as the diff lists them: a folder holding a repository of its own
     // (listed with a trailing slash) is never entered, so no gitlink to a commit the project lacks.
@@ -86,7 +85,8 @@ export async function commitRunChanges(taskRoot: TaskRoot, tools: RunFileTools, 
     await writeStoreFile(taskRoot, path.join(adminRelative, 'HEAD'), `ref: refs/heads/${taskRoot.branch}\n`, store.owner);
     await placeIndex(taskRoot, adminRelative, git.indexFile, store.owner);
   } catch (error) {
-    if (!(error instanceof UnsafePathError)) throw error;
+    // git's failure (a timeout included) says what to do, as the Changes view's does; never internal.
+    if (!(error instanceof UnsafePathError)) throw asGitFailure(error, { repository: taskRoot.view, doing: 'commit the run’s changes', retry: 'commit again' });
     throw new OperatorError({ code: 'conflict', message: `The run's store is not as the console made it (${error.message}), and the console will not write through it. Discard the run, or commit in its folder by hand.` });
   } finally {
     await git.dispose();

@@ -41,6 +41,7 @@ export async function openRunStoreGit(
     // A commit for the run goes into the run's own store, which its sandboxed user already writes.
     writable: options.writeObjects ? [ownObjects] : [],
     objectDirs,
+    runObjectDirs: [ownObjects],
     workTree: taskRoot.view,
     objectFormat: repository.objectFormat,
     user: owner,
