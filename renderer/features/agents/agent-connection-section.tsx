@@ -9,6 +9,7 @@ import { safeActionHref } from '../../ui/error-message';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { useNow } from '../../ui/use-now';
 import { QueryError } from '../../ui/query-error';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { ConnectionDialog } from '../connections/connection-dialog';
 import { connectionProvidersOf } from '../connections/connection-form';
 import { ConnectionOptions, noConnection } from '../connections/connection-options';
@@ -87,12 +88,7 @@ export function AgentConnectionSection({
     }
     if (!listed || focused.current) return;
     focused.current = true;
-    // After the layout has focused the new page's heading (it does so in the same commit), not before.
-    const timer = setTimeout(() => {
-      sectionRef.current?.scrollIntoView({ block: 'start' });
-      (pickerRef.current ?? createRef.current)?.focus({ preventScroll: true });
-    }, 0);
-    return () => clearTimeout(timer);
+    focusRouteTarget(pickerRef.current ?? createRef.current, { element: sectionRef.current, block: 'start' });
   }, [focusPicker, listed]);
 
   useEffect(() => {

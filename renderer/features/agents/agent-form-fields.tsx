@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } fr
 import { environmentRequiresConnection } from '../../../shared/connection-rule';
 import type { CatalogProvider, Environment } from '../../../shared/entities';
 import { FormField } from '../../ui/form-field';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { environmentLabel, networkModeLabel } from './agent-labels';
 import {
   agentFormProblems,
@@ -76,13 +77,8 @@ export function AgentForm({
 
   useEffect(() => {
     if (!focusHomeMode) return;
-    // After the layout has focused the new page's heading (it does so in the same commit), not before.
-    const timer = setTimeout(() => {
-      homeSectionRef.current?.scrollIntoView({ block: 'start' });
-      // The fix itself when there is one to make; otherwise the setting.
-      (isolatedFixRef.current ?? fieldRefs.current.get('homeMode'))?.focus({ preventScroll: true });
-    }, 0);
-    return () => clearTimeout(timer);
+    // The fix itself when there is one to make; otherwise the setting.
+    focusRouteTarget(isolatedFixRef.current ?? fieldRefs.current.get('homeMode'), { element: homeSectionRef.current, block: 'start' });
   }, [focusHomeMode]);
 
   // The provider is known from its list; an agent whose provider left the catalog still shows its id.
