@@ -17,23 +17,30 @@ export interface ConsoleUnderTest {
   host: BrowserHost | undefined;
 }
 
-export const test = base.extend<{ console: ConsoleUnderTest; scratchDir: string }>({
+export const test = base.extend<{
+  console: ConsoleUnderTest;
+  scratchDir: string;
+  /** Environment variables the console starts with (`test.use({ consoleEnv })`), e.g. OPERATOR_CONSOLE_MIN_FREE_MIB. */
+  consoleEnv: Record<string, string>;
+}>({
+  consoleEnv: [{}, { option: true }],
+
   scratchDir: async ({}, use) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'oc-e2e-scratch-'));
     await use(dir);
     rmSync(dir, { recursive: true, force: true });
   },
 
-  console: async ({ browser }, use, testInfo) => {
+  console: async ({ browser, consoleEnv }, use, testInfo) => {
     if (testInfo.project.name === 'electron') {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'oc-e2e-data-'));
-      const app = await launchElectronApp({ dataDir });
+      const app = await launchElectronApp({ dataDir, env: consoleEnv });
       await use({ page: app.page, dataDir, launcher: 'electron', host: undefined });
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
       return;
     }
-    const host = await startBrowserHost();
+    const host = await startBrowserHost({ env: consoleEnv });
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(host.url);

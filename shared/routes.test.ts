@@ -5,6 +5,7 @@ describe('action routes', () => {
   it('point at the exact setting that fixes a problem', () => {
     expect(actionRoute({ kind: 'agent-ai-connection', agentId: 'agt_1' })).toBe('#/agents/agt_1/ai-connection');
     expect(actionRoute({ kind: 'agent-home-mode', agentId: 'agt_1' })).toBe('#/agents/agt_1/home-mode');
+    expect(actionRoute({ kind: 'agent-executable-path', agentId: 'agt_1' })).toBe('#/agents/agt_1/executable-path');
     expect(actionRoute({ kind: 'settings-ai-connections' })).toBe('#/settings/ai-connections');
     expect(actionRoute({ kind: 'settings-environments' })).toBe('#/settings/environments');
     expect(actionRoute({ kind: 'settings-environment', environmentId: 'env_1', allowHost: '127.0.0.1:4873' })).toBe('#/settings/environments/env_1?allow=127.0.0.1%3A4873');

@@ -18,6 +18,8 @@ export type ActionTarget =
   | { kind: 'agent'; agentId: string }
   | { kind: 'agent-ai-connection'; agentId: string }
   | { kind: 'agent-home-mode'; agentId: string }
+  /** The agent's executable path: what a CLI that could not be started is fixed with. */
+  | { kind: 'agent-executable-path'; agentId: string }
   | { kind: 'settings' }
   | { kind: 'settings-projects' }
   /** A project's setup: files copied into each run, the setup command, its variables (with `field` focused). */
@@ -83,6 +85,8 @@ export function actionPath(target: ActionTarget): string {
       return `/agents/${enc(target.agentId)}/ai-connection`;
     case 'agent-home-mode':
       return `/agents/${enc(target.agentId)}/home-mode`;
+    case 'agent-executable-path':
+      return `/agents/${enc(target.agentId)}/executable-path`;
     case 'settings':
       return '/settings';
     case 'settings-projects':

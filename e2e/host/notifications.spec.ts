@@ -5,7 +5,7 @@ import type { ChannelInput, ChannelName, ChannelOutput } from '../../shared/cont
 // The browser host's page shows desktop notifications; the desktop app shows them from its main
 // process (electron/shell/desktop-notifier.test.ts), so this spec lives with the host-only ones.
 import { test, expect, type ConsoleUnderTest } from '../console-test';
-import { addFixtureAgent, addProject, addTask, fixtureAgent, makeRepository, runTask } from '../specs/helpers';
+import { addFixtureAgent, addProject, addSandboxedFixtureAgent, addTask, fixtureAgent, makeRepository, runTask } from '../specs/helpers';
 
 /**
  * Desktop notifications in the browser host (issue 14), as the operator meets them: the browser's
@@ -91,22 +91,6 @@ async function chooseNotifications(page: Page, choice: { quietWhenFocused: boole
   await expect(form.getByText('Saved.')).toBeVisible();
 }
 
-/** An agent in the Sandboxed environment with no AI connection: its runs are refused. */
-async function addRefusedAgent(page: Page, name: string) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
-  await page.getByRole('button', { name: 'New agent' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New agent' });
-  await dialog.getByLabel('Name').fill(name);
-  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
-  await dialog.getByLabel('Profile').selectOption('program-codex-json');
-  const environment = dialog.getByLabel('Environment');
-  await environment.selectOption(await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value'));
-  await dialog.getByLabel('Executable path').fill(fixtureAgent);
-  await dialog.getByLabel('Arguments').fill('--lines\n1');
-  await dialog.getByRole('button', { name: 'Create agent' }).click();
-  await expect(page.getByRole('link', { name })).toBeVisible();
-}
-
 /** One request through the API the page uses (its own WebSocket), to set up many runs at once. */
 async function callCore<C extends ChannelName>(page: Page, channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>> {
   return page.evaluate(
@@ -163,7 +147,7 @@ test('a refused run and its notice notify once, opening the notice’s fix; the 
   const page = await recordNotifications(app);
   await chooseNotifications(page, { quietWhenFocused: false });
   await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
-  await addRefusedAgent(page, 'Sandboxed fixture');
+  await addSandboxedFixtureAgent(page, 'Sandboxed fixture', ['--lines', '1']);
   await addTask(page, 'Plan the refund flow');
   await expect(page).toHaveTitle('Tasks · Operator Console');
   await runTask(page, 'Plan the refund flow', 'Sandboxed fixture');
@@ -215,7 +199,7 @@ test('an event the operator turned off does not notify; the others still do', as
   await chooseNotifications(page, { quietWhenFocused: false, off: ['A run succeeds'] });
   await addProject(page, makeRepository(path.join(scratchDir, 'checkout-service')));
   await addFixtureAgent(page, 'Fixture agent', ['--json-events', '--lines', '2']);
-  await addRefusedAgent(page, 'Sandboxed fixture');
+  await addSandboxedFixtureAgent(page, 'Sandboxed fixture', ['--lines', '1']);
   await addTask(page, 'Plan the refund flow');
   await runTask(page, 'Plan the refund flow', 'Fixture agent');
   await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 30_000 });

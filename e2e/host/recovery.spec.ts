@@ -103,6 +103,13 @@ test('a run the console was killed during comes back stranded, with a notice', a
     expect(stopping).toEqual([expect.objectContaining({ pid: agentPid, pgid: agentPid })]);
     // Nothing of the run is still alive.
     expect(agentsAlive()).toEqual([]);
+
+    // The notice's link opens the run, its heading focused and in view (e2e/specs/notice-links.spec.ts has the other kinds).
+    await page.getByRole('article', { name: 'Run stranded' }).getByRole('link', { name: /^(Resume|Open) the run$/ }).click();
+    await expect(page).toHaveURL(new RegExp(`#/runs/${runId}$`));
+    const heading = page.getByRole('heading', { level: 1, name: 'Long job' });
+    await expect(heading).toBeFocused();
+    await expect(heading).toBeInViewport();
   } finally {
     // Should recovery have failed to, an agent left running must not outlive the test.
     for (const pid of agentsAlive()) process.kill(pid, 'SIGKILL');

@@ -38,10 +38,10 @@ export interface LaunchedElectronApp {
 }
 
 /** Starts the built desktop app (dist/electron/main.js) on a data dir of the test's own. */
-export async function launchElectronApp(options: { dataDir: string }): Promise<LaunchedElectronApp> {
+export async function launchElectronApp(options: { dataDir: string; env?: Record<string, string> }): Promise<LaunchedElectronApp> {
   const electron = electronAvailability();
   if (!electron.available) throw new Error(`Electron cannot be launched here: ${electron.reason}`);
-  const env = { ...process.env, OPERATOR_CONSOLE_DATA_DIR: options.dataDir } as Record<string, string>;
+  const env = { ...process.env, ...options.env, OPERATOR_CONSOLE_DATA_DIR: options.dataDir } as Record<string, string>;
   delete env.ELECTRON_RUN_AS_NODE;
   const app = await _electron.launch({
     executablePath: electron.executablePath,

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Page } from '@playwright/test';
 import { test, expect } from '../console-test';
-import { addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
+import { addProject, addSandboxedFixtureAgent, addTask, makeRepository, runTask, terminal } from './helpers';
 
 /**
  * DESIGN.md section 3, as an operator meets it: a sandboxed agent without a managed AI connection is
@@ -41,25 +40,6 @@ async function startModelServer(): Promise<ModelServer> {
     modelRequests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-/** An agent whose CLI is the fixture agent, in the Sandboxed environment with an isolated home, and no connection. */
-async function addSandboxedFixtureAgent(page: Page, name: string, args: string[]) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
-  await page.getByRole('button', { name: 'New agent' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New agent' });
-  await dialog.getByLabel('Name').fill(name);
-  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
-  await dialog.getByLabel('Profile').selectOption('program-codex-json');
-  const environment = dialog.getByLabel('Environment');
-  const sandboxed = await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value');
-  await environment.selectOption(sandboxed);
-  // A sandboxed environment brings an isolated home with it.
-  await expect(dialog.getByLabel('Home mode')).toHaveValue('isolated');
-  await dialog.getByLabel('Executable path').fill(fixtureAgent);
-  await dialog.getByLabel('Arguments').fill(args.join('\n'));
-  await dialog.getByRole('button', { name: 'Create agent' }).click();
-  await expect(page.getByRole('link', { name })).toBeVisible();
 }
 
 test('a refused run leads to its fix; the connection is made and bound on the agent’s page, the notice resolves there, and Run again runs it once with the key redacted', async ({

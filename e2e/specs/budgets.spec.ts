@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { test, expect } from '../console-test';
-import { addFixtureAgent, addProject, addTask, makeRepository, runTask, terminal } from './helpers';
+import { addFixtureAgent, addProject, addTask, createDailyTokenBudget, makeRepository, runTask, terminal } from './helpers';
 
 /**
  * Budgets as an admission rule (issue 14), as an operator meets them: a token budget on an agent is
@@ -55,11 +55,7 @@ test('a spent token budget refuses the next run with a notice whose link opens t
   const create = page.getByRole('dialog', { name: 'New budget' });
   await expect(create.getByRole('combobox', { name: 'Agent' })).toHaveValue(/^agt_/);
   await expect(create.getByRole('combobox', { name: 'Agent' }).locator('option:checked')).toHaveText('Budgeted fixture');
-  await create.getByRole('radio', { name: 'Tokens' }).check();
-  await create.getByRole('radio', { name: 'Per day' }).check();
-  await create.getByRole('textbox', { name: 'Limit (tokens)' }).fill('1000');
-  await create.getByRole('button', { name: 'Create budget' }).click();
-  await expect(create).toBeHidden();
+  await createDailyTokenBudget(page, '1000');
   const budget = page.getByRole('listitem', { name: 'Daily token budget for the agent “Budgeted fixture”' });
   await expect(budget).toContainText('0 of 1,000 tokens used today');
   await expect(budget).toContainText('Within budget');

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test, expect } from '../console-test';
-import { addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
+import { addAiConnection, addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
 
 /**
  * Environments and blocked requests as an operator meets them (issue 12): they make an environment
@@ -91,16 +91,7 @@ test('an operator makes an environment, a run is refused a host, the notice’s 
     await expect(builds).not.toContainText(host);
 
     // A managed connection (a local model server), for every agent.
-    await page.getByRole('link', { name: 'AI connections' }).click();
-    await page.getByRole('button', { name: 'New connection' }).click();
-    const connection = page.getByRole('dialog', { name: 'New AI connection' });
-    await connection.getByLabel('Name').fill('Local model');
-    await connection.getByLabel('Provider').selectOption({ label: 'Custom (OpenAI-compatible)' });
-    await connection.getByLabel('API key').fill('sk-test-e2e-environments-0000');
-    await connection.getByLabel('Base URL').fill(`${models.origin}/v1`);
-    await connection.getByRole('radio', { name: 'All agents' }).check();
-    await connection.getByRole('button', { name: 'Create connection' }).click();
-    await expect(connection).toBeHidden();
+    await addAiConnection(page, 'Local model', { baseUrl: `${models.origin}/v1`, apiKey: 'sk-test-e2e-environments-0000' });
 
     // A sandboxed agent in the new environment, whose CLI fetches a package from the registry.
     await nav.getByRole('link', { name: 'Agents' }).click();

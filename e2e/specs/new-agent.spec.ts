@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { test, expect } from '../console-test';
-import { addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
+import { addProject, addSandboxedFixtureAgent, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
 
 /**
  * New agent, as a first-time operator meets it: choosing Sandboxed sets the agent up to work (an
@@ -135,18 +135,7 @@ test('a preconfigured home in a sandbox: the notice opens the fix, one click mak
 }) => {
   const { page } = app;
   await addProject(page, makeRepository(path.join(scratchDir, 'home-service')));
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
-  await page.getByRole('button', { name: 'New agent' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New agent' });
-  await dialog.getByLabel('Name').fill('Own login');
-  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
-  await dialog.getByLabel('Profile').selectOption('program-codex-json');
-  await dialog.getByLabel('Executable path').fill(fixtureAgent);
-  const environment = dialog.getByLabel('Environment');
-  await environment.selectOption((await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value')));
-  await dialog.getByLabel('Home mode').selectOption('preconfigured');
-  await dialog.getByRole('button', { name: 'Create agent' }).click();
-  await expect(dialog).toBeHidden();
+  await addSandboxedFixtureAgent(page, 'Own login', [], { homeMode: 'preconfigured' });
   await addTask(page, 'Rotate the keys');
   await runTask(page, 'Rotate the keys', 'Own login');
 

@@ -62,6 +62,7 @@ export function judgeAttempt(input: AttemptJudgement): AttemptOutcome {
   const delay = input.closing ? null : retryDelayMs(failure, input.attemptNumber, input.profile, input.now);
   if (delay !== null) return { kind: 'retry', failure, retryAt: input.now + delay };
   const shape: OperatorErrorShape = { code: failure.code, message: failure.message };
-  if (failure.ownerAction) shape.actionUrl = actionRoute({ kind: 'agent', agentId: input.agentId });
+  // A CLI that could not be started is fixed at the agent's executable path; any other owner action on the agent's page.
+  if (failure.ownerAction) shape.actionUrl = actionRoute({ kind: failure.code === 'spawn_failed' ? 'agent-executable-path' : 'agent', agentId: input.agentId });
   return { kind: 'failed', failure, shape, notifyOwner: failure.ownerAction || failure.code === 'quota_exhausted' };
 }

@@ -537,7 +537,7 @@ export class AttemptRunner {
       message: `${active.provider.displayName} could not be started: ${error.message} Install ${executable}${
         active.provider.definition.ownProgram ? '' : ` (the ${active.provider.displayName} CLI)`
       } or set the agent's executable path.`,
-      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
+      actionUrl: actionRoute({ kind: 'agent-executable-path', agentId: active.agentId }),
     };
     const agent = context.ledger.agents.get(active.agentId);
     if (agent) this.options.runNotices.raiseOwnerNotice(active.runId, agent, { id: task.id, title: task.title }, shape, `${active.provider.displayName} not found`);

@@ -108,10 +108,10 @@ describe('a run', () => {
     const run = await b.waitForRun(started.id, ended);
     expect(run.status).toBe('failed');
     expect(run.attempts).toHaveLength(1);
-    expect(run.failure).toMatchObject({ code: 'spawn_failed', actionUrl: `#/agents/${agent.id}` });
+    expect(run.failure).toMatchObject({ code: 'spawn_failed', actionUrl: `#/agents/${agent.id}/executable-path` });
     expect(run.failure?.message).toContain('/nowhere/agent-cli');
     const notices = await b.call('listNotices', {});
-    expect(notices).toMatchObject([{ title: expect.stringContaining('not found'), actionUrl: `#/agents/${agent.id}`, runId: run.id }]);
+    expect(notices).toMatchObject([{ title: expect.stringContaining('not found'), actionUrl: `#/agents/${agent.id}/executable-path`, runId: run.id }]);
   });
 
   it('fails an attempt that exits 0 after a fatal error (as Pi does on a 401), with the classified code and no retry', async () => {

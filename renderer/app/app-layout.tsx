@@ -12,6 +12,18 @@ function sectionOf(path: string): string {
   return path.split('/')[1] ?? '';
 }
 
+/**
+ * Whether the page now shown has put focus somewhere in itself (or in a dialog it opened). What had
+ * focus on the previous page is gone from the document by the time effects run (focus on a removed
+ * element falls back to the body), and the main area itself is only focused by Skip to content; a
+ * link in the navigation keeps focus after its click, and is not the page's.
+ */
+function pageTookFocus(main: HTMLElement): boolean {
+  const focused = document.activeElement;
+  if (!focused || focused === main) return false;
+  return main.contains(focused) || focused.closest('dialog[open]') !== null;
+}
+
 export function AppLayout({ children }: { children: ReactNode }) {
   const collapsed = useUiStore((state) => state.navCollapsed);
   const [path] = useLocation();
@@ -27,7 +39,15 @@ export function AppLayout({ children }: { children: ReactNode }) {
       previousSection.current = section;
     }
     if (!headingFocusPending.current) return;
-    const heading = document.querySelector<HTMLElement>(`#${mainId} [data-page-heading]`);
+    const main = document.getElementById(mainId);
+    // The page put focus on what its route names (a notice's link to a field): the operator starts
+    // there, not at the heading. This effect is the parent's, so it runs after the page's own effects
+    // of the same commit; a field that shows later (its data still loading) takes focus when it does.
+    if (main && pageTookFocus(main)) {
+      headingFocusPending.current = false;
+      return;
+    }
+    const heading = main?.querySelector<HTMLElement>('[data-page-heading]');
     if (!heading) return;
     headingFocusPending.current = false;
     heading.focus({ preventScroll: true });

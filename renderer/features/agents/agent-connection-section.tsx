@@ -10,6 +10,7 @@ import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { useNow } from '../../ui/use-now';
 import { useSingleSubmit } from '../../ui/use-single-submit';
 import { QueryError } from '../../ui/query-error';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { ConnectionDialog } from '../connections/connection-dialog';
 import { connectionProvidersOf } from '../connections/connection-form';
 import { ConnectionOptions, noConnection } from '../connections/connection-options';
@@ -89,12 +90,7 @@ export function AgentConnectionSection({
     }
     if (!listed || focused.current) return;
     focused.current = true;
-    // After the layout has focused the new page's heading (it does so in the same commit), not before.
-    const timer = setTimeout(() => {
-      sectionRef.current?.scrollIntoView({ block: 'start' });
-      (pickerRef.current ?? createRef.current)?.focus({ preventScroll: true });
-    }, 0);
-    return () => clearTimeout(timer);
+    focusRouteTarget(pickerRef.current ?? createRef.current, { element: sectionRef.current, block: 'start' });
   }, [focusPicker, listed]);
 
   useEffect(() => {

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } fr
 import { environmentRequiresConnection } from '../../../shared/connection-rule';
 import type { CatalogProvider, Environment } from '../../../shared/entities';
 import { FormField } from '../../ui/form-field';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { environmentLabel, networkModeLabel } from './agent-labels';
 import {
   agentFormProblems,
@@ -42,7 +43,7 @@ export function AgentForm({
   providers,
   environments,
   onSubmit,
-  focusHomeMode = false,
+  focusSetting,
   onUseIsolatedHome,
   afterHome,
   children,
@@ -52,8 +53,8 @@ export function AgentForm({
   providers: readonly CatalogProvider[];
   environments: readonly Environment[];
   onSubmit: (values: AgentFormValues, provider: CatalogProvider | undefined) => void;
-  /** Opened by an action link to the home-mode setting: highlight it and put focus there. */
-  focusHomeMode?: boolean;
+  /** Opened by an action link to one of these settings: bring it into view and put focus there (the home mode is highlighted too). */
+  focusSetting?: 'home-mode' | 'executable-path' | undefined;
   /**
    * The agent page saves the switch to an isolated home at once (the fix a notice asks for); without
    * it (New agent) the button only changes the field, saved with the rest.
@@ -75,15 +76,13 @@ export function AgentForm({
   };
 
   useEffect(() => {
-    if (!focusHomeMode) return;
-    // After the layout has focused the new page's heading (it does so in the same commit), not before.
-    const timer = setTimeout(() => {
-      homeSectionRef.current?.scrollIntoView({ block: 'start' });
+    if (focusSetting === 'home-mode') {
       // The fix itself when there is one to make; otherwise the setting.
-      (isolatedFixRef.current ?? fieldRefs.current.get('homeMode'))?.focus({ preventScroll: true });
-    }, 0);
-    return () => clearTimeout(timer);
-  }, [focusHomeMode]);
+      focusRouteTarget(isolatedFixRef.current ?? fieldRefs.current.get('homeMode'), { element: homeSectionRef.current, block: 'start' });
+    } else if (focusSetting === 'executable-path') {
+      focusRouteTarget(fieldRefs.current.get('executablePath'));
+    }
+  }, [focusSetting]);
 
   // The provider is known from its list; an agent whose provider left the catalog still shows its id.
   const provider = providers.find((candidate) => candidate.id === values.providerId);
@@ -275,7 +274,7 @@ export function AgentForm({
       <fieldset
         ref={homeSectionRef}
         id="agent-home-mode"
-        className={`form-section${focusHomeMode ? ' form-section--target' : ''}`}
+        className={`form-section${focusSetting === 'home-mode' ? ' form-section--target' : ''}`}
       >
         <legend className="form-section__legend">Home</legend>
         {/* The home mode is always valid: it has no problem to show. */}

@@ -20,7 +20,7 @@ import { useAgent, useAgentCliVersion, useDeleteAgent, useEnvironments, useUpdat
 import { findProvider, providerDisplayName, useCatalog } from './use-catalog';
 
 /** The settings an action link can open directly (shared/routes.ts builds these paths). */
-const agentSettings = ['ai-connection', 'home-mode'] as const;
+const agentSettings = ['ai-connection', 'home-mode', 'executable-path'] as const;
 type AgentSetting = (typeof agentSettings)[number];
 
 function isAgentSetting(value: string | undefined): value is AgentSetting {
@@ -55,7 +55,7 @@ function DeleteAgentDialog({ agent, onClose }: { agent: Agent; onClose: () => vo
   );
 }
 
-function AgentSettingsForm({ agent, focusHomeMode }: { agent: Agent; focusHomeMode: boolean }) {
+function AgentSettingsForm({ agent, focusSetting }: { agent: Agent; focusSetting: 'home-mode' | 'executable-path' | undefined }) {
   const catalog = useCatalog();
   const environments = useEnvironments();
   const updateAgent = useUpdateAgent();
@@ -76,7 +76,7 @@ function AgentSettingsForm({ agent, focusHomeMode }: { agent: Agent; focusHomeMo
       initial={agentFormFromAgent(agent)}
       providers={catalog.data.providers}
       environments={environments.data}
-      focusHomeMode={focusHomeMode}
+      focusSetting={focusSetting}
       onUseIsolatedHome={() =>
         submission.submit(() => {
           setSaved(null);
@@ -215,7 +215,7 @@ export function AgentPage({ agentId, setting }: { agentId: string; setting?: str
           Settings
         </h2>
         <div className="form-card agent-settings">
-          <AgentSettingsForm key={agent.id} agent={agent} focusHomeMode={focusSection === 'home-mode'} />
+          <AgentSettingsForm key={agent.id} agent={agent} focusSetting={focusSection === 'ai-connection' ? undefined : focusSection} />
         </div>
       </section>
 

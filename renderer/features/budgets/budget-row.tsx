@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } fr
 import { budgetUncounted, type Budget } from '../../../shared/usage';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatFullTimestamp } from '../../ui/format';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { useSingleSubmit } from '../../ui/use-single-submit';
 import { budgetInput, budgetFormFromBudget, limitText, parseLimit } from './budget-form';
 import { budgetKind, budgetStanding, budgetTarget, formatBudgetLimit, percentSummary, resetSummary, spentSummary } from './budget-labels';
@@ -24,13 +25,7 @@ export function BudgetRow({ budget, selected, onEdit, onDelete }: { budget: Budg
   // The budget a link named: in view, its limit focused and selected, ready to be raised.
   useEffect(() => {
     if (!selected) return;
-    // After the layout has focused the new page's heading (it does so in the same commit), not before.
-    const timer = setTimeout(() => {
-      rowRef.current?.scrollIntoView({ block: 'center' });
-      limitRef.current?.focus({ preventScroll: true });
-      limitRef.current?.select();
-    }, 0);
-    return () => clearTimeout(timer);
+    if (focusRouteTarget(limitRef.current, { element: rowRef.current })) limitRef.current?.select();
   }, [selected]);
 
   return (

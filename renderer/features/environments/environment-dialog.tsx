@@ -6,6 +6,7 @@ import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { DialogFormFooter } from '../../ui/dialog-form-footer';
 import { ModalDialog } from '../../ui/modal-dialog';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { useSingleSubmit } from '../../ui/use-single-submit';
 import {
   emptyEnvironmentForm,
@@ -62,9 +63,8 @@ export function EnvironmentDialog({
   useEffect(() => {
     const field = hostsRef.current;
     if (!allowHost || !field) return;
-    field.focus();
+    focusRouteTarget(field);
     field.setSelectionRange(field.value.length, field.value.length);
-    field.scrollIntoView({ block: 'center' });
     // Once, when the dialog opens.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { VariableLayer } from '../../../shared/entities';
 import { ErrorAlert } from '../../ui/error-alert';
 import { Loading, QueryError } from '../../ui/query-error';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { useSingleSubmit } from '../../ui/use-single-submit';
 import { useConsoleVariables, useLayerVariables, useSetLayerVariables } from './use-project-setup';
 import { rowsFromVariables, variableRowProblems, variablesInput, type VariableRow } from './variables-form';
@@ -60,8 +61,17 @@ function VariablesForm({
   const nameInputs = useRef(new Map<number, HTMLInputElement>());
   const focusKey = useRef<number | null>(null);
 
+  const valueInputs = useRef(new Map<number, HTMLInputElement>());
+  const formRef = useRef<HTMLFormElement>(null);
+
+  // An action link to the variables (a secret that cannot be read, to enter again) lands on a secret's
+  // value, or on Add variable when there is none, with the form in view.
   useEffect(() => {
-    if (focus) addButton.current?.closest('form')?.scrollIntoView({ block: 'start' });
+    if (!focus) return;
+    const secret = rows.find((row) => row.secret);
+    focusRouteTarget((secret && valueInputs.current.get(secret.key)) ?? addButton.current, { element: formRef.current, block: 'start' });
+    // Once, as the form opens at the link: editing the rows later does not move focus.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [focus]);
   useEffect(() => {
     if (focusKey.current === null) return;
@@ -102,7 +112,7 @@ function VariablesForm({
   };
 
   return (
-    <form className="form-card variables-editor" onSubmit={submit} noValidate aria-labelledby={headingId}>
+    <form ref={formRef} className="form-card variables-editor" onSubmit={submit} noValidate aria-labelledby={headingId}>
       <h3 id={headingId} className="form-card__title">
         Environment variables
       </h3>
@@ -149,6 +159,10 @@ function VariablesForm({
                   </td>
                   <td>
                     <input
+                      ref={(element) => {
+                        if (element) valueInputs.current.set(row.key, element);
+                        else valueInputs.current.delete(row.key);
+                      }}
                       className="input input--mono"
                       aria-label={`Value of variable ${number}`}
                       type={row.secret ? 'password' : 'text'}

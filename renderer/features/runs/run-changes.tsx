@@ -9,6 +9,7 @@ import { operatorMessage } from '../../ui/error-message';
 import { FolderPath, OpenFolderButton } from '../../ui/folder-path';
 import { formatFullTimestamp } from '../../ui/format';
 import { Loading, QueryError } from '../../ui/query-error';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { isActiveRunStatus } from '../../ui/run-status';
 import { DiffView } from './diff-view';
 import { RunLandingBar } from './run-landing';
@@ -47,8 +48,7 @@ export function RunChanges({
   const sectionRef = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!focused) return;
-    sectionRef.current?.scrollIntoView({ block: 'start' });
-    sectionRef.current?.focus({ preventScroll: true });
+    focusRouteTarget(sectionRef.current, { block: 'start' });
   }, [focused]);
 
   let body;

@@ -6,6 +6,7 @@ import { EmptyState } from '../../ui/empty-state';
 import { ErrorAlert } from '../../ui/error-alert';
 import { FormField } from '../../ui/form-field';
 import { Loading, QueryError } from '../../ui/query-error';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { useSingleSubmit } from '../../ui/use-single-submit';
 import { GitTag } from '../projects/project-tags';
 import { useProjectSetup, useUpdateProjectSetup } from '../projects/use-project-setup';
@@ -77,8 +78,7 @@ function ProjectSetupForm({ project, setup, field }: { project: Project; setup: 
   // An action link (a failed setup's notice) lands on the field that fixes it, focused.
   useEffect(() => {
     const target = field === 'setup-command' ? commandInput.current : field === 'copy-patterns' ? patternsInput.current : null;
-    target?.scrollIntoView({ block: 'center' });
-    target?.focus();
+    focusRouteTarget(target);
   }, [field]);
 
   const submit = (event: FormEvent) => {
