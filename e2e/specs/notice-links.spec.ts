@@ -66,11 +66,11 @@ function gitIn(dir: string, ...args: string[]) {
 }
 
 /**
- * A run that changed README.md, its work committed, and the Land dialog open on a dry run that says it
- * lands cleanly; then the project changes under it (`change`, in the operator's checkout) and Land is
- * pressed: the core looks again, refuses, and raises the notice.
+ * A run that changed README.md, its work committed; then the project changes under it (`change`, in
+ * the operator's checkout) and the operator opens Land: its dry run finds the run cannot land as it
+ * stands and raises the notice at once, before any Land is pressed (the Notices badge says so).
  */
-async function landAfterTheCheckoutChanged(page: Page, scratchDir: string, change: (project: string) => void) {
+async function dryRunAfterTheCheckoutChanged(page: Page, scratchDir: string, change: (project: string) => void) {
   const project = makeRepository(path.join(scratchDir, 'refunds'));
   await addProject(page, project);
   await addFixtureAgent(page, 'Fixture Ada', ['--json-events', '--write-file', 'README.md', '--file-content', '# checkout service\\nRefunds in one step.\\n']);
@@ -81,14 +81,11 @@ async function landAfterTheCheckoutChanged(page: Page, scratchDir: string, chang
   const commit = page.getByRole('dialog', { name: 'Commit the run’s changes' });
   await commit.getByRole('button', { name: 'Commit' }).click();
   await expect(commit).toBeHidden();
+  change(project);
   await page.getByRole('button', { name: 'Land…' }).click();
   const land = page.getByRole('dialog', { name: 'Land the run’s work' });
-  await expect(land.getByText(/^Lands cleanly in main/)).toBeVisible();
-  // Squash: a fast-forward would be refused as such once main moved, before any conflict is looked for.
-  await land.getByRole('radio', { name: 'Squash' }).check();
-  change(project);
-  await land.getByRole('button', { name: 'Land' }).click();
-  await expect(land.getByText('Could not land the run.')).toBeVisible();
+  await expect(land.getByRole('button', { name: 'Land', exact: true })).toBeDisabled();
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Notices 1 open notice/ })).toBeVisible();
   await land.getByRole('button', { name: 'Cancel' }).click();
   await expect(land).toBeHidden();
 }
@@ -207,7 +204,7 @@ const noticeLinks: NoticeLink[] = [
   {
     kind: 'run_conflict',
     raise: (page, scratchDir) =>
-      landAfterTheCheckoutChanged(page, scratchDir, (project) => {
+      dryRunAfterTheCheckoutChanged(page, scratchDir, (project) => {
         writeFileSync(path.join(project, 'README.md'), '# checkout service\nRefunds in two steps.\n');
         gitIn(project, 'commit', '-q', '-am', 'Refunds in two steps');
       }),
@@ -218,9 +215,9 @@ const noticeLinks: NoticeLink[] = [
   },
   {
     kind: 'landing_blocked',
-    raise: (page, scratchDir) => landAfterTheCheckoutChanged(page, scratchDir, (project) => appendFileSync(path.join(project, 'README.md'), 'An edit not committed yet.\n')),
+    raise: (page, scratchDir) => dryRunAfterTheCheckoutChanged(page, scratchDir, (project) => appendFileSync(path.join(project, 'README.md'), 'An edit not committed yet.\n')),
     notice: 'Landing in main would overwrite your uncommitted changes',
-    link: 'Land again',
+    link: 'Land…',
     url: /#\/runs\/run_[^/]+\/changes\?land=1&target=main$/,
     target: (page) => page.getByRole('dialog', { name: 'Land the run’s work' }).getByLabel('Target branch'),
     andThen: (branch) => expect(branch).toHaveValue('main'),
