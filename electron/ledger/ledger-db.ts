@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import type { LedgerBackups } from './ledger-backups';
 import { isLedgerDamage, LedgerDamagedError } from './ledger-damage';
 import { migrations as allMigrations, type Migration } from './migrations';
+import { inspectWithoutTrace } from './traceless-inspection';
 
 export type LedgerDb = Database.Database;
 
@@ -35,9 +36,11 @@ export class LedgerVersionError extends Error {
 
 /**
  * Opens (creating if needed) the ledger file and brings its schema up to date. An existing file is
- * first read through a read-only connection: one SQLite cannot read (LedgerDamagedError) or one from
- * a newer console (LedgerVersionError) is refused exactly as it was found. A read-write connection
- * would not leave it so: closing one checkpoints the -wal into the file and deletes the -wal.
+ * judged first, through a read-only connection that leaves nothing beside it (traceless-inspection.ts):
+ * one SQLite cannot read (LedgerDamagedError), one from a newer console (LedgerVersionError) or one
+ * another program holds locked is refused exactly as it was found, its folder too. A read-write
+ * connection would not leave it so: it makes a -wal and -shm, and closing one checkpoints the -wal
+ * into the file and deletes it.
  */
 export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): LedgerDb {
   const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
@@ -45,18 +48,20 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
   const known = migrations.at(-1)?.version ?? 0;
   const damaged = (sqliteMessage: string) => new LedgerDamagedError({ file, newestBackup: options.backups?.newest() ?? null, sqliteMessage });
   if (existsSync(file)) {
-    const reader = new Database(file, { ...binding, readonly: true, fileMustExist: true });
     try {
-      reader.pragma('busy_timeout = 5000');
-      const problem = findUnreadableTable(reader);
-      if (problem) throw damaged(problem);
-      const found = schemaVersion(reader);
-      if (found > known) throw new LedgerVersionError(found, known);
+      inspectWithoutTrace(
+        file,
+        (reader) => {
+          const problem = findUnreadableTable(reader);
+          if (problem) throw damaged(problem);
+          const found = schemaVersion(reader);
+          if (found > known) throw new LedgerVersionError(found, known);
+        },
+        binding,
+      );
     } catch (error) {
       if (isLedgerDamage(error)) throw damaged(error.message);
       throw error;
-    } finally {
-      reader.close();
     }
   }
   const db = new Database(file, binding);
