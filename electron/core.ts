@@ -4,7 +4,7 @@ import path from 'node:path';
 import { AttentionService } from './attention/attention-service';
 import { LandingService } from './landing/landing-service';
 import { openInFileManager } from './file-manager';
-import type { Logger } from './log';
+import { noLogFile, type Logger } from './log';
 import { OperatorError } from '../shared/errors';
 import { ConnectionService, sharedWithEveryone } from './connections/connection-service';
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
@@ -222,7 +222,7 @@ export function createCore(options: CoreOptions): Core {
       if (!logFile) {
         throw new OperatorError({
           code: 'not_found',
-          message: 'This console writes no log file: its log goes to the standard error of the process that started it.',
+          message: noLogFile,
         });
       }
       const logDir = path.dirname(logFile);
