@@ -1,11 +1,16 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { LedgerBackups } from './ledger-backups';
+import type { Logger } from '../log';
 import { isLedgerDamage, LedgerDamagedError } from './ledger-damage';
+import { convertForReclaim } from './ledger-space';
 import { migrations as allMigrations, type Migration } from './migrations';
 import { inspectWithoutTrace } from './traceless-inspection';
 
 export type LedgerDb = Database.Database;
+
+/** What a WAL is cut back to once a checkpoint has reset it. */
+export const walSizeLimitBytes = 8 * 1024 * 1024;
 
 export interface OpenLedgerOptions {
   /**
@@ -22,6 +27,8 @@ export interface OpenLedgerOptions {
   backups?: LedgerBackups | undefined;
   /** The console's clock, for the backups' names. Default: Date.now. */
   now?: (() => number) | undefined;
+  /** Where the one-off conversion of an earlier console's ledger says what it did (ledger-space.ts). */
+  log?: Logger | undefined;
 }
 
 export class LedgerVersionError extends Error {
@@ -47,7 +54,8 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
   const migrations = options.migrations ?? allMigrations;
   const known = migrations.at(-1)?.version ?? 0;
   const damaged = (sqliteMessage: string) => new LedgerDamagedError({ file, newestBackup: options.backups?.newest() ?? null, sqliteMessage });
-  if (existsSync(file)) {
+  const existed = existsSync(file);
+  if (existed) {
     try {
       inspectWithoutTrace(
         file,
@@ -66,12 +74,18 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
   }
   const db = new Database(file, binding);
   try {
+    // A new ledger gives deleted runs' pages back to the disk (ledger-space.ts): set before its first
+    // table, the only time SQLite takes it without rewriting the file.
+    if (!existed) db.pragma('auto_vacuum = INCREMENTAL');
     // WAL lets the renderer's reads run beside the run writer; NORMAL is durable across app crashes
     // in WAL mode (only an OS crash can lose the last transactions), at a fraction of FULL's fsyncs.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // A WAL a checkpoint has reset is cut back to this size, whatever it grew to (the writer's
+    // connection sets the same): it never stays huge after a flood or a reclaim.
+    db.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
     const backups = options.backups;
     migrateLedger(db, migrations, {
       // A fresh ledger (version 0) has nothing to lose; an existing one is copied before it changes
@@ -82,6 +96,8 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
           }
         : undefined,
     });
+    // An earlier console's ledger is converted once, when the disk has room for it.
+    if (existed) convertForReclaim(db, file, options.log);
     return db;
   } catch (error) {
     db.close();

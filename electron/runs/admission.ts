@@ -9,7 +9,7 @@ import type { StoredConnection } from '../ledger/connections-repository';
 import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
 import type { Budget } from '../../shared/usage';
 import { budgetRefusal, budgetsHolding, spentBudget } from '../usage/budget-rule';
-import { describeBytes } from '../disk-space';
+import { describeBytes, freeSpaceAdvice } from '../disk-space';
 
 /** The AI connection a run was admitted with: metadata only, the secret is opened at launch. */
 export interface AdmittedConnection {
@@ -244,7 +244,7 @@ export function diskFullRefusal(disk: DiskSpace & { freeBytes: number }): Operat
     reason: diskFull,
     message:
       `The disk of the data directory ${disk.dataDir} is full: ${describeBytes(disk.freeBytes)} free, and a run needs at least ` +
-      `${describeBytes(disk.minFreeBytes)}. Nothing was started. Free space (Clean up removes finished runs’ files), then run it again.`,
+      `${describeBytes(disk.minFreeBytes)}. Nothing was started. ${freeSpaceAdvice}, then run it again.`,
     actionUrl: actionRoute({ kind: 'cleanup' }),
   };
 }
