@@ -34,7 +34,7 @@ const refusedLedgers: Array<[string, (file: string) => void, string]> = [
       db.pragma('user_version = 999');
       db.close();
     },
-    'could not open the data directory .*: The ledger was written by a newer Operator Console',
+    'The ledger .*ledger\\.sqlite was written by a newer Operator Console \\(schema 999; this one knows up to \\d+\\)\\. Update the console',
   ],
 ];
 afterEach(async () => {

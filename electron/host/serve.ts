@@ -8,6 +8,7 @@ import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../dat
 import { installCrashHandlers, crashLine } from '../crash-handlers';
 import { isDiskFullError } from '../disk-space';
 import { LedgerDamagedError } from '../ledger/ledger-damage';
+import { LedgerLockedError, LedgerVersionError } from '../ledger/ledger-db';
 import { createConsoleLog, describeError, isConsoleLog, type ConsoleLog, type Logger } from '../log';
 import { startHostServer, type HostServer } from './host-server';
 import { isEntryPoint } from '../entry-point';
@@ -127,8 +128,9 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
     core = createCore({ dataDir, transport: 'browser', appVersion: __APP_VERSION__, log });
   } catch (error) {
     await lock.release();
-    // Its message is the whole story (the file, the newest backup, the command that restores it).
-    if (error instanceof LedgerDamagedError) throw new StartupError(error.message);
+    // A refused ledger's message is the whole story (the file, why, and what to do: the newest backup
+    // and the command that restores it, the console to update, the program to close).
+    if (error instanceof LedgerDamagedError || error instanceof LedgerVersionError || error instanceof LedgerLockedError) throw new StartupError(error.message);
     throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
 

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { makeTempDir } from '../testing/temp-dir';
-import { LedgerVersionError, openLedgerDb, schemaVersion } from './ledger-db';
+import { LedgerLockedError, LedgerVersionError, openLedgerDb, schemaVersion } from './ledger-db';
 import { openLedger } from './ledger';
 import { migrations } from './migrations';
 
@@ -123,6 +123,32 @@ describe('the ledger file', () => {
     expect(() => openLedgerDb(file)).toThrow(LedgerVersionError);
     expect(folderState(dir)).toEqual(before);
   });
+
+  it('refuses a ledger another program holds locked, saying so, and leaves its folder as it was', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    openLedgerDb(file).close();
+    // An sqlite3 shell (say) in an exclusive transaction.
+    const other = new Database(file);
+    other.pragma('locking_mode = EXCLUSIVE');
+    other.exec('BEGIN EXCLUSIVE; CREATE TABLE held (x);');
+    try {
+      const names = readdirSync(dir).sort();
+      // (After SQLite's busy timeout of 5 s: the other program may let go meanwhile.)
+      let refusal: unknown;
+      try {
+        openLedgerDb(file).close();
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal).toBeInstanceOf(LedgerLockedError);
+      expect((refusal as Error).message).toContain(`The ledger ${file} is locked by another program`);
+      expect(readdirSync(dir).sort()).toEqual(names);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  }, 20_000);
 
   it('refuses a newer ledger a console left mid-write (its -wal holds the version) without touching the -wal or -shm', () => {
     const dir = tempDir();

@@ -32,13 +32,29 @@ export interface OpenLedgerOptions {
 }
 
 export class LedgerVersionError extends Error {
-  constructor(found: number, known: number) {
+  constructor(found: number, known: number, file?: string) {
     super(
-      `The ledger was written by a newer Operator Console (schema ${found}; this one knows up to ${known}). ` +
-        'Update the console, or point it at another data directory.',
+      `The ledger${file ? ` ${file}` : ''} was written by a newer Operator Console (schema ${found}; this one knows up to ${known}). ` +
+        'Update the console, or point it at another data directory; the ledger was left as it is.',
     );
     this.name = 'LedgerVersionError';
   }
+}
+
+/** Another program holds SQLite's lock on the ledger (a sqlite3 shell in a transaction, a backup or sync tool). */
+export class LedgerLockedError extends Error {
+  constructor(file: string) {
+    super(
+      `The ledger ${file} is locked by another program (an sqlite3 shell in a transaction, a backup or sync tool holding it). ` +
+        'Close that program, then start the console again; the ledger was left as it is.',
+    );
+    this.name = 'LedgerLockedError';
+  }
+}
+
+/** SQLite's answers that mean another connection holds the file (busy_timeout has passed already). */
+function isLedgerLocked(error: unknown): boolean {
+  return error instanceof Database.SqliteError && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'));
 }
 
 /**
@@ -63,12 +79,13 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
           const problem = findUnreadableTable(reader);
           if (problem) throw damaged(problem);
           const found = schemaVersion(reader);
-          if (found > known) throw new LedgerVersionError(found, known);
+          if (found > known) throw new LedgerVersionError(found, known, file);
         },
         binding,
       );
     } catch (error) {
       if (isLedgerDamage(error)) throw damaged(error.message);
+      if (isLedgerLocked(error)) throw new LedgerLockedError(file);
       throw error;
     }
   }
@@ -102,6 +119,7 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
   } catch (error) {
     db.close();
     if (isLedgerDamage(error)) throw damaged(error.message);
+    if (isLedgerLocked(error)) throw new LedgerLockedError(file);
     throw error;
   }
 }
