@@ -4,7 +4,7 @@ import path from 'node:path';
 import { AttentionService } from './attention/attention-service';
 import { LandingService } from './landing/landing-service';
 import { openInFileManager } from './file-manager';
-import type { Logger } from './log';
+import { noLogFile, type Logger } from './log';
 import { OperatorError } from '../shared/errors';
 import { ConnectionService, sharedWithEveryone } from './connections/connection-service';
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
@@ -91,13 +91,13 @@ export function createCore(options: CoreOptions): Core {
   const dataDir = ensureDataDir(options.dataDir);
   const now = options.now ?? Date.now;
   // A damaged ledger is refused here (LedgerDamagedError, naming the file and its newest backup).
-  const ledger = openLedger(dataDir, { nativeBinding: options.sqliteNativeBinding, now });
+  const ledger = openLedger(dataDir, { nativeBinding: options.sqliteNativeBinding, now, log: options.log });
   const events = new EventHub();
   const dailyBackup = new DailyLedgerBackup({ db: ledger.db, backups: ledger.backups, log: options.log, now });
   dailyBackup.start();
   // One price table for every estimate (run usage, the Usage page, cost budgets), read when asked.
   const prices = new PriceTableStore(ledger, now);
-  const projects = new ProjectService(ledger, events);
+  const projects = new ProjectService(ledger, events, options.log);
   const notices = new NoticeService(ledger, events, now);
   // Listening before anything can happen: the runs recovery strands at start-up notify too.
   const attention = new AttentionService({ ledger, events, log: options.log, now });
@@ -222,7 +222,7 @@ export function createCore(options: CoreOptions): Core {
       if (!logFile) {
         throw new OperatorError({
           code: 'not_found',
-          message: 'This console writes no log file: its log goes to the standard error of the process that started it.',
+          message: noLogFile,
         });
       }
       const logDir = path.dirname(logFile);
@@ -370,6 +370,7 @@ export function createCore(options: CoreOptions): Core {
     startRuns: (input) => landing.startMany(input.taskId, input.agentIds),
     compareTaskRuns: (input) => landing.compare(input.taskId),
     getDiskUsage: (input) => cleanup.diskUsage({ refresh: input?.refresh ?? false }),
+    reclaimLedgerSpace: () => cleanup.reclaimLedgerSpace(),
     planCleanup: () => cleanup.plan(),
     cleanUpRuns: (input) => cleanup.cleanUp(input),
     getCleanupPolicy: () => cleanup.policy(),

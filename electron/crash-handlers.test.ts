@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 function logIn(dataDir: string) {
-  const log = createConsoleLog({ stderr: () => undefined });
+  const log = createConsoleLog({ terminal: () => undefined });
   log.writeToFile(dataDir);
   cleanups.push(() => log.close());
   return log;

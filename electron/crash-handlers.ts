@@ -51,7 +51,8 @@ export function installCrashHandlers(options: CrashHandlerOptions): () => void {
   let crashed = false;
   const handle = (kind: CrashKind, reason: unknown) => {
     const { message, stack } = describe(reason);
-    options.log.error(kind === 'uncaught_exception' ? 'uncaught exception' : 'unhandled promise rejection', { error: stack, ...(crashed ? { whileHandlingAnother: true } : {}) });
+    // Kept in the file only: onCrash tells the person (the host's one line, the desktop app's dialog).
+    options.log.error(kind === 'uncaught_exception' ? 'uncaught exception' : 'unhandled promise rejection', { error: stack, ...(crashed ? { whileHandlingAnother: true } : {}) }, { terminal: false });
     // A second failure while the first is being handled (the dialog is open, the host is stopping)
     // is logged and nothing more: one decision per crash.
     if (crashed) return;
@@ -79,6 +80,6 @@ export function installCrashHandlers(options: CrashHandlerOptions): () => void {
 /** What the browser host prints on stderr before it stops after a crash. */
 export function crashLine(crash: Crash): string {
   const what = crash.kind === 'uncaught_exception' ? 'an unexpected error' : 'an unexpected failure nothing waited for';
-  const where = crash.logFile ? `The details are in its log, ${crash.logFile}.` : 'The details are in its log above.';
+  const where = crash.logFile ? `The details are in its log, ${crash.logFile}.` : 'It keeps no log file this time, so the details are lost; the line about its log file above says why.';
   return `Operator Console stopped after ${what}: ${crash.message.split('\n')[0]!.slice(0, 300)}. ${where} Start it again with \`npm run serve\`; runs that were going on are shown as stranded and can be resumed.`;
 }

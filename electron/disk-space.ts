@@ -45,6 +45,12 @@ export async function freeDiskBytes(dir: string): Promise<number | null> {
   }
 }
 
+/**
+ * What every refusal for a full disk tells the operator to do. Both are true: Clean up's removal frees
+ * the task roots, and a deleted run's output is given back by the ledger (ledger/ledger-space.ts).
+ */
+export const freeSpaceAdvice = 'Free space (Clean up removes finished runs’ files, and deleting a run gives the room its output took in the ledger back to the disk)';
+
 const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 /** A size in words for a message: `512 bytes`, `3.4 MiB`, `120 GiB`. */

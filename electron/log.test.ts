@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyFileVault, SecretKeeper } from './connections/secret-vault';
-import { createConsoleLog, createMemoryLogger, detailsInLog } from './log';
+import { createConsoleLog, createLogger as createRecordLogger, createMemoryLogger, detailsInLog } from './log';
 import { openLogFile, logLocation } from './log-file';
 import { LogRedaction, logRedaction } from './log-redaction';
 import { makeTempDir } from './testing/temp-dir';
@@ -26,11 +26,10 @@ function fileLines(file: string): Array<Record<string, unknown>> {
 }
 
 describe('the log file', () => {
-  it('is <data dir>/logs/console.log, private, with every line the console logged, also on stderr', async () => {
+  it('is <data dir>/logs/console.log, private, with every record the console logged, those from before it was opened first', async () => {
     const dataDir = tempDataDir();
-    const stderr: string[] = [];
-    const log = createConsoleLog({ stderr: (line) => stderr.push(line) });
-    log.info('before the data directory is known');
+    const log = createConsoleLog({ terminal: () => undefined });
+    log.info('data directory lock taken', { dataDir });
     const file = log.writeToFile(dataDir);
     expect(file).toBe(path.join(dataDir, 'logs', 'console.log'));
     expect(log.file).toBe(file);
@@ -39,15 +38,13 @@ describe('the log file', () => {
     await log.close();
 
     const lines = fileLines(file!);
-    expect(lines.map((line) => line.message)).toEqual(['run started', 'run failed to launch']);
-    expect(lines[1]).toMatchObject({ level: 'error', runId: 'run_1', error: 'Error: boom\n    at somewhere' });
-    expect(stderr.map((line) => (JSON.parse(line) as { message: string }).message)).toEqual(['before the data directory is known', 'run started', 'run failed to launch']);
+    expect(lines.map((line) => line.message)).toEqual(['data directory lock taken', 'run started', 'run failed to launch']);
+    expect(lines[2]).toMatchObject({ level: 'error', runId: 'run_1', error: 'Error: boom\n    at somewhere' });
     expect(statSync(file!).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file!)).mode & 0o777).toBe(0o700);
-    // After close, stderr goes on; the file is left alone.
+    // After close the file is left alone.
     log.info('after close');
-    expect(stderr.at(-1)).toContain('after close');
-    expect(fileLines(file!)).toHaveLength(2);
+    expect(fileLines(file!)).toHaveLength(3);
   });
 
   it('rotates by size and keeps a few old files, the newest as console.log.1', async () => {
@@ -67,27 +64,93 @@ describe('the log file', () => {
     expect(previous.at(-1)! + 1).toBe(current[0]);
   });
 
-  it('goes on with stderr alone when the file cannot be written, and says so once', async () => {
+  it('goes on without the file when it cannot be made, and says so once at the terminal', async () => {
     const dataDir = tempDataDir();
     // A file where the logs folder should be.
     writeFileSync(path.join(dataDir, 'logs'), 'not a folder');
-    const stderr: string[] = [];
-    const log = createConsoleLog({ stderr: (line) => stderr.push(line) });
+    const terminal: string[] = [];
+    const log = createConsoleLog({ terminal: (line) => terminal.push(line) });
     expect(log.writeToFile(dataDir)).toBeUndefined();
     expect(log.file).toBeUndefined();
-    log.warn('still logged');
+    log.info('not kept anywhere');
+    log.warn('still said');
     await log.flush();
-    expect(stderr.map((line) => (JSON.parse(line) as { message: string }).message)).toEqual(['the log file cannot be opened; logging to stderr only', 'still logged']);
+    expect(terminal).toHaveLength(2);
+    expect(terminal[0]).toMatch(/^Operator Console warning: the log file cannot be opened; only warnings and errors are kept, here \(dataDir: .*; error: .*\)\.$/);
+    expect(terminal[1]).toBe('Operator Console warning: still said.');
   });
 
   it('flushes: once flush resolves, the lines are in the file', async () => {
     const dataDir = tempDataDir();
-    const log = createConsoleLog({ stderr: () => undefined });
+    const log = createConsoleLog({ terminal: () => undefined });
     const file = log.writeToFile(dataDir)!;
     for (let n = 0; n < 500; n += 1) log.info('line', { n });
     await log.flush();
     expect(fileLines(file)).toHaveLength(500);
     await log.close();
+  });
+});
+
+describe('the terminal', () => {
+  it('gets warnings and errors as sentences, never a JSON record or a stack; the file keeps every record whole', async () => {
+    const dataDir = tempDataDir();
+    const terminal: string[] = [];
+    const log = createConsoleLog({ terminal: (line) => terminal.push(line), level: 'info' });
+    const file = log.writeToFile(dataDir)!;
+    log.info('browser host listening', { origin: 'http://127.0.0.1:4000' });
+    log.info('daily ledger backup taken', { file: '/data/backups/ledger-daily.sqlite' });
+    log.warn('stopping a process left by a previous console', { pid: 4242, pgid: 4242 });
+    log.error('run failed to launch', { runId: 'run_1', error: new Error('spawn ENOENT').stack, exitCode: null, nested: { kept: true } });
+    log.error('told another way', { runId: 'run_1' }, { terminal: false });
+    await log.close();
+
+    expect(terminal).toEqual([
+      'Operator Console warning: stopping a process left by a previous console (pid: 4242; pgid: 4242).',
+      'Operator Console error: run failed to launch (runId: run_1; error: Error: spawn ENOENT; exitCode: null; nested: {"kept":true}).',
+    ]);
+    const records = fileLines(file);
+    expect(records.map((record) => record.message)).toEqual([
+      'browser host listening',
+      'daily ledger backup taken',
+      'stopping a process left by a previous console',
+      'run failed to launch',
+      'told another way',
+    ]);
+    expect(records[3]?.error).toMatch(/^Error: spawn ENOENT\n\s+at /);
+  });
+
+  it('gets every record with its stack when debugging is asked for', () => {
+    const terminal: string[] = [];
+    const log = createConsoleLog({ terminal: (line) => terminal.push(line), level: 'debug' });
+    log.debug('checkpointed', { walFrames: 3 });
+    log.error('run failed to launch', { error: 'Error: spawn ENOENT\n    at launch (attempt-runner.ts:1:1)' });
+    expect(terminal).toEqual([
+      'Operator Console (debug): checkpointed (walFrames: 3).',
+      'Operator Console error: run failed to launch (error: Error: spawn ENOENT\n    at launch (attempt-runner.ts:1:1)).',
+    ]);
+  });
+
+  it('gets what the shell tells the person as it is, which the file keeps as a record', async () => {
+    const dataDir = tempDataDir();
+    const terminal: string[] = [];
+    const log = createConsoleLog({ terminal: (line) => terminal.push(line) });
+    const file = log.writeToFile(dataDir)!;
+    log.tell('Operator Console: SIGTERM received, shutting down.');
+    log.tell('Operator Console: the ledger is damaged.', 'error');
+    await log.close();
+    expect(terminal).toEqual(['Operator Console: SIGTERM received, shutting down.', 'Operator Console: the ledger is damaged.']);
+    expect(fileLines(file)).toMatchObject([
+      { level: 'info', message: 'Operator Console: SIGTERM received, shutting down.' },
+      { level: 'error', message: 'Operator Console: the ledger is damaged.' },
+    ]);
+  });
+
+  it('is all a logger without a file writes to', () => {
+    const terminal: string[] = [];
+    const log = createRecordLogger({ terminal: (line) => terminal.push(line) });
+    log.info('data directory lock taken');
+    log.warn('took over the data directory lock of a console that is no longer running', { pid: 7 });
+    expect(terminal).toEqual(['Operator Console warning: took over the data directory lock of a console that is no longer running (pid: 7).']);
   });
 });
 
@@ -99,7 +162,8 @@ describe('redaction in the log', () => {
     const keeper = new SecretKeeper(new KeyFileVault(dataDir, createMemoryLogger()), () => new KeyFileVault(dataDir, createMemoryLogger()));
     keeper.open(keeper.seal(secret));
 
-    const log = createConsoleLog({ stderr: () => undefined });
+    const terminal: string[] = [];
+    const log = createConsoleLog({ terminal: (line) => terminal.push(line) });
     const file = log.writeToFile(dataDir)!;
     log.error('request failed unexpectedly', { error: `Error: 401 from gateway for key ${secret}\n    at probe` });
     log.info(`the message itself: ${secret}`);
@@ -109,6 +173,9 @@ describe('redaction in the log', () => {
 
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain(secret);
+    // The terminal's sentences too.
+    expect(terminal).toHaveLength(3);
+    expect(terminal.join('\n')).not.toContain(secret);
     expect(text.match(/\[redacted\]/g)?.length).toBeGreaterThanOrEqual(5);
     // Still one JSON object per line.
     expect(fileLines(file)).toHaveLength(4);
@@ -116,7 +183,7 @@ describe('redaction in the log', () => {
 
   it('cuts what looks like a key even when the console never held it, and fields named for secrets', () => {
     const redaction = new LogRedaction();
-    const log = createLogger(redaction);
+    const log = recordingLogger(redaction);
     log.logger.info('keys', {
       openai: 'failed with sk-proj-AbCdEfGhIjKlMnOpQrStUvWx',
       anthropic: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx',
@@ -151,15 +218,15 @@ describe('redaction in the log', () => {
 });
 
 describe('messages that point to the log', () => {
-  it('name the file, and say stderr when there is none', () => {
+  it('name the file, and say there is none when there is none', () => {
     expect(detailsInLog({ file: '/data/logs/console.log' })).toBe('Details are in the console’s log, /data/logs/console.log (Settings → About opens its folder).');
-    expect(detailsInLog({})).toBe('Details are in the console’s log (its standard error).');
+    expect(detailsInLog({})).toBe('The console keeps no log file this time (it could not be made; the terminal that started the console says why).');
   });
 });
 
-/** A logger on its own redaction, keeping parsed lines. */
-function createLogger(redaction: LogRedaction) {
+/** A logger on its own redaction, keeping parsed records. */
+function recordingLogger(redaction: LogRedaction) {
   const lines: Array<Record<string, unknown>> = [];
-  const log = createConsoleLog({ stderr: (line) => lines.push(JSON.parse(line) as Record<string, unknown>), redaction });
+  const log = createRecordLogger({ sink: (line) => lines.push(JSON.parse(line) as Record<string, unknown>), terminal: null, redaction });
   return { logger: log, lines };
 }

@@ -133,12 +133,33 @@ export const cleanupCandidateSchema = z.object({
 });
 export type CleanupCandidate = z.infer<typeof cleanupCandidateSchema>;
 
+/** The ledger's room on the disk (electron/ledger/ledger-space.ts). */
+export const ledgerSpaceSchema = z.object({
+  /** `ledger.sqlite`'s path. */
+  file: z.string(),
+  fileBytes: z.number().int().min(0),
+  /** Its write-ahead log, `ledger.sqlite-wal` (0 when there is none). */
+  walBytes: z.number().int().min(0),
+  /** Free space inside the file (left by deleted runs) that can go back to the disk. */
+  reclaimableBytes: z.number().int().min(0),
+  /**
+   * `incremental`: deleting a run gives its space back at once, and Give back does the rest.
+   * `not_converted`: a ledger made by an earlier console, converted at a start when its disk has room.
+   */
+  mode: z.enum(['incremental', 'not_converted']),
+  /** Space is being given back right now. */
+  reclaiming: z.boolean(),
+});
+export type LedgerSpace = z.infer<typeof ledgerSpaceSchema>;
+
 export const diskUsageSchema = z.object({
   totalBytes: z.number().int().min(0),
   runsWithFiles: z.number().int().min(0),
   largest: z.array(z.object({ runId: z.string(), taskTitle: z.string(), agentName: z.string(), bytes: z.number().int().min(0) })),
   /** When the oldest of the sizes summed was measured (sizes are measured when runs end and on Refresh). */
   measuredAt: timestamp.nullable(),
+  /** The ledger, which keeps every run's history and output, measured now. */
+  ledger: ledgerSpaceSchema,
 });
 export type DiskUsage = z.infer<typeof diskUsageSchema>;
 

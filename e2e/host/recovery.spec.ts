@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
@@ -94,13 +94,15 @@ test('a run the console was killed during comes back stranded, with a notice', a
     await expect(page.getByText(/console stopped while this run was running/i)).toBeVisible();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Notices/ }).click();
     await expect(page.getByRole('heading', { name: 'Run stranded' })).toBeVisible();
-    // Recovery found the agent still running, by the process the ledger recorded, and stopped it.
-    const stopping = second
-      .stderr()
+    // Recovery found the agent still running, by the process the ledger recorded, and stopped it: the
+    // log file has the record, and the terminal a sentence (no JSON) saying so.
+    const stopping = readFileSync(path.join(dataDir, 'logs', 'console.log'), 'utf8')
       .split('\n')
       .filter((line) => line.includes('stopping a process left by a previous console'))
       .map((line) => JSON.parse(line) as { pid: number; pgid: number });
     expect(stopping).toEqual([expect.objectContaining({ pid: agentPid, pgid: agentPid })]);
+    expect(second.stderr()).toContain(`Operator Console warning: stopping a process left by a previous console (pid: ${agentPid}; pgid: ${agentPid}).`);
+    expect(second.stderr()).not.toMatch(/^\{/m);
     // Nothing of the run is still alive.
     expect(agentsAlive()).toEqual([]);
 

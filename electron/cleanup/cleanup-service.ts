@@ -10,6 +10,7 @@ import {
 import type { EventHub } from '../events/event-hub';
 import { isoNow, toIso } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
+import type { LedgerSpaceFigures } from '../ledger/ledger-space';
 import type { RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../log';
 import { endedStatuses } from '../runs/run-transitions';
@@ -108,7 +109,15 @@ export class CleanupService {
         return { runId: row.id, taskTitle: summary?.taskTitle ?? '', agentName: summary?.agentName ?? '', bytes: row.disk_bytes! };
       }),
       measuredAt: toIso(oldest),
+      ledger: this.ledger.space.figures(),
     };
+  }
+
+  /** Gives the ledger's free space (left by deleted runs) back to the disk; Clean up's Give back. */
+  async reclaimLedgerSpace(): Promise<{ reclaimedBytes: number; ledger: LedgerSpaceFigures }> {
+    const { reclaimedBytes } = await this.track(() => this.ledger.space.reclaim());
+    this.options.log.info('ledger space given back to the disk', { reclaimedBytes });
+    return { reclaimedBytes, ledger: this.ledger.space.figures() };
   }
 
   // Clean up --------------------------------------------------------------------------------------

@@ -1,12 +1,42 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createConsoleLog, createMemoryLogger } from '../log';
 import { makeTempDir } from '../testing/temp-dir';
-import { hostTokenFromEnv, parseHostArguments, runHost, StartupError, UsageError } from './serve';
+import { hostTokenFromEnv, main, parseHostArguments, runHost, StartupError, UsageError } from './serve';
 
 const cleanups: Array<() => unknown> = [];
+
+/** Ledgers a console must refuse, as they are found on disk: what makes one, and how the refusal begins. */
+const refusedLedgers: Array<[string, (file: string) => void, string]> = [
+  [
+    'damaged',
+    (file) => {
+      // A console's ledger (WAL mode) whose second page went bad.
+      const db = new Database(file);
+      db.pragma('journal_mode = WAL');
+      for (let n = 0; n < 20; n += 1) db.exec(`CREATE TABLE t${n} (x)`);
+      db.close();
+      const bytes = readFileSync(file);
+      bytes.fill(0xa5, 4096, 8192);
+      writeFileSync(file, bytes);
+    },
+    'The ledger .* is damaged and cannot be read',
+  ],
+  [
+    'newer',
+    (file) => {
+      const db = new Database(file);
+      db.pragma('journal_mode = WAL');
+      db.exec('CREATE TABLE from_the_future (x)');
+      db.pragma('user_version = 999');
+      db.close();
+    },
+    'The ledger .*ledger\\.sqlite was written by a newer Operator Console \\(schema 999; this one knows up to \\d+\\)\\. Update the console',
+  ],
+];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -51,8 +81,8 @@ describe('runHost', () => {
     const data = makeTempDir('oc-serve-data-');
     cleanups.push(renderer.remove, data.remove);
     writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
-    const stderr: string[] = [];
-    const log = createConsoleLog({ stderr: (line) => stderr.push(line) });
+    const terminal: string[] = [];
+    const log = createConsoleLog({ terminal: (line) => terminal.push(line) });
     cleanups.push(() => log.close());
     const host = await runHost(['--data-dir', data.path], { log, env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path } });
     cleanups.push(() => host.stop());
@@ -63,12 +93,15 @@ describe('runHost', () => {
     await host.stop();
     await log.flush();
     const logged = readFileSync(logFile, 'utf8');
-    expect(logged).toContain('"message":"browser host listening"');
-    expect(logged).toContain('"message":"browser host closed"');
+    const messages = logged.trim().split('\n').map((line) => (JSON.parse(line) as { message: string }).message);
+    // Every record, those from before the file was opened too.
+    expect(messages[0]).toBe('data directory lock taken');
+    expect(messages).toContain('browser host listening');
+    expect(messages).toContain('browser host closed');
     // The token the address carries is never written to the log.
     expect(logged).not.toContain(new URL(host.server.url).searchParams.get('token'));
-    // stderr has the same lines (the host's operator reads them there).
-    expect(stderr.some((line) => line.includes('browser host listening'))).toBe(true);
+    // The terminal is a person's: nothing went well enough to need saying there.
+    expect(terminal).toEqual([]);
   });
 
   it('keeps the token OPERATOR_CONSOLE_HOST_TOKEN gives, so a restart leaves open pages working; refuses a weak one', async () => {
@@ -109,6 +142,36 @@ describe('runHost', () => {
     expect(error!.message).not.toContain('\n');
     expect(existsSync(path.join(data.path, 'console.lock'))).toBe(false);
   });
+
+  for (const [kind, makeLedger, says] of refusedLedgers) {
+    it(`refused for a ${kind} ledger, prints its one line, keeps it in the log, and leaves nothing beside the ledger`, async () => {
+      const renderer = makeTempDir('oc-serve-renderer-');
+      const data = makeTempDir('oc-serve-data-');
+      cleanups.push(renderer.remove, data.remove);
+      writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
+      makeLedger(path.join(data.path, 'ledger.sqlite'));
+      const before = readdirSync(data.path).sort();
+      const terminal: string[] = [];
+      const exitCode = process.exitCode;
+      vi.stubEnv('OPERATOR_CONSOLE_RENDERER_DIR', renderer.path);
+      cleanups.push(() => {
+        vi.unstubAllEnvs();
+        process.exitCode = exitCode;
+      });
+
+      await main(['--data-dir', data.path], createConsoleLog({ terminal: (line) => terminal.push(line) }));
+
+      expect(process.exitCode).toBe(1);
+      // One line for the person, the refusal itself: no record of the lock before it, no JSON.
+      expect(terminal).toHaveLength(1);
+      expect(terminal[0]).toMatch(new RegExp(`^Operator Console: ${says}`));
+      // No -wal, no -shm, no lock: only the log folder, which keeps what happened.
+      expect(readdirSync(data.path).sort()).toEqual([...before, 'logs'].sort());
+      const records = readFileSync(path.join(data.path, 'logs', 'console.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { level: string; message: string });
+      expect(records.map((record) => record.message)).toEqual(['data directory lock taken', terminal[0]]);
+      expect(records[1]?.level).toBe('error');
+    });
+  }
 
   it('says to build first when the renderer is missing', async () => {
     const empty = makeTempDir('oc-serve-empty-');

@@ -8,14 +8,16 @@ import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../dat
 import { installCrashHandlers, crashLine } from '../crash-handlers';
 import { isDiskFullError } from '../disk-space';
 import { LedgerDamagedError } from '../ledger/ledger-damage';
+import { LedgerLockedError, LedgerVersionError } from '../ledger/ledger-db';
 import { createConsoleLog, describeError, isConsoleLog, type ConsoleLog, type Logger } from '../log';
 import { startHostServer, type HostServer } from './host-server';
 import { isEntryPoint } from '../entry-point';
 
 /**
  * `npm run serve -- [--port N] [--data-dir DIR]`: the console in any browser. Stdout carries exactly
- * one line, the address to open (scripts and the e2e launcher read it); everything else goes to stderr,
- * and the log also to `<data dir>/logs/console.log` (log-file.ts).
+ * one line, the address to open (scripts and the e2e launcher read it). The terminal (stderr) gets
+ * sentences only: a refusal's one line, warnings and errors; every record goes to
+ * `<data dir>/logs/console.log` (log.ts, log-file.ts).
  */
 
 /** A mistake on the command line: reported in one line, exit code 2. */
@@ -126,8 +128,9 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
     core = createCore({ dataDir, transport: 'browser', appVersion: __APP_VERSION__, log });
   } catch (error) {
     await lock.release();
-    // Its message is the whole story (the file, the newest backup, the command that restores it).
-    if (error instanceof LedgerDamagedError) throw new StartupError(error.message);
+    // A refused ledger's message is the whole story (the file, why, and what to do: the newest backup
+    // and the command that restores it, the console to update, the program to close).
+    if (error instanceof LedgerDamagedError || error instanceof LedgerVersionError || error instanceof LedgerLockedError) throw new StartupError(error.message);
     throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
@@ -161,17 +164,16 @@ export async function runHost(argv: readonly string[], options: { log?: Logger; 
 }
 
 /** The command: start, print the address, and shut down cleanly on SIGINT/SIGTERM. */
-export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  const log = createConsoleLog();
+export async function main(argv: readonly string[] = process.argv.slice(2), log: ConsoleLog = createConsoleLog()): Promise<void> {
   let host: RunningHost | undefined;
   // A crash is logged with its stack, the host stops as cleanly as it still can, and the operator is
   // told in one line where the details are.
-  installCrashHandlers({
+  const uninstallCrashHandlers = installCrashHandlers({
     log,
     // A write the full disk refused is no reason to stop: the Disk full notice says what to do.
     survivable: isDiskFullError,
     onCrash: (crash) => {
-      process.stderr.write(`${crashLine(crash)}\n`);
+      log.tell(crashLine(crash), 'error');
       setTimeout(() => process.exit(1), 5_000).unref();
       void (host?.stop() ?? Promise.resolve())
         .catch(() => undefined)
@@ -183,23 +185,25 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     host = await runHost(argv, { log });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    // The refusal already names the console ("Another Operator Console is already using ...").
-    process.stderr.write(error instanceof DataDirLockedError ? `${message}\n` : `Operator Console: ${message}\n`);
+    // One line, and only it: the refusal already names the console ("Another Operator Console is
+    // already using ..."). The log file, when this console got as far as opening it, keeps it too.
+    log.tell(error instanceof DataDirLockedError ? message : `Operator Console: ${message}`, 'error');
     process.exitCode = error instanceof UsageError ? 2 : 1;
+    uninstallCrashHandlers();
     await log.close();
     return;
   }
   const running = host;
 
   const shutDown = (signal: NodeJS.Signals) => {
-    process.stderr.write(`Operator Console: ${signal} received, shutting down.\n`);
+    log.tell(`Operator Console: ${signal} received, shutting down.`);
     // Closing is bounded, but a wedged handle must not keep the process alive forever.
     setTimeout(() => process.exit(1), 5_000).unref();
     running.stop().then(
       () => log.close().finally(() => process.exit(0)),
       (error: unknown) => {
-        log.error('shutdown failed', { error: describeError(error) });
-        process.stderr.write(`Operator Console: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        log.error('shutdown failed', { error: describeError(error) }, { terminal: false });
+        log.tell(`Operator Console: shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'error');
         void log.close().finally(() => process.exit(1));
       },
     );

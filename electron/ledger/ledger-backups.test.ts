@@ -149,16 +149,28 @@ describe('the daily ledger backup', () => {
       return ledger.outputWriter.appendChunks([chunk]);
     };
     for (let n = 0; n < 200; n += 1) await write();
-    // Writes from the other connection while the copy is made, a few pages per step so that they land mid-copy.
-    // Under writes that never stop the copy would start over forever; it gives up after maxRestarts
-    // (tried again later) instead of copying the rest in one blocking step, and leaves nothing behind.
+    // Writes from another connection that never stop: the copy starts over after each, and would
+    // forever; it gives up after maxRestarts (tried again later) instead of copying the rest in one
+    // blocking step, and leaves nothing behind. The writes come one per turn of the event loop, as the
+    // copy's steps do, so that one lands between every two steps (the writer thread's replies need
+    // the same loop, and a copy of a small ledger can finish between two of them).
+    const other = new Database(ledger.file);
+    other.pragma('busy_timeout = 5000');
+    const append = other.prepare("INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES ('run_1', ?, 'att_1', ?, 1)");
     let writing = true;
-    const endless = (async () => {
-      while (writing) await write();
-    })();
+    const endless = new Promise<void>((resolve) => {
+      const tick = () => {
+        if (!writing) return resolve();
+        append.run(offset, randomBytes(32 * 1024));
+        offset += 32 * 1024;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+    });
     await expect(ledger.backups.takeDaily(ledger.db, Date.now(), { pagesPerStep: 16 })).rejects.toThrow(/kept changing/);
     writing = false;
     await endless;
+    other.close();
     expect(readdirSync(ledger.backups.dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
     // A burst of writes mid-copy: it starts over and still ends with a consistent copy.
     const burst = (async () => {

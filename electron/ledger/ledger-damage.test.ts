@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createCore, type Core } from '../core';
 import { createMemoryLogger } from '../log';
@@ -85,6 +85,7 @@ describe('a damaged ledger', () => {
     writeFileSync(`${file}-wal`, randomBytes(4096));
     const before = digest(file);
     const walBefore = digest(`${file}-wal`);
+    const names = readdirSync(dataDir).sort();
 
     const error = openingError(dataDir);
     expect(error.code).toBe('ledger_damaged');
@@ -96,6 +97,8 @@ describe('a damaged ledger', () => {
     expect(error.message).toContain('move ledger.sqlite');
     expect(digest(file)).toBe(before);
     expect(digest(`${file}-wal`)).toBe(walBefore);
+    // Nothing new beside it: no -shm made by the look at it.
+    expect(readdirSync(dataDir).sort()).toEqual(names);
   });
 
   it('that was cut short mid-page is refused naming the file and its newest backup, with the restore command', async () => {
@@ -136,12 +139,18 @@ describe('a damaged ledger', () => {
     const file = path.join(dataDir, 'ledger.sqlite');
     overwritePages(file, [middle], pageSize);
     const before = digest(file);
+    // A console's ledger closed cleanly: the file and the backups folder, nothing else.
+    const listing = () => [...readdirSync(dataDir), ...readdirSync(path.join(dataDir, 'backups'))].sort();
+    const names = listing();
+    expect(names.filter((name) => name.startsWith('ledger.sqlite'))).toEqual(['ledger.sqlite']);
 
     const error = openingError(dataDir);
     expect(error.message).toContain(`The ledger ${file} is damaged`);
     expect(error.message).toContain('malformed');
     expect(error.message).toContain(backup.file);
     expect(digest(file)).toBe(before);
+    // The refusal left no -wal or -shm (a WAL ledger read in place gets both).
+    expect(listing()).toEqual(names);
   });
 
   it('whose output pages go bad is answered with ledger_damaged and the way back when they are read, not as internal', async () => {

@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { seedRunParents } from '../testing/ledger-seed';
 import { makeTempDir } from '../testing/temp-dir';
-import { LedgerVersionError, openLedgerDb, schemaVersion } from './ledger-db';
+import { LedgerLockedError, LedgerVersionError, openLedgerDb, schemaVersion } from './ledger-db';
 import { openLedger } from './ledger';
 import { migrations } from './migrations';
 
@@ -14,6 +16,11 @@ function tempDir() {
   return dir.path;
 }
 afterEach(() => temps.splice(0).forEach((t) => t.remove()));
+
+/** Every name in a folder with a digest of what it holds: what a refusal must leave unchanged. */
+function folderState(dir: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(dir).sort().map((name) => [name, createHash('sha256').update(readFileSync(path.join(dir, name))).digest('hex')]));
+}
 
 describe('the ledger file', () => {
   it('is created with WAL, NORMAL sync, foreign keys, a busy timeout and the latest schema', () => {
@@ -104,13 +111,69 @@ describe('the ledger file', () => {
     db.close();
   });
 
-  it('refuses a ledger written by a newer console instead of guessing', () => {
+  it('refuses a ledger written by a newer console instead of guessing, and leaves its folder as it was', () => {
     const dir = tempDir();
     const file = path.join(dir, 'ledger.sqlite');
+    // As a console writes it: WAL mode, closed cleanly (no -wal, no -shm beside it).
     const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE from_the_future (x)');
     db.pragma('user_version = 999');
     db.close();
+    const before = folderState(dir);
     expect(() => openLedgerDb(file)).toThrow(LedgerVersionError);
+    expect(folderState(dir)).toEqual(before);
+  });
+
+  it('refuses a ledger another program holds locked, saying so, and leaves its folder as it was', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    openLedgerDb(file).close();
+    // An sqlite3 shell (say) in an exclusive transaction.
+    const other = new Database(file);
+    other.pragma('locking_mode = EXCLUSIVE');
+    other.exec('BEGIN EXCLUSIVE; CREATE TABLE held (x);');
+    try {
+      const names = readdirSync(dir).sort();
+      // (After SQLite's busy timeout of 5 s: the other program may let go meanwhile.)
+      let refusal: unknown;
+      try {
+        openLedgerDb(file).close();
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal).toBeInstanceOf(LedgerLockedError);
+      expect((refusal as Error).message).toContain(`The ledger ${file} is locked by another program`);
+      expect(readdirSync(dir).sort()).toEqual(names);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  }, 20_000);
+
+  it('refuses a newer ledger a console left mid-write (its -wal holds the version) without touching the -wal or -shm', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ledger.sqlite');
+    const writer = new Database(file);
+    writer.pragma('journal_mode = WAL');
+    writer.exec('CREATE TABLE t (x)');
+    // Only in the -wal: a console killed before its checkpoint.
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.pragma('user_version = 999');
+    // The -shm is an index every reader may update; the file and its last transactions must stay as they are.
+    const kept = () => {
+      const state = folderState(dir);
+      return { names: Object.keys(state), ledger: state['ledger.sqlite'], wal: state['ledger.sqlite-wal'] };
+    };
+    const held = kept();
+    expect(held.names).toEqual(['ledger.sqlite', 'ledger.sqlite-shm', 'ledger.sqlite-wal']);
+    try {
+      // Read as a second process would (the writer stays open, as a killed console's files stay).
+      expect(() => openLedgerDb(file)).toThrow(LedgerVersionError);
+      expect(kept()).toEqual(held);
+    } finally {
+      writer.close();
+    }
   });
 });
 

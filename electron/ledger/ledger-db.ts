@@ -1,10 +1,16 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { LedgerBackups } from './ledger-backups';
+import type { Logger } from '../log';
 import { isLedgerDamage, LedgerDamagedError } from './ledger-damage';
+import { convertForReclaim } from './ledger-space';
 import { migrations as allMigrations, type Migration } from './migrations';
+import { inspectWithoutTrace } from './traceless-inspection';
 
 export type LedgerDb = Database.Database;
+
+/** What a WAL is cut back to once a checkpoint has reset it. */
+export const walSizeLimitBytes = 8 * 1024 * 1024;
 
 export interface OpenLedgerOptions {
   /**
@@ -21,52 +27,82 @@ export interface OpenLedgerOptions {
   backups?: LedgerBackups | undefined;
   /** The console's clock, for the backups' names. Default: Date.now. */
   now?: (() => number) | undefined;
+  /** Where the one-off conversion of an earlier console's ledger says what it did (ledger-space.ts). */
+  log?: Logger | undefined;
 }
 
 export class LedgerVersionError extends Error {
-  constructor(found: number, known: number) {
+  constructor(found: number, known: number, file?: string) {
     super(
-      `The ledger was written by a newer Operator Console (schema ${found}; this one knows up to ${known}). ` +
-        'Update the console, or point it at another data directory.',
+      `The ledger${file ? ` ${file}` : ''} was written by a newer Operator Console (schema ${found}; this one knows up to ${known}). ` +
+        'Update the console, or point it at another data directory; the ledger was left as it is.',
     );
     this.name = 'LedgerVersionError';
   }
 }
 
+/** Another program holds SQLite's lock on the ledger (a sqlite3 shell in a transaction, a backup or sync tool). */
+export class LedgerLockedError extends Error {
+  constructor(file: string) {
+    super(
+      `The ledger ${file} is locked by another program (an sqlite3 shell in a transaction, a backup or sync tool holding it). ` +
+        'Close that program, then start the console again; the ledger was left as it is.',
+    );
+    this.name = 'LedgerLockedError';
+  }
+}
+
+/** SQLite's answers that mean another connection holds the file (busy_timeout has passed already). */
+function isLedgerLocked(error: unknown): boolean {
+  return error instanceof Database.SqliteError && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'));
+}
+
 /**
  * Opens (creating if needed) the ledger file and brings its schema up to date. An existing file is
- * first read through a read-only connection: one SQLite cannot read (LedgerDamagedError) or one from
- * a newer console (LedgerVersionError) is refused exactly as it was found. A read-write connection
- * would not leave it so: closing one checkpoints the -wal into the file and deletes the -wal.
+ * judged first, through a read-only connection that leaves nothing beside it (traceless-inspection.ts):
+ * one SQLite cannot read (LedgerDamagedError), one from a newer console (LedgerVersionError) or one
+ * another program holds locked is refused exactly as it was found, its folder too. A read-write
+ * connection would not leave it so: it makes a -wal and -shm, and closing one checkpoints the -wal
+ * into the file and deletes it.
  */
 export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): LedgerDb {
   const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
   const migrations = options.migrations ?? allMigrations;
   const known = migrations.at(-1)?.version ?? 0;
   const damaged = (sqliteMessage: string) => new LedgerDamagedError({ file, newestBackup: options.backups?.newest() ?? null, sqliteMessage });
-  if (existsSync(file)) {
-    const reader = new Database(file, { ...binding, readonly: true, fileMustExist: true });
+  const existed = existsSync(file);
+  if (existed) {
     try {
-      reader.pragma('busy_timeout = 5000');
-      const problem = findUnreadableTable(reader);
-      if (problem) throw damaged(problem);
-      const found = schemaVersion(reader);
-      if (found > known) throw new LedgerVersionError(found, known);
+      inspectWithoutTrace(
+        file,
+        (reader) => {
+          const problem = findUnreadableTable(reader);
+          if (problem) throw damaged(problem);
+          const found = schemaVersion(reader);
+          if (found > known) throw new LedgerVersionError(found, known, file);
+        },
+        binding,
+      );
     } catch (error) {
       if (isLedgerDamage(error)) throw damaged(error.message);
+      if (isLedgerLocked(error)) throw new LedgerLockedError(file);
       throw error;
-    } finally {
-      reader.close();
     }
   }
   const db = new Database(file, binding);
   try {
+    // A new ledger gives deleted runs' pages back to the disk (ledger-space.ts): set before its first
+    // table, the only time SQLite takes it without rewriting the file.
+    if (!existed) db.pragma('auto_vacuum = INCREMENTAL');
     // WAL lets the renderer's reads run beside the run writer; NORMAL is durable across app crashes
     // in WAL mode (only an OS crash can lose the last transactions), at a fraction of FULL's fsyncs.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // A WAL a checkpoint has reset is cut back to this size, whatever it grew to (the writer's
+    // connection sets the same): it never stays huge after a flood or a reclaim.
+    db.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
     const backups = options.backups;
     migrateLedger(db, migrations, {
       // A fresh ledger (version 0) has nothing to lose; an existing one is copied before it changes
@@ -77,10 +113,13 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
           }
         : undefined,
     });
+    // An earlier console's ledger is converted once, when the disk has room for it.
+    if (existed) convertForReclaim(db, file, options.log);
     return db;
   } catch (error) {
     db.close();
     if (isLedgerDamage(error)) throw damaged(error.message);
+    if (isLedgerLocked(error)) throw new LedgerLockedError(file);
     throw error;
   }
 }

@@ -1,8 +1,8 @@
 import { copyFileSync, existsSync, lstatSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { ledgerFileName } from './ledger';
 import { syncFile } from './ledger-backups';
+import { inspectWithoutTrace } from './traceless-inspection';
 
 /** A restore that did not happen: its message says why and what to do instead. Nothing was changed. */
 export class LedgerRestoreError extends Error {
@@ -56,14 +56,10 @@ function checkBackup(backupFile: string, nativeBinding: string | undefined): voi
   if (!stat.isFile()) throw new LedgerRestoreError(`${backupFile} is not a file; a backup is a ledger-<time>-<why>.sqlite file in the backups folder.`);
   let problem: string;
   try {
-    const db = new Database(backupFile, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
-    try {
-      const rows = (db.pragma('quick_check') as Array<{ quick_check: string }>).map((row) => row.quick_check);
-      if (rows.length === 1 && rows[0] === 'ok') return;
-      problem = rows.slice(0, 3).join('; ');
-    } finally {
-      db.close();
-    }
+    // Read without a trace: a backup refused here is left as it was found, with nothing beside it.
+    const rows = inspectWithoutTrace(backupFile, (db) => (db.pragma('quick_check') as Array<{ quick_check: string }>).map((row) => row.quick_check), { nativeBinding });
+    if (rows.length === 1 && rows[0] === 'ok') return;
+    problem = rows.slice(0, 3).join('; ');
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }

@@ -5,6 +5,7 @@ import { ConnectionsRepository } from './connections-repository';
 import { EnvironmentsRepository } from './environments-repository';
 import { LedgerBackups } from './ledger-backups';
 import { openLedgerDb, type LedgerDb, type OpenLedgerOptions } from './ledger-db';
+import { LedgerSpace } from './ledger-space';
 import { NoticesRepository } from './notices-repository';
 import { NotificationsRepository } from './notifications-repository';
 import { OutputRepository } from './output-repository';
@@ -38,6 +39,8 @@ export interface Ledger {
   readonly output: OutputRepository;
   /** Appends runs' output on a worker thread with its own connection (started on first use). */
   readonly outputWriter: OutputWriter;
+  /** The file's room on the disk: its size, what deleted runs left free in it, giving that back. */
+  readonly space: LedgerSpace;
   /** The console's own settings (the clean-up policy). */
   readonly settings: SettingsRepository;
   /** Token usage per attempt (issue 14). */
@@ -54,6 +57,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
   const backups = options.backups ?? new LedgerBackups(dataDir);
   const db = openLedgerDb(file, { ...options, backups });
   const outputWriter = new OutputWriter({ file, nativeBinding: options.nativeBinding });
+  const space = new LedgerSpace({ file, db, outputWriter });
   const stopCheckpoints = steerWalCheckpoints(db, outputWriter);
   return {
     file,
@@ -69,6 +73,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     notices: new NoticesRepository(db),
     output: new OutputRepository(db),
     outputWriter,
+    space,
     settings: new SettingsRepository(db),
     usage: new UsageRepository(db),
     budgets: new BudgetsRepository(db),

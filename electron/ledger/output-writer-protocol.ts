@@ -23,6 +23,16 @@ export type OutputWriterRequest =
   | { type: 'append'; id: number; chunks: OutputWriterChunk[]; bytes: ArrayBuffer }
   /** Checkpoint the WAL now (PASSIVE: never waits on readers). */
   | { type: 'checkpoint'; id: number }
+  /**
+   * Delete the run's first `maxBytes` of output still stored (one transaction), then checkpoint the WAL
+   * (TRUNCATE): a slice of a deletion, small enough to fit the WAL on a nearly full disk.
+   */
+  | { type: 'deleteOutput'; id: number; runId: string; maxBytes: number }
+  /**
+   * Give up to `maxPages` free pages back to the disk (PRAGMA incremental_vacuum), then checkpoint the
+   * WAL (TRUNCATE): the file shrinks by what the step moved out of its end, and the WAL is emptied.
+   */
+  | { type: 'reclaimStep'; id: number; maxPages: number }
   | { type: 'close' };
 
 export type OutputWriterReply =
@@ -31,4 +41,12 @@ export type OutputWriterReply =
   | { type: 'failed'; id: number; message: string }
   /** The WAL's frames, and how many of them are now in the database file. */
   | { type: 'checkpointed'; id: number; walFrames: number; checkpointedFrames: number }
+  /** `rows` deleted; `more`: the run has output left. */
+  | { type: 'outputDeleted'; id: number; rows: number; more: boolean }
+  /**
+   * One reclaim step done: the free pages left inside the file. `incremental` is false for a ledger
+   * not (yet) in incremental auto-vacuum (nothing could be given back). `walEmptied` is false when a
+   * reader kept the checkpoint from finishing (the file shrinks at a later one).
+   */
+  | { type: 'reclaimed'; id: number; freePages: number; pageSize: number; incremental: boolean; walEmptied: boolean }
   | { type: 'closed' };

@@ -35,6 +35,9 @@ db.pragma('busy_timeout = 5000');
 // its own commits once the WAL passes SQLite's usual 1000 pages, so a flood's WAL stays a few MiB and
 // copying it into the database happens here, off the event loop.
 db.pragma('wal_autocheckpoint = 1000');
+// Once a checkpoint has reset the WAL, a WAL that grew past this (a reader held a checkpoint back
+// during a flood) is cut back to it: the WAL never stays huge (ledger-db.ts sets the same).
+db.pragma(`journal_size_limit = ${8 * 1024 * 1024}`); // walSizeLimitBytes (this file imports only built-ins)
 
 const insert = db.prepare('INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES (?, ?, ?, ?, ?)');
 const appendAll = db.transaction((request: Extract<OutputWriterRequest, { type: 'append' }>) => {
@@ -45,6 +48,30 @@ const appendAll = db.transaction((request: Extract<OutputWriterRequest, { type: 
     at += chunk.length;
   }
 });
+
+// Deleting a run's output a slice at a time (the first maxBytes of what is left), so that each
+// transaction's WAL stays small: on a nearly full disk the WAL is where a deletion needs room.
+const deleteOutputSlice = db.prepare(
+  'DELETE FROM output_chunks WHERE run_id = ? AND byte_offset < (SELECT min(byte_offset) FROM output_chunks WHERE run_id = ?) + ?',
+);
+const hasOutput = db.prepare('SELECT 1 FROM output_chunks WHERE run_id = ? LIMIT 1').pluck();
+
+/** TRUNCATE: every frame into the file (which then shrinks to its last used page) and the WAL emptied. */
+function checkpointTruncating(): boolean {
+  const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+  return (result?.busy ?? 1) === 0;
+}
+
+function reclaimStep(request: Extract<OutputWriterRequest, { type: 'reclaimStep' }>): OutputWriterReply {
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  // 2 is INCREMENTAL; a ledger made before it was converted (ledger-space.ts) keeps its free pages.
+  const incremental = db.pragma('auto_vacuum', { simple: true }) === 2;
+  if (incremental && (db.pragma('freelist_count', { simple: true }) as number) > 0) {
+    db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(request.maxPages))})`);
+  }
+  const walEmptied = checkpointTruncating();
+  return { type: 'reclaimed', id: request.id, freePages: db.pragma('freelist_count', { simple: true }) as number, pageSize, incremental, walEmptied };
+}
 
 const port = parentPort!;
 port.on('message', (request: OutputWriterRequest) => {
@@ -59,6 +86,21 @@ port.on('message', (request: OutputWriterRequest) => {
     try {
       const [result] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
       reply = { type: 'checkpointed', id: request.id, walFrames: result?.log ?? 0, checkpointedFrames: result?.checkpointed ?? 0 };
+    } catch (error) {
+      reply = { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(reply);
+    return;
+  }
+  if (request.type === 'deleteOutput' || request.type === 'reclaimStep') {
+    let reply: OutputWriterReply;
+    try {
+      if (request.type === 'reclaimStep') reply = reclaimStep(request);
+      else {
+        const rows = deleteOutputSlice.run(request.runId, request.runId, Math.max(1, Math.floor(request.maxBytes))).changes;
+        checkpointTruncating();
+        reply = { type: 'outputDeleted', id: request.id, rows, more: hasOutput.get(request.runId) !== undefined };
+      }
     } catch (error) {
       reply = { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
     }

@@ -32,6 +32,24 @@ export interface CheckpointResult {
   checkpointedFrames: number;
 }
 
+export interface OutputSliceDeleted {
+  rows: number;
+  /** The run has output left to delete. */
+  more: boolean;
+}
+
+export interface ReclaimStepResult {
+  /** Free pages left inside the file. */
+  freePages: number;
+  pageSize: number;
+  /** False for a ledger not in incremental auto-vacuum: nothing can be given back step by step. */
+  incremental: boolean;
+  /** False when a reader kept the checkpoint from finishing: the file shrinks at a later one. */
+  walEmptied: boolean;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /**
  * Appends output chunks through a worker thread with its own connection to the ledger file (WAL lets
  * it write beside the main connection's reads). Each append is one transaction; its promise settles
@@ -80,16 +98,36 @@ export class OutputWriter {
 
   /** Checkpoints the WAL on the worker's connection (PASSIVE), after the appends handed over before it. */
   checkpoint(): Promise<CheckpointResult> {
+    return this.ask({ type: 'checkpoint' }, 'checkpointed').then((reply) => ({ walFrames: reply.walFrames, checkpointedFrames: reply.checkpointedFrames }));
+  }
+
+  /**
+   * Deletes the first `maxBytes` of the run's stored output in one transaction on the worker, then
+   * empties the WAL; answers how many chunks went and whether any is left (ledger-space.ts loops).
+   */
+  deleteOutputSlice(runId: string, maxBytes: number): Promise<OutputSliceDeleted> {
+    return this.ask({ type: 'deleteOutput', runId, maxBytes }, 'outputDeleted').then((reply) => ({ rows: reply.rows, more: reply.more }));
+  }
+
+  /** Gives up to `maxPages` of the ledger's free pages back to the disk, on the worker (ledger-space.ts loops). */
+  reclaimStep(maxPages: number): Promise<ReclaimStepResult> {
+    return this.ask({ type: 'reclaimStep', maxPages }, 'reclaimed').then(({ freePages, pageSize, incremental, walEmptied }) => ({ freePages, pageSize, incremental, walEmptied }));
+  }
+
+  /** Sends a request other than an append, after those handed over before it, and waits for its answer. */
+  private ask<R extends Exclude<OutputWriterRequest, { type: 'append' | 'close' }>, T extends OutputWriterReply['type']>(
+    request: DistributiveOmit<R, 'id'>,
+    answer: T,
+  ): Promise<Extract<OutputWriterReply, { type: T }>> {
     if (this.closing) return Promise.reject(new OutputWriterClosedError());
     const id = this.nextId++;
-    return new Promise<CheckpointResult>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       this.pending.set(id, {
         endOffset: null,
-        resolve: (reply) =>
-          reply.type === 'checkpointed' ? resolve({ walFrames: reply.walFrames, checkpointedFrames: reply.checkpointedFrames }) : reject(new Error('unexpected reply')),
+        resolve: (reply) => (reply.type === answer ? resolve(reply as Extract<OutputWriterReply, { type: T }>) : reject(new Error(`unexpected reply ${reply.type}`))),
         reject,
       });
-      this.started().postMessage({ type: 'checkpoint', id } satisfies OutputWriterRequest);
+      this.started().postMessage({ ...request, id });
     });
   }
 

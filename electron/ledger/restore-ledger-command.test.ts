@@ -91,13 +91,21 @@ describe('npm run ledger:restore', () => {
 
   it('refuses a backup that is damaged too, and changes nothing', async () => {
     const { dataDir, backupFile, garbage } = await damagedDataDir();
-    writeFileSync(backupFile, randomBytes(8192));
+    // A WAL database with a bad page: read in place, it would get a -wal and -shm beside it.
+    const pageSize = 4096;
+    const backup = readFileSync(backupFile);
+    backup[18] = 2;
+    backup[19] = 2;
+    backup.fill(0xa5, pageSize, 2 * pageSize);
+    writeFileSync(backupFile, backup);
+    const backups = readdirSync(path.dirname(backupFile)).sort();
     const { err, io: streams } = io();
     expect(await restoreLedgerCommand([backupFile], streams)).toBe(1);
     expect(err[0]).toContain(`The backup ${backupFile} cannot be read either`);
     expect(err[0]).toContain('Nothing was changed');
     expect(readFileSync(path.join(dataDir, 'ledger.sqlite')).equals(garbage)).toBe(true);
     expect(readdirSync(dataDir).filter((name) => name.includes('restor'))).toEqual([]);
+    expect(readdirSync(path.dirname(backupFile)).sort()).toEqual(backups);
   });
 
   it('says so when there is no backup to restore', async () => {

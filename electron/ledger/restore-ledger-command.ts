@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../data-dir';
 import { acquireDataDirLock, DataDirLockedError, describeHolder } from '../data-dir-lock';
-import { createLogger } from '../log';
+import { createConsoleLog, type ConsoleLog } from '../log';
 import { ledgerBackupsDirName, LedgerBackups } from './ledger-backups';
 import { LedgerRestoreError, restoreLedgerBackup } from './ledger-restore';
 import { isEntryPoint } from '../entry-point';
@@ -17,6 +17,11 @@ import { isEntryPoint } from '../entry-point';
 
 export interface RestoreCommandIo {
   env?: NodeJS.ProcessEnv;
+  /**
+   * The console's log, as a console writes it: warnings at the terminal as sentences, every record in
+   * `<data dir>/logs/console.log` once this command holds the data directory. Default: its own.
+   */
+  log?: ConsoleLog;
   out?: (line: string) => void;
   err?: (line: string) => void;
   now?: () => number;
@@ -53,11 +58,12 @@ export async function restoreLedgerCommand(argv: readonly string[], io: RestoreC
     return 1;
   }
 
+  const log = io.log ?? createConsoleLog();
   let lock;
   try {
-    // Warnings only: the lock's own info lines are for a console's log, not this command's output.
-    lock = await acquireDataDirLock({ dataDir, owner: { kind: 'ledger-restore' }, log: createLogger({ level: 'warn' }) });
+    lock = await acquireDataDirLock({ dataDir, owner: { kind: 'ledger-restore' }, log });
   } catch (error) {
+    if (!io.log) await log.close();
     if (!(error instanceof DataDirLockedError)) throw error;
     err(
       `Operator Console: the ledger was not restored: a console is using ${dataDir} (${describeHolder(error.holder)}). ` +
@@ -65,17 +71,23 @@ export async function restoreLedgerCommand(argv: readonly string[], io: RestoreC
     );
     return 1;
   }
+  // The data directory is this command's now: what it does goes in the console's log too.
+  log.writeToFile(dataDir);
   try {
     const restored = restoreLedgerBackup({ dataDir, backupFile, now: (io.now ?? Date.now)() });
+    log.info('ledger restored from a backup', { ledgerFile: restored.ledgerFile, backupFile: restored.backupFile, keptAt: restored.keptAt });
     const kept = restored.keptAt ? ` The ledger it replaced is kept at ${restored.keptAt}.` : '';
     out(`Operator Console: restored ${restored.ledgerFile} from ${restored.backupFile}.${kept} Start the console again.`);
     return 0;
   } catch (error) {
     if (!(error instanceof LedgerRestoreError)) throw error;
+    // Said below in its own words; the file keeps it as a record.
+    log.error('ledger not restored', { backupFile, reason: error.message }, { terminal: false });
     err(`Operator Console: ${error.message}`);
     return 1;
   } finally {
     await lock.release();
+    if (!io.log) await log.close();
   }
 }
 

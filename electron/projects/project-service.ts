@@ -5,6 +5,7 @@ import { OperatorError } from '../../shared/errors';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { EventHub } from '../events/event-hub';
+import type { Logger } from '../log';
 import { isGitRepo } from './directory-browser';
 
 /** Projects: local directories where tasks are done. */
@@ -12,6 +13,7 @@ export class ProjectService {
   constructor(
     private readonly ledger: Ledger,
     private readonly events: EventHub,
+    private readonly log: Logger,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -40,13 +42,22 @@ export class ProjectService {
     return project;
   }
 
-  remove(projectId: string): { projectId: string } {
-    if (!this.ledger.projects.remove(projectId)) {
-      throw new OperatorError({ code: 'not_found', message: 'That project is no longer in the console.' });
-    }
+  /**
+   * Removes the project with its tasks and runs' history. The runs' output goes first, on the ledger
+   * writer's thread in slices, and its room goes back to the disk (ledger-space.ts), as deleting a run does.
+   */
+  async remove(projectId: string): Promise<{ projectId: string }> {
+    if (!this.ledger.projects.get(projectId)) throw projectGone();
+    await this.ledger.space.deleteOutput(this.ledger.runs.idsOfProject(projectId), this.log);
+    if (!this.ledger.projects.remove(projectId)) throw projectGone();
     this.events.emit('projectsChanged', {});
+    await this.ledger.space.reclaimLogged(this.log);
     return { projectId };
   }
+}
+
+function projectGone(): OperatorError {
+  return new OperatorError({ code: 'not_found', message: 'That project is no longer in the console.' });
 }
 
 /** The canonical folder for a typed path: absolute, symlinks resolved, and an existing directory. */

@@ -290,7 +290,7 @@ describe('the disk rule', () => {
     const verdict = admit({ agent: agent({ environmentId: 'env_local', homeMode: 'preconfigured' }), environment: local, disk: disk(12) });
     expect(verdict).toMatchObject({ admitted: false, deferred: false, failure: { code: 'disk_full', reason: 'disk_full', actionUrl: '#/cleanup' } });
     if (!verdict.admitted) expect(verdict.failure.message).toBe(
-      'The disk of the data directory /data is full: 12 MiB free, and a run needs at least 256 MiB. Nothing was started. Free space (Clean up removes finished runs’ files), then run it again.',
+      'The disk of the data directory /data is full: 12 MiB free, and a run needs at least 256 MiB. Nothing was started. Free space (Clean up removes finished runs’ files, and deleting a run gives the room its output took in the ledger back to the disk), then run it again.',
     );
   });
 

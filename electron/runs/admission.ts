@@ -10,7 +10,7 @@ import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../prov
 import { budgetUncounted, type Budget, type PriceTable } from '../../shared/usage';
 import { budgetsHolding, budgetStopping } from '../usage/budget-rule';
 import { unpricedRunModel } from '../usage/run-billing';
-import { describeBytes } from '../disk-space';
+import { describeBytes, freeSpaceAdvice } from '../disk-space';
 
 /** The AI connection a run was admitted with: metadata only, the secret is opened at launch. */
 export interface AdmittedConnection {
@@ -252,7 +252,7 @@ export function diskFullRefusal(disk: DiskSpace & { freeBytes: number }): Operat
     reason: diskFull,
     message:
       `The disk of the data directory ${disk.dataDir} is full: ${describeBytes(disk.freeBytes)} free, and a run needs at least ` +
-      `${describeBytes(disk.minFreeBytes)}. Nothing was started. Free space (Clean up removes finished runs’ files), then run it again.`,
+      `${describeBytes(disk.minFreeBytes)}. Nothing was started. ${freeSpaceAdvice}, then run it again.`,
     actionUrl: actionRoute({ kind: 'cleanup' }),
   };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Notice } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { describeBytes, freeDiskBytes, freeDiskBytesSync, isDiskFullError } from '../disk-space';
+import { describeBytes, freeDiskBytes, freeDiskBytesSync, freeSpaceAdvice, isDiskFullError } from '../disk-space';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../log';
 import type { NoticeService } from '../notices/notice-service';
@@ -185,24 +185,19 @@ export class DiskFullNotices {
     const parts = [
       `The disk of the data directory ${dataDir} is full${freeWords}. A run whose output cannot be stored is ended, and new runs are refused until there is room.`,
     ];
-    const ledgerBytes = this.ledgerBytes();
-    if (ledgerBytes !== null) parts.push(`The ledger (ledger.sqlite) takes ${describeBytes(ledgerBytes)}.`);
+    const ledger = this.safely('measure the ledger', () => this.options.ledger.space.figures());
+    if (ledger) {
+      const reclaimable = ledger.mode === 'incremental' && ledger.reclaimableBytes > 0 ? ` (${describeBytes(ledger.reclaimableBytes)} of it is free space Clean up can give back)` : '';
+      parts.push(`The ledger (ledger.sqlite) takes ${describeBytes(ledger.fileBytes + ledger.walBytes)}${reclaimable}.`);
+    }
     const largest = this.largestTaskRoots();
     if (largest.length > 0) parts.push(`Largest task roots: ${largest.join(', ')}.`);
-    parts.push('Free space on that disk (Clean up removes finished runs’ files); this notice resolves itself when space is back.');
+    parts.push(
+      ledger?.mode === 'not_converted'
+        ? 'Free space on that disk: Clean up removes finished runs’ files. (This ledger was made by an earlier console and gives deleted runs’ output back to the disk only once it is converted, which the console does at a start with room for it.) This notice resolves itself when space is back.'
+        : 'Free space on that disk: Clean up removes finished runs’ files, and deleting runs you no longer need gives the room their output took in the ledger back to the disk at once. This notice resolves itself when space is back.',
+    );
     return { message: parts.join(' '), actionUrl: actionRoute({ kind: 'cleanup' }), actionLabel: 'Open Clean up' };
-  }
-
-  private ledgerBytes(): number | null {
-    let total = 0;
-    for (const suffix of ['', '-wal']) {
-      try {
-        total += statSync(`${this.options.ledger.file}${suffix}`).size;
-      } catch {
-        // No WAL right now: the main file alone.
-      }
-    }
-    return total > 0 ? total : null;
   }
 
   /** The finished runs' task roots as last measured, largest first, in words. */
@@ -252,7 +247,7 @@ export function runDiskFullFailure(dataDir: string, what: string): OperatorError
   return {
     code: 'disk_full',
     reason: diskFull,
-    message: `${what}: the disk of the data directory ${dataDir} is full. What was stored is kept. Free space (Clean up removes finished runs’ files), then run it again.`,
+    message: `${what}: the disk of the data directory ${dataDir} is full. What was stored is kept. ${freeSpaceAdvice}, then run it again.`,
     actionUrl: actionRoute({ kind: 'cleanup' }),
   };
 }

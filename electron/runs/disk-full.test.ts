@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -166,6 +166,50 @@ describe('a full disk', () => {
     // The console goes on answering.
     expect((await bed.call('getRun', { runId: started.id })).status).toBe('failed');
   }, 60_000);
+
+  it('gives the disk back the room deleted runs’ output took in the ledger, so that runs start again', async () => {
+    const disk = smallDisk(72);
+    const bed = await consoleOn(disk, 8);
+    const ledgerOnDisk = () => ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${bed.core.ledger.file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
+    const agent = await bed.createAgent(['--flood-bytes', String(12 * mib)]);
+    const task = await bed.createTask('Flood the ledger');
+    const runIds: string[] = [];
+    for (let n = 0; n < 3; n += 1) {
+      const started = await bed.call('startRun', { taskId: task.id, agentId: agent.id });
+      expect((await bed.waitForRun(started.id, ended, 30_000)).status).toBe('succeeded');
+      runIds.push(started.id);
+    }
+    expect(bed.core.ledger.output.totalBytes(runIds[0]!)).toBeGreaterThan(12 * mib);
+    expect(ledgerOnDisk()).toBeGreaterThan(36 * mib);
+
+    // The disk fills up (something else on it): a new run is refused, and Disk full says what to do.
+    fill(disk, 4 * mib);
+    const refused = await bed.call('startRun', { taskId: task.id, agentId: agent.id });
+    expect(refused.status).toBe('refused');
+    const [notice] = await openDiskFullNotices(bed);
+    expect(notice?.message).toContain('deleting runs you no longer need gives the room their output took in the ledger back to the disk at once');
+    const ledgerBefore = ledgerOnDisk();
+    const freeBefore = present(freeDiskBytesSync(disk), 'free space');
+
+    // Deleting two runs through the console gives their output's room back to the disk itself.
+    await bed.call('deleteRun', { runId: runIds[0]! });
+    await bed.call('deleteRun', { runId: runIds[1]! });
+    const freed = present(freeDiskBytesSync(disk), 'free space') - freeBefore;
+    expect(ledgerBefore - ledgerOnDisk()).toBeGreaterThan(22 * mib);
+    expect(freed).toBeGreaterThan(22 * mib);
+    // Nothing left to give back, and the WAL is not left holding what moved.
+    const usage = await bed.call('getDiskUsage');
+    expect(usage.ledger).toMatchObject({ mode: 'incremental', reclaiming: false });
+    expect(usage.ledger.reclaimableBytes).toBeLessThan(1 * mib);
+    expect(usage.ledger.walBytes).toBeLessThan(8 * mib);
+    // The run kept is whole.
+    expect(bed.core.ledger.output.totalBytes(runIds[2]!)).toBeGreaterThan(12 * mib);
+
+    // Space is back: the notice resolves itself, and a run starts and succeeds.
+    await expect.poll(async () => (await bed.call('listNotices', { status: 'all' })).find((entry) => entry.id === notice!.id)?.status, { timeout: 5000 }).toBe('resolved');
+    const again = await bed.call('runAgain', { noticeId: notice!.id });
+    expect((await bed.waitForRun(present(again.runs[0], 'run started again').id, ended, 30_000)).status).toBe('succeeded');
+  }, 120_000);
 
   it('refuses a new run up front while free space is under the threshold, and lets runs start again once space is back', async () => {
     const disk = smallDisk(40);

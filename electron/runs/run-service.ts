@@ -255,14 +255,23 @@ export class RunService {
     });
   }
 
+  /**
+   * Removes the run's worktree and its record. Its output, the bulk of what it holds in the ledger, goes
+   * first, on the ledger writer's thread in slices, and its room goes back to the disk (ledger-space.ts):
+   * on a full disk, deleting runs is what frees it.
+   */
   delete(runId: string): Promise<{ runId: string }> {
     return this.workspace.operations.exclusive(runId, 'delete', async () => {
       const row = this.requireEnded(runId, 'deleted');
       await this.workspace.removeWorktree(row);
+      const { ledger } = this.context;
+      await ledger.space.deleteOutput([runId], this.context.log);
       // Before the record goes: a stranded notice about it has nothing left to point at.
       this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was deleted.');
-      this.context.ledger.runs.delete(runId);
+      ledger.runs.delete(runId);
       this.context.announce(runId);
+      // What the record itself held (attempts, events) goes back too.
+      await ledger.space.reclaimLogged(this.context.log);
       return { runId };
     });
   }

@@ -1,5 +1,6 @@
 import { app as electronApp, dialog as electronDialog } from 'electron';
 import type { Crash } from '../crash-handlers';
+import { noLogFile } from '../log';
 
 /** The parts of Electron the crash dialog uses (stand-ins replace them in tests). */
 export interface CrashDialogShell {
@@ -11,7 +12,7 @@ export interface CrashDialogShell {
 export const crashQuitTimeoutMs = 5_000;
 
 function crashDetail(crash: Crash): string {
-  const where = crash.logFile ? `The details are in the console’s log, ${crash.logFile}.` : 'The details are in the console’s log (its standard error).';
+  const where = crash.logFile ? `The details are in the console’s log, ${crash.logFile}.` : noLogFile;
   return `${crash.message.slice(0, 1000)}\n\n${where}\n\nRelaunch starts the console again; runs that were going on are shown as stranded and can be resumed.`;
 }
 

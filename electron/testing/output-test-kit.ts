@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLedger, type Ledger } from '../ledger/ledger';
+import type { LedgerDb } from '../ledger/ledger-db';
 import { makeTempDir } from './temp-dir';
 import { startPtySession, type PtySession } from '../pty/pty-session';
 
@@ -37,6 +38,31 @@ export interface TestRunLedger {
   close(): void;
 }
 
+/**
+ * Inserts a project, task, agent, run (status `running`) and its first attempt, numbered `n`, into a
+ * ledger database (the run service does this for real); for a test's ledger, or one made the way an
+ * earlier console would have.
+ */
+export function recordTestRun(db: LedgerDb, n: string, projectDir: string): { runId: string; attemptId: string } {
+  const now = Date.now();
+  db.prepare('INSERT INTO projects (id, name, path, is_git_repo, created_at) VALUES (?, ?, ?, 0, ?)').run(`prj_${n}`, `project ${n}`, projectDir, now);
+  db.prepare(
+    `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
+     VALUES (?, ?, 'fixture', 'fixture-model', 'default', 1, 'preconfigured', 'env_local', ?, ?)`,
+  ).run(`agt_${n}`, `agent ${n}`, now, now);
+  db.prepare('INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    `tsk_${n}`,
+    `prj_${n}`,
+    `task ${n}`,
+    'do the thing',
+    now,
+    now,
+  );
+  db.prepare("INSERT INTO runs (id, task_id, agent_id, status, created_at, started_at) VALUES (?, ?, ?, 'running', ?, ?)").run(`run_${n}`, `tsk_${n}`, `agt_${n}`, now, now);
+  db.prepare("INSERT INTO attempts (id, run_id, number, status, started_at) VALUES (?, ?, 1, 'running', ?)").run(`att_${n}`, `run_${n}`, now);
+  return { runId: `run_${n}`, attemptId: `att_${n}` };
+}
+
 /** A real ledger file in a fresh temp directory. */
 export function openTestRunLedger(): TestRunLedger {
   const temp = makeTempDir('oc-output-');
@@ -47,36 +73,7 @@ export function openTestRunLedger(): TestRunLedger {
     dir: temp.path,
     createRun() {
       count += 1;
-      const n = `${count}`;
-      const now = Date.now();
-      const db = ledger.db;
-      db.prepare('INSERT INTO projects (id, name, path, is_git_repo, created_at) VALUES (?, ?, ?, 0, ?)').run(
-        `prj_${n}`,
-        `project ${n}`,
-        path.join(temp.path, `project-${n}`),
-        now,
-      );
-      db.prepare(
-        `INSERT INTO agents (id, name, provider_id, model, profile_id, capacity, home_mode, environment_id, created_at, updated_at)
-         VALUES (?, ?, 'fixture', 'fixture-model', 'default', 1, 'preconfigured', 'env_local', ?, ?)`,
-      ).run(`agt_${n}`, `agent ${n}`, now, now);
-      db.prepare('INSERT INTO tasks (id, project_id, title, prompt, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-        `tsk_${n}`,
-        `prj_${n}`,
-        `task ${n}`,
-        'do the thing',
-        now,
-        now,
-      );
-      db.prepare("INSERT INTO runs (id, task_id, agent_id, status, created_at, started_at) VALUES (?, ?, ?, 'running', ?, ?)").run(
-        `run_${n}`,
-        `tsk_${n}`,
-        `agt_${n}`,
-        now,
-        now,
-      );
-      db.prepare("INSERT INTO attempts (id, run_id, number, status, started_at) VALUES (?, ?, 1, 'running', ?)").run(`att_${n}`, `run_${n}`, now);
-      return { runId: `run_${n}`, attemptId: `att_${n}` };
+      return recordTestRun(ledger.db, `${count}`, path.join(temp.path, `project-${count}`));
     },
     close() {
       ledger.close();

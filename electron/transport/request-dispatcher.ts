@@ -11,7 +11,7 @@ import {
 import type { ClientChannel } from '../events/client-channel';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { isDiskFullError } from '../disk-space';
+import { freeSpaceAdvice, isDiskFullError } from '../disk-space';
 import { describeError, detailsInLog, type Logger } from '../log';
 
 export interface HandlerContext {
@@ -106,7 +106,7 @@ export function createRequestDispatcher(handlers: CoreHandlers, log: Logger, opt
         log.warn('request failed: the disk is full', { transport: meta.transport, channel, error: String(error) });
         return fail({
           code: 'disk_full',
-          message: 'The console could not save this: the disk of its data directory is full. Free space (Clean up removes finished runs’ files), then try again.',
+          message: `The console could not save this: the disk of its data directory is full. ${freeSpaceAdvice}, then try again.`,
           actionUrl: actionRoute({ kind: 'cleanup' }),
         });
       }

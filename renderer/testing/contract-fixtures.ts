@@ -25,11 +25,13 @@ import {
   cleanupCandidateSchema,
   diskUsageSchema,
   landingPlanSchema,
+  ledgerSpaceSchema,
   runComparisonSchema,
   runLandingSchema,
   type CleanupCandidate,
   type DiskUsage,
   type LandingPlan,
+  type LedgerSpace,
   type RunComparison,
   type RunLanding,
 } from '../../shared/landing';
@@ -390,8 +392,21 @@ export function aCleanupCandidate(changes: Partial<CleanupCandidate> = {}): Clea
   });
 }
 
+export function aLedgerSpace(changes: Partial<LedgerSpace> = {}): LedgerSpace {
+  return ledgerSpaceSchema.parse({
+    file: '/home/operator/.local/share/operator-console/ledger.sqlite',
+    fileBytes: 1_800_000_000,
+    walBytes: 0,
+    reclaimableBytes: 0,
+    mode: 'incremental',
+    reclaiming: false,
+    ...changes,
+  });
+}
+
 export function aDiskUsage(changes: Partial<DiskUsage> = {}): DiskUsage {
   return diskUsageSchema.parse({
+    ledger: aLedgerSpace(),
     totalBytes: 3_400_000_000,
     runsWithFiles: 2,
     largest: [

@@ -4,6 +4,7 @@ import {
   cleanupCandidateSchema,
   cleanupPolicySchema,
   diskUsageSchema,
+  ledgerSpaceSchema,
   landingPlanSchema,
   landingStrategies,
   runComparisonSchema,
@@ -80,6 +81,11 @@ export const landingChannels = {
       freedBytes: z.number().int().min(0),
     }),
   ),
+  /**
+   * Gives the free space inside the ledger (left by deleted runs) back to the disk, a step at a time
+   * off the event loop; answers how much the ledger shrank and its figures now.
+   */
+  reclaimLedgerSpace: channel(noInput, z.object({ reclaimedBytes: z.number().int().min(0), ledger: ledgerSpaceSchema })),
   getCleanupPolicy: channel(noInput, cleanupPolicySchema),
   setCleanupPolicy: channel(cleanupPolicySchema.strict(), cleanupPolicySchema),
 } as const;

@@ -1,6 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { aCleanupCandidate } from '../../testing/contract-fixtures';
+import { aCleanupCandidate, aDiskUsage, aLedgerSpace } from '../../testing/contract-fixtures';
 import { fakeOperatorClient, type ChannelAnswers } from '../../testing/fake-operator-client';
 import { renderInConsole } from '../../testing/render-in-console';
 import { CleanupPage } from './cleanup-page';
@@ -21,6 +21,7 @@ function showCleanup(answers: ChannelAnswers = {}) {
   const client = fakeOperatorClient({
     planCleanup: () => ({ candidates: [landed, discarded, unlanded] }),
     getCleanupPolicy: () => ({ removeSettledAfterDays: null }),
+    getDiskUsage: () => aDiskUsage(),
     ...answers,
   });
   return { ...renderInConsole(<CleanupPage />, { client, route: '/cleanup' }), client };
@@ -78,6 +79,49 @@ describe('Clean up', () => {
     expect(within(dialog).queryByRole('list', { name: 'Unlanded work to remove' })).toBeNull();
     await user.click(within(dialog).getByRole('button', { name: 'Remove files' }));
     await vi.waitFor(() => expect(client.inputsOf('cleanUpRuns')).toEqual([{ runIds: ['run_2'] }]));
+  });
+
+  it('shows what the ledger takes on the disk and that deleting a run gives its room back', async () => {
+    showCleanup({ getDiskUsage: () => aDiskUsage({ ledger: aLedgerSpace({ fileBytes: 1_800_000_000, walBytes: 4_000_000 }) }) });
+    const section = await screen.findByRole('region', { name: 'The ledger' });
+    await vi.waitFor(() => expect(section.textContent).toContain('takes 1.8 GB on the disk (its write-ahead log 4 MB of it)'));
+    expect(section.textContent).toContain('Deleting a run gives the room its output took back to the disk at once.');
+    expect(within(section).getByText('Nothing in it is waiting to go back to the disk.')).toBeTruthy();
+    expect(within(section).queryByRole('button')).toBeNull();
+  });
+
+  it('gives the free space deleted runs left back to the disk, following it while it works', async () => {
+    let left = 300_000_000;
+    let finish: () => void = () => undefined;
+    const { user, client } = showCleanup({
+      getDiskUsage: () => aDiskUsage({ ledger: aLedgerSpace({ fileBytes: 1_000_000_000 + left, reclaimableBytes: left, reclaiming: left < 300_000_000 && left > 0 }) }),
+      reclaimLedgerSpace: () =>
+        new Promise((resolve) => {
+          finish = () => resolve({ reclaimedBytes: 300_000_000, ledger: aLedgerSpace({ fileBytes: 1_000_000_000 }) });
+        }),
+    });
+    const section = await screen.findByRole('region', { name: 'The ledger' });
+    expect(await within(section).findByText('300 MB of it is free space deleted runs left.')).toBeTruthy();
+    await user.click(within(section).getByRole('button', { name: 'Give 300 MB back to the disk' }));
+    expect(client.inputsOf('reclaimLedgerSpace')).toHaveLength(1);
+    // While it works, the figures are read again and again: what is left goes down.
+    left = 120_000_000;
+    expect(await within(section).findByText('Giving space back to the disk… 120 MB left.', {}, { timeout: 3000 })).toBeTruthy();
+    // A second press does nothing while it works.
+    await user.click(within(section).getByRole('button', { name: 'Give 120 MB back to the disk' }));
+    expect(client.inputsOf('reclaimLedgerSpace')).toHaveLength(1);
+    left = 0;
+    finish();
+    expect(await within(section).findByText('Gave 300 MB back to the disk; the ledger now takes 1 GB.')).toBeTruthy();
+    await vi.waitFor(() => expect(within(section).queryByRole('button')).toBeNull());
+  });
+
+  it('says why an earlier console’s ledger keeps the room deleted runs leave, and offers nothing it cannot do', async () => {
+    showCleanup({ getDiskUsage: () => aDiskUsage({ ledger: aLedgerSpace({ mode: 'not_converted', reclaimableBytes: 50_000_000 }) }) });
+    const section = await screen.findByRole('region', { name: 'The ledger' });
+    await vi.waitFor(() => expect(section.textContent).toContain('It was made by an earlier console'));
+    expect(section.textContent).toContain('which it does at a start when the disk has about the ledger’s size free');
+    expect(within(section).queryByRole('button')).toBeNull();
   });
 
   it('the policy removes settled runs’ files after the days given, and is saved', async () => {

@@ -14,6 +14,7 @@ import { BackToRuns } from '../runs/back-to-runs';
 import { landingStateLabels } from '../runs/landing-labels';
 import { asRunStatus } from '../compare/compare-labels';
 import { CleanupPolicySection } from './cleanup-policy-form';
+import { LedgerSpaceSection } from './ledger-space-section';
 import { candidateName, cleanupRequest, needsConfirmation, preselectedRunIds, removalLabel } from './cleanup-rules';
 import { useCleanupPlan, useCleanUpRuns } from './use-cleanup';
 
@@ -199,12 +200,14 @@ function CleanupList() {
 
 /**
  * Clean up: first a dry run of what would be removed and what each run holds, then the removal of
- * the runs ticked. The policy below removes settled runs' files by itself after N days.
+ * the runs ticked; the ledger's size and Give back; the policy that removes settled runs' files by
+ * itself after N days.
  */
 export function CleanupPage() {
   return (
     <Page title="Clean up" subtitle="Free the disk finished runs take, without losing work that is not landed." actions={<BackToRuns />} className="cleanup-page">
       <CleanupList />
+      <LedgerSpaceSection />
       <CleanupPolicySection />
     </Page>
   );

@@ -4,10 +4,25 @@ import type { CleanupPolicy } from '../../../shared/landing';
 import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 
-/** The task roots' total size and the largest, as last measured (runsChanged reads it again). */
-export function useDiskUsage() {
+/**
+ * The task roots' total size and the largest, as last measured, and the ledger's size now
+ * (runsChanged reads it again). `watching`: read every half second meanwhile (space being given back).
+ */
+export function useDiskUsage(options: { watching?: boolean } = {}) {
   const client = useOperatorClient();
-  return useQuery({ queryKey: queryKeys.diskUsage, queryFn: () => client.getDiskUsage() });
+  return useQuery({ queryKey: queryKeys.diskUsage, queryFn: () => client.getDiskUsage(), refetchInterval: options.watching ? 500 : false });
+}
+
+/** Give back: the ledger's free space goes back to the disk; the answer replaces its figures. */
+export function useReclaimLedgerSpace() {
+  const client = useOperatorClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => client.reclaimLedgerSpace(),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: queryKeys.diskUsage });
+    },
+  });
 }
 
 /** Refresh: the core measures every task root again, and the answer replaces the sizes shown. */

@@ -84,7 +84,7 @@ describe('Settings → About: the log folder', () => {
 
   it('says where the log goes when the console writes no file', async () => {
     renderInConsole(<LogFolder />, { client: fakeOperatorClient({ getLogInfo: () => ({ logDir: null, logFile: null }) }) });
-    expect(await screen.findByText(/its log goes to the standard error of the process that started it/)).toBeTruthy();
+    expect(await screen.findByText(/keeps no log file this time: it could not be made/)).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Open log folder' })).toBeNull();
   });
 });

@@ -41,7 +41,10 @@ export function LogFolder() {
           </FolderPath>
         </>
       ) : (
-        <p className="field__hint">This console writes no log file: its log goes to the standard error of the process that started it.</p>
+        <p className="field__hint">
+          This console keeps no log file this time: it could not be made (the terminal that started the console says why). Only
+          warnings and errors reach that terminal.
+        </p>
       )}
     </div>
   );
