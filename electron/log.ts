@@ -188,7 +188,7 @@ export function createConsoleLog(options: { terminal?: TerminalSink; level?: Log
       return file.file;
     },
     tell(sentence, level = 'info') {
-      terminal(redactSentence(sentence, options.redaction));
+      terminal((options.redaction ?? logRedaction).line(sentence));
       record[level](sentence);
     },
     flush: () => file?.flush() ?? Promise.resolve(),
@@ -198,10 +198,6 @@ export function createConsoleLog(options: { terminal?: TerminalSink; level?: Log
       await file?.close();
     },
   };
-}
-
-function redactSentence(sentence: string, redaction: LogRedaction = logRedaction): string {
-  return redaction.line(sentence);
 }
 
 /** Whether this logger can be given a log file (the console's own, not a test's memory logger). */

@@ -171,6 +171,7 @@ test('a money budget on a model with no price says it cannot count the tokens a 
   await expect(page.getByLabel(`Model (row ${added})`, { exact: true })).toHaveValue('default');
   const input = page.getByLabel(`Input price, $ per million tokens (row ${added})`, { exact: true });
   await expect(input).toBeFocused();
+  await expect(input).toBeInViewport();
   await input.fill('2');
   await page.getByLabel(`Cached input price, $ per million tokens (row ${added})`, { exact: true }).fill('0.2');
   await page.getByLabel(`Output price, $ per million tokens (row ${added})`, { exact: true }).fill('20');

@@ -7,6 +7,8 @@ export interface OutputWriterWorkerData {
   nativeBinding?: string | undefined;
   /** A file path better-sqlite3 is required relative to (the worker may run from a data: URL). */
   requireFrom: string;
+  /** The ledger's `journal_size_limit` (ledger-db.ts walSizeLimitBytes), set on this connection too. */
+  walSizeLimitBytes: number;
 }
 
 /** One chunk of an append: its bytes are the next `length` bytes of the request's buffer. */

@@ -37,7 +37,7 @@ db.pragma('busy_timeout = 5000');
 db.pragma('wal_autocheckpoint = 1000');
 // Once a checkpoint has reset the WAL, a WAL that grew past this (a reader held a checkpoint back
 // during a flood) is cut back to it: the WAL never stays huge (ledger-db.ts sets the same).
-db.pragma(`journal_size_limit = ${8 * 1024 * 1024}`); // walSizeLimitBytes (this file imports only built-ins)
+db.pragma(`journal_size_limit = ${Math.floor(data.walSizeLimitBytes)}`);
 
 const insert = db.prepare('INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES (?, ?, ?, ?, ?)');
 const appendAll = db.transaction((request: Extract<OutputWriterRequest, { type: 'append' }>) => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OutputChunk } from './output-repository';
 import type { OutputWriterChunk, OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } from './output-writer-protocol';
+import { walSizeLimitBytes } from './ledger-db';
 
 export interface OutputWriterOptions {
   /** The ledger file, already opened and migrated by the main connection. */
@@ -163,6 +164,7 @@ export class OutputWriter {
       file: this.options.file,
       nativeBinding: this.options.nativeBinding,
       requireFrom: fileURLToPath(import.meta.url),
+      walSizeLimitBytes,
     };
     const worker = new Worker(outputWriterWorkerEntry(), { workerData: data });
     worker.on('message', (reply: OutputWriterReply) => this.answered(reply));

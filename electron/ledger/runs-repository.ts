@@ -298,12 +298,12 @@ export class RunsRepository {
       .run(runId);
   }
 
-  /** Removes the run and everything recorded under it (attempts, events, output, locators). */
   /** Every run of the project's tasks. */
   idsOfProject(projectId: string): string[] {
     return this.db.prepare('SELECT r.id FROM runs r JOIN tasks t ON t.id = r.task_id WHERE t.project_id = ?').pluck().all(projectId) as string[];
   }
 
+  /** Removes the run and everything recorded under it (attempts, events, output, locators). */
   delete(runId: string): boolean {
     return this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes === 1;
   }

@@ -4,6 +4,7 @@ import { unpricedModelLabel, type PriceTableState } from '../../../shared/usage'
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { ErrorAlert } from '../../ui/error-alert';
 import { Loading, QueryError } from '../../ui/query-error';
+import { focusRouteTarget } from '../../ui/route-focus';
 import { useSingleSubmit } from '../../ui/use-single-submit';
 import { emptyPriceRow, maxPriceRows, priceRowProblems, priceTableInput, rowsChanged, rowsFromTable, type PriceField, type PriceRow } from './price-form';
 import { formatDayLong } from './usage-format';
@@ -95,13 +96,11 @@ function PriceEditor({ state, addPrice }: { state: PriceTableState; addPrice: Pr
     inputs.current.get(focusTarget.current)?.focus();
     focusTarget.current = null;
   });
-  // The added row's input price is focused once, after the page has focused its heading (a timer:
-  // the layout's effect runs after this one).
+  // The added row's input price is what the link named: focused once, in view (the layout leaves a
+  // page's own focus alone, ui/route-focus.ts).
   const [addedKey] = useState(() => (adding ? state.table.entries.length + 1 : null));
   useEffect(() => {
-    if (addedKey === null) return;
-    const timer = setTimeout(() => inputs.current.get(`${addedKey}:input`)?.focus(), 0);
-    return () => clearTimeout(timer);
+    if (addedKey !== null) focusRouteTarget(inputs.current.get(`${addedKey}:input`));
   }, [addedKey]);
 
   const inputRef = (key: number, field: PriceField) => (element: HTMLInputElement | null) => {
