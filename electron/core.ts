@@ -5,10 +5,10 @@ import { LandingService } from './landing/landing-service';
 import type { Logger } from './log';
 import { ConnectionService } from './connections/connection-service';
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
-import { probeSandbox, type SandboxProbe } from './confinement/sandbox-probe';
+import { startSandboxProbe } from './confinement/sandbox-probe';
 import { ensureDataDir } from './data-dir';
 import { DailyLedgerBackup } from './ledger/daily-ledger-backup';
-import { isLedgerDamage, LedgerDamagedError } from './ledger/ledger-damage';
+import { explainLedgerDamage } from './ledger/ledger-damage';
 import { openLedger, type Ledger } from './ledger/ledger';
 import { NoticeService } from './notices/notice-service';
 import { ProjectService } from './projects/project-service';
@@ -24,7 +24,6 @@ import { attemptStarts } from './runs/attempt-output';
 import { AgentVerifier } from './runs/agent-verification';
 import { RunService } from './runs/run-service';
 import { CleanupService } from './cleanup/cleanup-service';
-import type { SandboxState } from './runs/admission';
 import { EventHub } from './events/event-hub';
 import { BudgetService } from './usage/budget-service';
 import { PriceSettings } from './usage/price-settings';
@@ -111,24 +110,10 @@ export function createCore(options: CoreOptions): Core {
   const projectSetup = new ProjectSetupService(ledger, events, keeper);
   // Viewers are told where each attempt begins, so a terminal can mark it; the ledger keeps only the PTY's bytes.
   const fanout = new OutputFanout({ output: ledger.output, log: options.log, attemptStarts: (runId) => attemptStarts(ledger, catalog, runId) });
-  let sandbox: SandboxState | null = null;
-  let probe: SandboxProbe | null = null;
   let closed = false;
   // Probed once, off the start-up path: a sandboxed run admitted before the answer waits for it at
   // launch. The seccomp filter the sandboxes load is written into the data directory's sandbox folder.
-  const probed: Promise<SandboxProbe | null> = probeSandbox({ stateDir: path.join(dataDir, 'sandbox'), operatorHome: options.operatorHome ?? homedir() }).then(
-    (answer) => {
-      probe = answer;
-      sandbox = { available: answer.available, reason: answer.reason, hint: answer.hint };
-      if (!answer.available) options.log.warn('OS sandbox unavailable', { reason: answer.reason });
-      return answer;
-    },
-    (error: unknown) => {
-      options.log.error('sandbox probe failed', { error: String(error) });
-      sandbox = { available: false, reason: `The sandbox probe failed: ${String(error)}`, hint: undefined };
-      return null;
-    },
-  );
+  const sandboxCheck = startSandboxProbe({ stateDir: path.join(dataDir, 'sandbox'), operatorHome: options.operatorHome ?? homedir(), log: options.log });
   const operatorHome = options.operatorHome ?? homedir();
   const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
   const budgets = new BudgetService({ ledger, events, prices, log: options.log, now });
@@ -142,8 +127,8 @@ export function createCore(options: CoreOptions): Core {
     fanout,
     dataDir,
     log: options.log,
-    sandbox: () => sandbox,
-    sandboxProbe: { current: () => probe, ready: () => probed },
+    sandbox: () => sandboxCheck.state(),
+    sandboxProbe: sandboxCheck,
     operatorEnv: options.operatorEnv,
     operatorHome,
     budgets,
@@ -173,7 +158,7 @@ export function createCore(options: CoreOptions): Core {
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
   // The sandbox's answer is part of every agent's admission.
-  void probed.then(() => {
+  void sandboxCheck.ready().then(() => {
     if (!closed) reviewAgents();
   });
 
@@ -206,22 +191,14 @@ export function createCore(options: CoreOptions): Core {
     cleanup,
     connections,
     prices,
-    dispatch: createRequestDispatcher(handlers, options.log, {
-      // A page that goes bad while the console runs (the output is not checked at start) is named as
-      // the damaged ledger it is, with the way back; no more daily copies are taken of it.
-      explainFailure: (error) => {
-        if (!isLedgerDamage(error)) return undefined;
-        dailyBackup.ledgerFoundDamaged();
-        return new LedgerDamagedError({ file: ledger.file, newestBackup: ledger.backups.newest(), sqliteMessage: error.message });
-      },
-    }),
+    dispatch: createRequestDispatcher(handlers, options.log, { explainFailure: explainLedgerDamage(ledger, dailyBackup) }),
     close: async () => {
       if (closed) return;
       closed = true;
       budgets.close();
       await dailyBackup.close();
       await recovered;
-      await probed;
+      await sandboxCheck.ready();
       await runs.shutdown();
       // After the runs: what they do as they stop is not news to tell.
       attention.close();
