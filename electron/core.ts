@@ -111,10 +111,10 @@ export function createCore(options: CoreOptions): Core {
   // Viewers are told where each attempt begins, so a terminal can mark it; the ledger keeps only the PTY's bytes.
   const fanout = new OutputFanout({ output: ledger.output, log: options.log, attemptStarts: (runId) => attemptStarts(ledger, catalog, runId) });
   let closed = false;
+  const operatorHome = options.operatorHome ?? homedir();
   // Probed once, off the start-up path: a sandboxed run admitted before the answer waits for it at
   // launch. The seccomp filter the sandboxes load is written into the data directory's sandbox folder.
-  const sandboxCheck = startSandboxProbe({ stateDir: path.join(dataDir, 'sandbox'), operatorHome: options.operatorHome ?? homedir(), log: options.log });
-  const operatorHome = options.operatorHome ?? homedir();
+  const sandboxCheck = startSandboxProbe({ stateDir: path.join(dataDir, 'sandbox'), operatorHome, log: options.log });
   const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
   const budgets = new BudgetService({ ledger, events, prices, log: options.log, now });
   const runs = new RunService({
