@@ -14,7 +14,7 @@ export function landingHandlers({ landing, cleanup }: Pick<CoreServices, 'landin
     discardRun: (input) => landing.discard(input.runId),
     startRuns: (input) => landing.startMany(input.taskId, input.agentIds),
     compareTaskRuns: (input) => landing.compare(input.taskId),
-    getDiskUsage: (input) => cleanup.diskUsage({ refresh: input?.refresh ?? false }),
+    getDiskUsage: (input) => cleanup.diskUsage(input),
     planCleanup: () => cleanup.plan(),
     cleanUpRuns: (input) => cleanup.cleanUp(input),
     reclaimLedgerSpace: () => cleanup.reclaimLedgerSpace(),

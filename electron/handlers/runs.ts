@@ -4,10 +4,10 @@ import type { CoreServices } from './core-services';
 
 export function runHandlers({ runs, ledger, streams }: Pick<CoreServices, 'runs' | 'ledger' | 'streams'>): ChannelHandlers<typeof runChannels> {
   return {
-    listRuns: (input) => ledger.runs.list(input ?? {}),
+    listRuns: (input) => ledger.runs.list(input),
     startRun: (input) => runs.start(input.taskId, input.agentId),
     getRun: (input) => runs.detail(input.runId),
-    listRunEvents: (input) => runs.events(input.runId, input.afterId ?? 0, input.limit ?? 500),
+    listRunEvents: (input) => runs.events(input.runId, input.afterId, input.limit),
     listRunNetwork: (input) => runs.network(input.runId),
     stopRun: (input) => runs.stop(input.runId),
     getRunDiff: (input) => runs.workspace.diff(input.runId),

@@ -4,7 +4,7 @@ import type { CoreServices } from './core-services';
 
 export function taskHandlers({ tasks }: Pick<CoreServices, 'tasks'>): ChannelHandlers<typeof taskChannels> {
   return {
-    listTasks: (input) => tasks.list(input ?? {}),
+    listTasks: (input) => tasks.list(input),
     getTask: (input) => tasks.get(input.taskId),
     createTask: (input) => tasks.create(input),
     updateTask: ({ taskId, ...changes }) => tasks.update(taskId, changes),
