@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AiConnection, Agent, RunDetail, RunDiff, RunEvent, RunSummary } from '../../shared/entities';
 import { createCore, type Core } from '../../electron/core';
-import { createClientChannel } from '../../electron/transport/client-channel';
+import { createClientChannel } from '../../electron/events/client-channel';
 import { createMemoryLogger } from '../../electron/log';
 import { isProcessGroupAlive, signalProcessGroup } from '../../electron/pty/process-group';
 import type { ModelServer, StartModelServerOptions } from './model-servers';

@@ -1,12 +1,15 @@
-import type { Agent } from '../../shared/entities';
+import type { Agent, AgentCliVersion, AgentTestResult, CatalogProvider } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { AgentWrite, StoredAgent } from '../ledger/agents-repository';
-import { defaultModel, type ProviderCatalog } from '../providers/catalog';
+import type { NoticeService } from '../notices/notice-service';
+import { defaultModel, profileRevision, type ProviderCatalog } from '../providers/catalog';
 import type { EventHub } from '../events/event-hub';
 import { withProfileRevision } from './agent-profile';
+import type { AgentReview } from './agent-review';
+import type { CliVersionService } from './cli-version';
 
 export interface AgentFields {
   name?: string | undefined;
@@ -25,41 +28,119 @@ export type NewAgentFields = AgentFields & { name: string; providerId: string; m
 /** The id an unsaved agent has while New agent previews its admission: no saved agent has it. */
 export const draftAgentId = 'agt_draft';
 
-/** Agents: a named execution target (provider, model, profile, capacity) in an environment. */
+/**
+ * What agents ask of the AI connections (ConnectionService). Named here rather than imported:
+ * connections/ imports agents/, not the other way round.
+ */
+export interface AgentConnections {
+  requireUsableByNewAgent(connectionId: string, agent: Pick<StoredAgent, 'name' | 'providerId' | 'profileId'>): void;
+  bindNewAgent(agentId: string, connectionId: string): void;
+  setAgentConnection(agentId: string, connectionId: string | null): void;
+}
+
+/** The agents' verification and Test (runs/agent-verification.ts): admission's answer, recorded. */
+export interface AgentChecks {
+  decorate(agent: Agent): Agent;
+  verify(agentId: string): unknown;
+  test(agentId: string): AgentTestResult;
+  checkDraft(draft: StoredAgent & { deleted: false }): AgentTestResult;
+}
+
+export interface AgentServiceOptions {
+  ledger: Ledger;
+  catalog: ProviderCatalog;
+  events: EventHub;
+  connections: AgentConnections;
+  verifier: AgentChecks;
+  /** Verifies agents again and looks at their admission notices (agent-review.ts). */
+  review: AgentReview;
+  /** Whether the agent has runs queued or running (RunService): those keep it from being deleted. */
+  runs: { hasOpenRuns(agentId: string): boolean };
+  notices: Pick<NoticeService, 'dismissForAgent'>;
+  cliVersions: CliVersionService;
+  now?: (() => number) | undefined;
+}
+
+/**
+ * Agents: a named execution target (provider, model, profile, capacity) in an environment, as the
+ * renderer sees it, with its verification; made, changed, bound to an AI connection, tested, deleted.
+ */
 export class AgentService {
-  constructor(
-    private readonly ledger: Ledger,
-    private readonly catalog: ProviderCatalog,
-    private readonly events: EventHub,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly ledger: Ledger;
+  private readonly catalog: ProviderCatalog;
+  private readonly now: () => number;
+
+  constructor(private readonly options: AgentServiceOptions) {
+    this.ledger = options.ledger;
+    this.catalog = options.catalog;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The CLIs agents are built on, as New agent offers them: models, launch profiles and their revisions. */
+  catalogView(): { providers: CatalogProvider[] } {
+    return {
+      providers: this.catalog.listProviders().map((provider) => ({
+        id: provider.id,
+        displayName: provider.displayName,
+        executable: provider.executable,
+        testedVersion: provider.definition.testedVersion,
+        homeVariable: provider.definition.home?.variable ?? null,
+        supportsResume: provider.definition.launch.resumable,
+        connectionProviders: [...provider.connectionProviders],
+        models: provider.models.map((model) => ({ id: model.id, label: model.label })),
+        profiles: provider.profiles.map((profile) => ({
+          id: profile.id,
+          label: profile.label,
+          revision: profileRevision(provider, profile),
+          maxAttempts: profile.maxAttempts,
+          argsTemplate: profile.argsTemplate ?? null,
+        })),
+      })),
+    };
+  }
 
   list(): Agent[] {
-    return this.ledger.agents.list().map((agent) => withProfileRevision(this.catalog, agent));
+    return this.ledger.agents.list().map((agent) => this.options.verifier.decorate(withProfileRevision(this.catalog, agent)));
   }
 
+  /** The agent with its verification (unverified when the recorded one is for another configuration). */
   get(agentId: string): Agent {
-    const agent = this.ledger.agents.get(agentId);
-    if (!agent || agent.deleted) {
-      throw new OperatorError({ code: 'not_found', message: 'That agent is no longer in the console.', actionUrl: actionRoute({ kind: 'agents' }) });
-    }
-    return withProfileRevision(this.catalog, agent);
+    return this.options.verifier.decorate(this.saved(agentId));
   }
 
-  create(fields: NewAgentFields): Agent {
+  /**
+   * A new agent. With a connection it is bound to it from the start, and a connection its CLI could
+   * not use is refused before the agent is made, so a refusal leaves nothing behind.
+   */
+  create({ connectionId, ...fields }: NewAgentFields & { connectionId?: string | null | undefined }): Agent {
+    if (connectionId) this.options.connections.requireUsableByNewAgent(connectionId, fields);
     const write = this.newAgentWrite(fields);
     this.requireUniqueName(write.name);
     const id = newId('agt');
     this.ledger.agents.insert(id, write, this.now());
-    this.events.emit('agentsChanged', {});
+    this.options.events.emit('agentsChanged', {});
+    if (connectionId) this.options.connections.bindNewAgent(id, connectionId);
+    this.options.review([id]);
     return this.get(id);
   }
 
   /**
-   * New agent's preview: the fields as the agent would be saved, checked the same way, saved nowhere.
-   * Admission can then answer for it exactly as it will for the first run.
+   * New agent's preview: the fields as the agent would be saved, checked the same way, saved nowhere;
+   * then admission answers for it exactly as it will for the first run. A field the save would refuse
+   * is answered in the save's own words.
    */
-  draft(fields: NewAgentFields, connectionId: string | null): StoredAgent & { deleted: false } {
+  checkDraft({ connectionId, ...fields }: NewAgentFields & { connectionId?: string | null | undefined }): AgentTestResult {
+    let draft;
+    try {
+      draft = this.draft(fields, connectionId ?? null);
+    } catch (error) {
+      if (!(error instanceof OperatorError)) throw error;
+      return { ok: false, checkedAt: new Date().toISOString(), message: error.message, code: error.code };
+    }
+    return this.options.verifier.checkDraft(draft);
+  }
+
+  private draft(fields: NewAgentFields, connectionId: string | null): StoredAgent & { deleted: false } {
     const write = this.newAgentWrite(fields);
     return { id: draftAgentId, ...write, connectionId, createdAt: new Date(this.now()).toISOString(), deleted: false };
   }
@@ -80,7 +161,7 @@ export class AgentService {
   }
 
   update(agentId: string, changes: AgentFields): Agent {
-    const current = this.get(agentId);
+    const current = this.saved(agentId);
     const merged: AgentWrite = {
       name: changes.name ?? current.name,
       providerId: changes.providerId ?? current.providerId,
@@ -95,13 +176,15 @@ export class AgentService {
     const write = this.validate(merged);
     if (write.name.toLowerCase() !== current.name.toLowerCase()) this.requireUniqueName(write.name);
     this.ledger.agents.update(agentId, write, this.now());
-    this.events.emit('agentsChanged', {});
+    this.options.events.emit('agentsChanged', {});
+    this.options.review([agentId]);
     return this.get(agentId);
   }
 
-  delete(agentId: string, hasActiveRuns: (agentId: string) => boolean): { agentId: string } {
-    this.get(agentId);
-    if (hasActiveRuns(agentId)) {
+  /** Deletes an agent with no runs queued or running; its open notices are dismissed (nothing can act on them now). */
+  delete(agentId: string): { agentId: string } {
+    this.saved(agentId);
+    if (this.options.runs.hasOpenRuns(agentId)) {
       throw new OperatorError({
         code: 'conflict',
         message: 'This agent has runs queued or running. Stop them first, then delete the agent.',
@@ -109,8 +192,46 @@ export class AgentService {
       });
     }
     this.ledger.agents.markDeleted(agentId, this.now());
-    this.events.emit('agentsChanged', {});
+    this.options.events.emit('agentsChanged', {});
+    this.options.notices.dismissForAgent(agentId);
     return { agentId };
+  }
+
+  /** The agent's Test: always checks, and the agent list shows the verification it recorded. */
+  test(agentId: string): AgentTestResult {
+    const result = this.options.verifier.test(agentId);
+    this.options.events.emit('agentsChanged', {});
+    return result;
+  }
+
+  /** Verifies the agent unless a refusal for this very configuration is already recorded. */
+  verify(agentId: string): Agent {
+    this.options.verifier.verify(agentId);
+    return this.get(agentId);
+  }
+
+  /** The agent's AI connection picker: binds it to a connection it may use, or unbinds it. */
+  setConnection(agentId: string, connectionId: string | null): Agent {
+    this.options.connections.setAgentConnection(agentId, connectionId);
+    return this.get(agentId);
+  }
+
+  /** The version of the agent's CLI, as the agent would run it, against the version the console was tested with. */
+  cliVersion(agentId: string): Promise<AgentCliVersion> {
+    return this.options.cliVersions.forAgent(this.stored(agentId));
+  }
+
+  /** The agent as saved, without its verification. */
+  private saved(agentId: string): Agent {
+    return withProfileRevision(this.catalog, this.stored(agentId));
+  }
+
+  private stored(agentId: string): StoredAgent & { deleted: boolean } {
+    const agent = this.ledger.agents.get(agentId);
+    if (!agent || agent.deleted) {
+      throw new OperatorError({ code: 'not_found', message: 'That agent is no longer in the console.', actionUrl: actionRoute({ kind: 'agents' }) });
+    }
+    return agent;
   }
 
   private requireUniqueName(name: string): void {

@@ -91,7 +91,8 @@ export class CleanupService {
     this.measure(runId).catch((error: unknown) => this.options.log.warn('could not measure the run’s task root', { runId, error: String(error) }));
   }
 
-  async diskUsage(options: { refresh?: boolean } = {}): Promise<DiskUsage> {
+  /** The Clean up page's sizes; with `refresh`, every task root is measured again first (the cached sizes otherwise). */
+  async diskUsage(options: { refresh?: boolean | undefined } = {}): Promise<DiskUsage> {
     if (options.refresh) {
       // One at a time: du is I/O-bound, and two cores are shared with the runs.
       for (const row of this.ledger.runs.withFiles()) {

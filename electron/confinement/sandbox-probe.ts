@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { bwrapCommand, buildToolBwrapArgs, setprivPath, type SandboxSetup } from './bwrap';
+import type { Logger } from '../log';
 import { sandboxUser } from './sandbox-user';
 import { writeSeccompFilter } from './seccomp';
 import { buildSeatbeltArgs, sandboxExecPath } from './seatbelt';
@@ -114,4 +115,38 @@ function tryRun(file: string, args: string[], timeoutMs: number): Promise<RunOut
 
 function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+}
+
+/** The console's one sandbox probe, started at start-up: its answer once it is in, and a promise of it. */
+export interface SandboxCheck {
+  /** What admission reads of the answer; null while the probe is still running. */
+  state(): { available: boolean; reason?: string | undefined; hint?: string | undefined } | null;
+  /** The answer, with how runs are sandboxed; null while the probe is still running or if it failed. */
+  current(): SandboxProbe | null;
+  /** Settles once the probe answered (null if it failed); it never rejects. */
+  ready(): Promise<SandboxProbe | null>;
+}
+
+/**
+ * Probes once, off the start-up path: a sandboxed run admitted before the answer waits for it at
+ * launch. A probe that fails outright counts as no sandbox, with the failure as its reason.
+ */
+export function startSandboxProbe(options: ProbeSandboxOptions & { log: Logger }): SandboxCheck {
+  let state: ReturnType<SandboxCheck['state']> = null;
+  let probe: SandboxProbe | null = null;
+  const { log, ...probeOptions } = options;
+  const probed: Promise<SandboxProbe | null> = probeSandbox(probeOptions).then(
+    (answer) => {
+      probe = answer;
+      state = { available: answer.available, reason: answer.reason, hint: answer.hint };
+      if (!answer.available) log.warn('OS sandbox unavailable', { reason: answer.reason });
+      return answer;
+    },
+    (error: unknown) => {
+      log.error('sandbox probe failed', { error: String(error) });
+      state = { available: false, reason: `The sandbox probe failed: ${String(error)}`, hint: undefined };
+      return null;
+    },
+  );
+  return { state: () => state, current: () => probe, ready: () => probed };
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClientChannel } from '../transport/client-channel';
+import { createClientChannel } from '../events/client-channel';
 import {
   bed,
   beds,

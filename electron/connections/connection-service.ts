@@ -100,6 +100,12 @@ export class ConnectionService {
     return connection && this.withUpdating(connection);
   }
 
+  /** What admission needs to know of the connection a new agent would be bound to: shared with it, as binding at creation does. */
+  stateForNewAgent(connectionId: string | null): ConnectionState | undefined {
+    const connection = this.state(connectionId);
+    return connection && sharedWithEveryone(connection);
+  }
+
   vaultInfo(): VaultInfo {
     return this.options.keeper.info();
   }

@@ -4,7 +4,7 @@ import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
 import { clientAckSchema, clientRequestSchema, encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
 import { describeError, type Logger } from '../log';
-import { createClientChannel } from '../transport/client-channel';
+import { createClientChannel } from '../events/client-channel';
 
 /** A socket this far behind stops getting events; the renderer refetches when it catches up. */
 const maxBufferedEventBytes = 16 * 1024 * 1024;

@@ -24,6 +24,22 @@ export class LedgerDamagedError extends OperatorError {
   }
 }
 
+/**
+ * For the request dispatcher: a page that goes bad while the console runs (the output is not checked
+ * at start) is named as the damaged ledger it is, with the way back, and no more daily copies are
+ * taken of it. Any other failure is left for the dispatcher to answer (undefined).
+ */
+export function explainLedgerDamage(
+  ledger: { file: string; backups: { newest(): LedgerBackup | null } },
+  dailyBackup: { ledgerFoundDamaged(): void },
+): (error: unknown) => LedgerDamagedError | undefined {
+  return (error) => {
+    if (!isLedgerDamage(error)) return undefined;
+    dailyBackup.ledgerFoundDamaged();
+    return new LedgerDamagedError({ file: ledger.file, newestBackup: ledger.backups.newest(), sqliteMessage: error.message });
+  };
+}
+
 /** SQLite's answers that mean the file itself is bad (not busy, not full, not a mistake in our SQL). */
 export function isLedgerDamage(error: unknown): error is InstanceType<typeof Database.SqliteError> {
   if (!(error instanceof Database.SqliteError)) return false;

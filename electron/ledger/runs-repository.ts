@@ -197,7 +197,7 @@ export class RunsRepository {
   constructor(private readonly db: LedgerDb) {}
 
   /** Newest first, keyset-paginated so that page 300 of a long history costs what page 1 does. */
-  list(filter: RunListFilter): { runs: RunSummary[]; nextCursor: string | null } {
+  list(filter: RunListFilter = {}): { runs: RunSummary[]; nextCursor: string | null } {
     const limit = filter.limit ?? 100;
     const where: string[] = [];
     const params: unknown[] = [];

@@ -22,6 +22,14 @@ export class NoticeService {
     return this.ledger.notices.list(status, runId);
   }
 
+  /**
+   * The notices the operator asks for: the open ones unless a status is named; with a run id, every
+   * notice that stands for that run, whatever its status (the run detail shows them inline).
+   */
+  listAsked(filter: { status?: Notice['status'] | 'all' | undefined; runId?: string | undefined } = {}): Notice[] {
+    return this.list(filter.status ?? (filter.runId ? 'all' : 'open'), filter.runId);
+  }
+
   get(noticeId: string): Notice {
     const notice = this.ledger.notices.get(noticeId);
     if (!notice) throw new OperatorError({ code: 'not_found', message: 'That notice is no longer in the console.', actionUrl: actionRoute({ kind: 'notices' }) });
@@ -88,6 +96,14 @@ export class NoticeService {
     if (!notice) throw new OperatorError({ code: 'not_found', message: 'That notice is no longer in the console.' });
     this.announce();
     return notice;
+  }
+
+  /**
+   * The agent is gone: what its open notices asked for can no longer be done, so they leave the open
+   * list (dismissed, without offering Run again, which would only be refused).
+   */
+  dismissForAgent(agentId: string): void {
+    for (const notice of this.openForAgent(agentId)) this.dismiss(notice.id);
   }
 
   /** The runs a notice stands for, and what Run again started for each. */

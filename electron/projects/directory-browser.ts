@@ -14,10 +14,11 @@ export function isGitRepo(dir: string): boolean {
 
 /**
  * Lists the sub-folders of a directory, for the "Browse…" picker that works the same in the desktop
- * app and in a browser (which cannot hand the host a local path). Hidden folders are left out.
+ * app and in a browser (which cannot hand the host a local path). Hidden folders are left out. With
+ * no directory asked, the picker opens at the operator's home.
  */
-export async function browseDirectory(dir: string): Promise<DirectoryListing> {
-  const target = path.resolve(dir);
+export async function browseDirectory(dir: string | undefined, operatorHome: string): Promise<DirectoryListing> {
+  const target = path.resolve(dir ?? operatorHome);
   let info;
   try {
     info = await stat(target);

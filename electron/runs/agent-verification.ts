@@ -4,13 +4,19 @@ import { actionRoute } from '../../shared/routes';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../log';
-import type { AdmissionResult } from './admission';
+import type { AdmissionResult, ConnectionState } from './admission';
 
+/** What verification asks of admission (RunService): the same answer runs get. */
 export interface AgentCheck {
-  /** Admission's answer for a new run of the agent, now (the same function runs use). */
-  admit(agent: StoredAgent & { deleted: boolean }): AdmissionResult;
+  /** Admission's answer for a new run of the agent, now; with `connection`, as if bound to it. */
+  admit(agent: StoredAgent & { deleted: boolean }, saved?: undefined, connection?: ConnectionState): AdmissionResult;
   /** The digest of everything that answer depends on. */
-  configRevision(agent: StoredAgent & { deleted: boolean }): string;
+  admissionRevision(agent: StoredAgent & { deleted: boolean }): string;
+}
+
+/** The connection an unsaved agent would be bound to, as admission sees it (ConnectionService). */
+export interface DraftConnections {
+  stateForNewAgent(connectionId: string | null): ConnectionState | undefined;
 }
 
 /** Admission's answer in the Test's shape: what the agent page and New agent's preview show. */
@@ -43,6 +49,7 @@ export class AgentVerifier {
   constructor(
     private readonly ledger: Ledger,
     private readonly check: AgentCheck,
+    private readonly connections: DraftConnections,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
   ) {}
@@ -57,7 +64,7 @@ export class AgentVerifier {
   /** Verifies unless a refusal for this very configuration is already recorded. */
   verify(agentId: string): AgentVerification {
     const agent = this.requireAgent(agentId);
-    const revision = this.check.configRevision(agent);
+    const revision = this.check.admissionRevision(agent);
     const recorded = this.recorded(agentId);
     if (recorded && recorded.state === 'refused' && recorded.configRevision === revision) return recorded;
     return this.record(agent, revision).verification;
@@ -66,9 +73,18 @@ export class AgentVerifier {
   /** The agent's Test: always checks, records the verification, and answers in the Test's shape. */
   test(agentId: string): AgentTestResult {
     const agent = this.requireAgent(agentId);
-    const { verdict, verification } = this.record(agent, this.check.configRevision(agent));
+    const { verdict, verification } = this.record(agent, this.check.admissionRevision(agent));
     const checkedAt = verification.checkedAt ?? new Date(this.now()).toISOString();
     return agentTestResult(agent.name, verdict, checkedAt);
+  }
+
+  /**
+   * New agent's preview: admission's answer for the unsaved agent and the connection it would be bound
+   * to, as its first run would get it. Records nothing: there is no agent yet.
+   */
+  checkDraft(draft: StoredAgent & { deleted: false }): AgentTestResult {
+    const checkedAt = new Date(this.now()).toISOString();
+    return agentTestResult(draft.name, this.check.admit(draft, undefined, this.connections.stateForNewAgent(draft.connectionId)), checkedAt);
   }
 
   /** Re-verifies agents whose configuration changed (a connection of theirs, their binding). */
@@ -80,7 +96,7 @@ export class AgentVerifier {
   }
 
   private current(agent: StoredAgent & { deleted: boolean }): AgentVerification {
-    const revision = this.check.configRevision(agent);
+    const revision = this.check.admissionRevision(agent);
     const recorded = this.recorded(agent.id);
     if (recorded && recorded.configRevision === revision) return recorded;
     return { state: 'unverified', configRevision: revision, checkedAt: null };

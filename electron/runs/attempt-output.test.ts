@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { events, type EventPayload } from '../../shared/contract';
-import { createClientChannel } from '../transport/client-channel';
+import { createClientChannel } from '../events/client-channel';
 import { openRunTestBed, present, timeOf, type RunTestBed } from '../testing/run-test-kit';
 
 const beds: RunTestBed[] = [];

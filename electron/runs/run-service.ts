@@ -294,7 +294,8 @@ export class RunService {
     return this.queries.detail(runId);
   }
 
-  events(runId: string, afterId: number, limit: number): { events: RunEvent[]; lastId: number } {
+  /** The run's timeline after event `afterId` (from the start by default), a page of `limit` events. */
+  events(runId: string, afterId = 0, limit = 500): { events: RunEvent[]; lastId: number } {
     return this.queries.events(runId, afterId, limit);
   }
 

@@ -1,5 +1,5 @@
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { createClientChannel } from '../transport/client-channel';
+import { createClientChannel } from '../events/client-channel';
 import { channelNames, ipcChannelFor, ipcEventChannel, type EventName, type ResponseEnvelope } from '../../shared/contract';
 import type { Core } from '../core';
 import type { Logger } from '../log';

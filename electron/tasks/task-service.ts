@@ -28,7 +28,7 @@ export class TaskService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  list(filter: { projectId?: string | undefined; includeArchived?: boolean | undefined }): Task[] {
+  list(filter: { projectId?: string | undefined; includeArchived?: boolean | undefined } = {}): Task[] {
     return this.ledger.tasks.list(filter);
   }
 

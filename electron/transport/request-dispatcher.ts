@@ -18,10 +18,17 @@ export interface HandlerContext {
   client: ClientChannel | undefined;
 }
 
-/** What the core implements: one handler per channel, given input already validated by the contract. */
-export type CoreHandlers = {
-  [K in ChannelName]: (input: ChannelParsedInput<K>, context: HandlerContext) => Promise<ChannelOutput<K>> | ChannelOutput<K>;
-};
+/** One channel's handler, given input already validated by the contract. */
+export type Handler<K extends ChannelName> = (input: ChannelParsedInput<K>, context: HandlerContext) => Promise<ChannelOutput<K>> | ChannelOutput<K>;
+
+/** What the core implements: one handler per channel (electron/handlers/core-handlers.ts). */
+export type CoreHandlers = { [K in ChannelName]: Handler<K> };
+
+/**
+ * The handlers of one channel file of the contract (shared/channels/<domain>.ts, given as its
+ * `typeof`): one for each channel it declares, and, written as an object literal, nothing else.
+ */
+export type ChannelHandlers<C> = { [K in keyof C]: K extends ChannelName ? Handler<K> : never };
 
 export interface RequestMeta {
   transport: 'electron' | 'browser';

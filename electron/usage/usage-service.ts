@@ -1,12 +1,13 @@
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { addTokens, noTokens, type BillingKind, type RunUsage } from '../../shared/usage';
+import { addTokens, noTokens, type BillingKind, type RunUsage, type UsageQuery, type UsageReport } from '../../shared/usage';
 import type { Ledger } from '../ledger/ledger';
 import type { UsageRecord } from '../ledger/usage-repository';
 import { savedAdmission } from '../runs/admission';
 import { estimateCost, type PricedTokens } from './price-book';
 import type { PriceTableStore } from './price-table-store';
 import { billingOf } from './run-billing';
+import { buildUsageReport } from './usage-report';
 
 function priced(record: UsageRecord): PricedTokens {
   return { priceProvider: record.priceProvider, model: record.model, billing: record.billing, tokens: record.tokens };
@@ -44,6 +45,11 @@ export class UsageService {
       total: records.reduce((total, record) => addTokens(total, record.tokens), noTokens),
       cost: estimateCost(table, records.map(priced)),
     };
+  }
+
+  /** The Usage page: tokens and estimated cost over the days asked, grouped, at today's price table. */
+  report(query: UsageQuery): UsageReport {
+    return buildUsageReport(this.ledger, this.prices.current(), query);
   }
 
   /**

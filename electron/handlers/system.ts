@@ -1,0 +1,13 @@
+import type { systemChannels } from '../../shared/channels/system';
+import type { ChannelHandlers } from '../transport/request-dispatcher';
+import type { CoreServices } from './core-services';
+
+export function systemHandlers({ system }: Pick<CoreServices, 'system'>): ChannelHandlers<typeof systemChannels> {
+  return {
+    getSystemInfo: () => system.info(),
+    getLogInfo: () => system.logInfo(),
+    openLogFolder: () => system.openLogFolder(),
+    openDataFolder: () => system.openDataFolder(),
+    reportRendererError: (input) => system.reportRendererError(input),
+  };
+}
