@@ -13,7 +13,7 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 /** The domain folders of the core: plain Node, reached by the transports, never reaching them. */
-const domainFolders = ['agents', 'attention', 'cleanup', 'confinement', 'connections', 'environments', 'landing', 'ledger', 'notices', 'projects', 'providers', 'pty', 'runs', 'tasks'];
+const domainFolders = ['agents', 'attention', 'cleanup', 'connections', 'environments', 'git', 'landing', 'ledger', 'notices', 'platform', 'projects', 'providers', 'pty', 'runs', 'sandbox', 'task-root', 'tasks', 'usage'];
 
 /**
  * The layering (DESIGN.md section 2), checked on every import, export-from, dynamic import() and

@@ -59,7 +59,7 @@ describe('the layering rules', () => {
   });
 
   it('shared/ imports only shared/ and packages; the renderer only renderer/, shared/ and packages', async () => {
-    const core = "import { createMemoryLogger } from '../electron/log';\nexport const log = createMemoryLogger;";
+    const core = "import { createMemoryLogger } from '../electron/platform/log';\nexport const log = createMemoryLogger;";
     expect(await boundaryFindings('shared/layering-fixture.ts', core)).toEqual([expect.stringContaining('shared/ is the contract')]);
     expect(await boundaryFindings('renderer/layering-fixture.ts', core)).toEqual([expect.stringContaining('The renderer is web code')]);
     expect(await boundaryFindings('shared/layering-fixture.ts', "import { z } from 'zod';\nimport { runRoute } from './routes';\nexport const a = [z, runRoute];")).toEqual([]);

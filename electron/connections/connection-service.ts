@@ -7,7 +7,7 @@ import type { StoredAgent } from '../ledger/agents-repository';
 import type { StoredConnection } from '../ledger/connections-repository';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { ProviderCatalog } from '../providers/catalog';
 import { connectionProblem, type ConnectionState } from '../runs/admission';
 import type { EventHub } from '../events/event-hub';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { VaultInfo, VaultKind } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import type { Logger } from '../log';
-import { logRedaction } from '../log-redaction';
+import type { Logger } from '../platform/log';
+import { logRedaction } from '../platform/log-redaction';
 
 /**
  * Where AI connection secrets are kept at rest. The ledger holds only a sealed secret

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { LedgerBackups } from './ledger-backups';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import { isLedgerDamage, LedgerDamagedError } from './ledger-damage';
 import { convertForReclaim } from './ledger-space';
 import { migrations as allMigrations, type Migration } from './migrations';

@@ -1,5 +1,5 @@
 import type { AiConnection } from '../../shared/entities';
-import type { CredentialDeliveryParts, DeliverableConnection } from '../connections/credential-delivery';
+import type { CredentialDeliveryParts, DeliverableConnection } from './credential-delivery';
 import type { JsonObject, ParserState, TimelineEvent } from './events/timeline-event';
 import type { FailureCode } from './failure-classifier';
 import type { LaunchRequest, LaunchSpec, LaunchTarget } from './launch';

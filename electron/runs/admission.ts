@@ -10,7 +10,7 @@ import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../prov
 import { budgetUncounted, type Budget, type PriceTable } from '../../shared/usage';
 import { budgetsHolding, budgetStopping } from '../usage/budget-rule';
 import { unpricedRunModel } from '../usage/run-billing';
-import { describeBytes, freeSpaceAdvice } from '../disk-space';
+import { describeBytes, freeSpaceAdvice } from '../platform/disk-space';
 
 /** The AI connection a run was admitted with: metadata only, the secret is opened at launch. */
 export interface AdmittedConnection {

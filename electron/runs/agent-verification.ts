@@ -3,7 +3,7 @@ import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { AdmissionResult } from './admission';
 
 export interface AgentCheck {

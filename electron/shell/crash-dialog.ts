@@ -1,6 +1,6 @@
 import { app as electronApp, dialog as electronDialog } from 'electron';
-import type { Crash } from '../crash-handlers';
-import { noLogFile } from '../log';
+import type { Crash } from '../platform/crash-handlers';
+import { noLogFile } from '../platform/log';
 
 /** The parts of Electron the crash dialog uses (stand-ins replace them in tests). */
 export interface CrashDialogShell {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { OperatorError } from '../../shared/errors';
 import { priceTableSchema, unpricedModelLabel, type BillingKind, type CostEstimate, type PriceEntry, type PriceTable, type TokenCounts } from '../../shared/usage';
-import { findResourceFile, moduleDir } from '../resource-file';
+import { findResourceFile, moduleDir } from '../platform/resource-file';
 
 /** resources/usage/prices.json: the price table as shipped. */
 const shippedPricesSchema = priceTableSchema.extend({ checkedOn: z.string() });

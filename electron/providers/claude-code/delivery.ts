@@ -1,4 +1,4 @@
-import { cliMaxRetries, emptyDelivery, openRouterAnthropicBase } from '../../connections/credential-delivery';
+import { cliMaxRetries, emptyDelivery, openRouterAnthropicBase } from '../credential-delivery';
 import type { CredentialDeliveryPlan } from '../provider-definition';
 
 /**

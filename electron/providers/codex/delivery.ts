@@ -1,4 +1,4 @@
-import { cliMaxRetries, consoleProviderName, emptyDelivery, openRouterOpenAiBase, tomlString } from '../../connections/credential-delivery';
+import { cliMaxRetries, consoleProviderName, emptyDelivery, openRouterOpenAiBase, tomlString } from '../credential-delivery';
 import type { CredentialDeliveryPlan } from '../provider-definition';
 
 /**

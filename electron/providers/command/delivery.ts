@@ -1,4 +1,4 @@
-import { emptyDelivery, openRouterOpenAiBase, stripTrailingSlash } from '../../connections/credential-delivery';
+import { emptyDelivery, openRouterOpenAiBase, stripTrailingSlash } from '../credential-delivery';
 import type { CredentialDeliveryPlan } from '../provider-definition';
 
 /**

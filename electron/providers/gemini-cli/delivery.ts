@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { cliMaxRetries, emptyDelivery, jsonFile } from '../../connections/credential-delivery';
+import { cliMaxRetries, emptyDelivery, jsonFile } from '../credential-delivery';
 import type { CredentialDeliveryPlan } from '../provider-definition';
 
 const settingsFile = path.join('.gemini', 'settings.json');

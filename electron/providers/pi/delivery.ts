@@ -1,5 +1,5 @@
-import type { DeliverableConnection } from '../../connections/credential-delivery';
-import { cliMaxRetries, consoleProviderName, emptyDelivery, jsonFile, openRouterOpenAiBase } from '../../connections/credential-delivery';
+import type { DeliverableConnection } from '../credential-delivery';
+import { cliMaxRetries, consoleProviderName, emptyDelivery, jsonFile, openRouterOpenAiBase } from '../credential-delivery';
 import type { CredentialDeliveryPlan } from '../provider-definition';
 
 /** Pi reads a custom provider's key from this variable (models.json names it). */
