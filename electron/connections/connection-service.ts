@@ -9,7 +9,7 @@ import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../platform/log';
 import type { ProviderCatalog } from '../providers/catalog';
-import { connectionProblem, type ConnectionState } from '../runs/admission';
+import { connectionProblem, type ConnectionState } from './connection-problem';
 import type { EventHub } from '../events/event-hub';
 import { probeConnection, secretHint } from './probe';
 import type { SecretKeeper } from './secret-vault';

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OperatorError } from '../../shared/errors';
 import { makeTempDir } from '../testing/temp-dir';
 import { GitCommandError, runGit } from './git-command';
-import { asGitFailure, classifyGitStderr, gitFailure, gitFailureReasons } from './git-errors';
+import { asGitFailure, classifyGitStderr, gitFailure } from './git-errors';
+import { gitFailureReasons } from './git-failure-reasons';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(() => {

@@ -1,5 +1,6 @@
 import { OperatorError } from '../../shared/errors';
 import { GitCommandError } from './git-command';
+import type { GitFailureReason } from './git-failure-reasons';
 import { GitToolError } from './hardened-git';
 
 /**
@@ -11,27 +12,6 @@ import { GitToolError } from './hardened-git';
  * The order matters: a damaged repository also makes `rev-parse` say "Needed a single revision", so
  * the damage is recognised before the missing commit.
  */
-
-export const gitFailureReasons = [
-  'git_not_installed',
-  'dubious_ownership',
-  'not_a_repository',
-  'lock_file_exists',
-  'disk_full',
-  'permission_denied',
-  'repository_corrupt',
-  'object_missing',
-  'bad_config',
-  'unsupported_repository',
-  'no_commits',
-  'unknown_revision',
-  'timed_out',
-  // A FIFO, socket or device where git reads a file of a run's (unreadable-run-files.ts).
-  'unreadable_run_file',
-  'git_error',
-] as const;
-
-export type GitFailureReason = (typeof gitFailureReasons)[number];
 
 export interface GitFailureContext {
   /** The repository (or folder) git was working on, as the operator knows it: the project's path. */

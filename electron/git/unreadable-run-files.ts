@@ -1,7 +1,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
-import type { GitFailureReason } from './git-errors';
+import type { GitFailureReason } from './git-failure-reasons';
 import { runTool, type ToolIsolation } from '../sandbox/tool-sandbox';
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
 import { describeBytes, freeDiskBytesSync, isDiskFullError } from '../platform/disk-space';
 import type { Logger } from '../platform/log';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 import type { OutputWriter } from './output-writer';
 
 /**

@@ -1,5 +1,4 @@
 import type { AiConnection } from '../../shared/entities';
-import type { ProviderDefinition } from './provider-definition';
 
 /**
  * How a managed AI connection reaches a CLI in an isolated provider home (DESIGN.md section 4): the
@@ -15,6 +14,36 @@ import type { ProviderDefinition } from './provider-definition';
  * (or file) it reads by default.
  */
 
+/** How a managed AI connection reaches the CLI in an isolated home (DESIGN.md section 4). */
+export interface CredentialDeliveryPlan {
+  /**
+   * Every file a delivery may leave in the provider home, relative to it. Recovery removes these from
+   * the homes of runs a previous console left behind, without trusting anything the run could write.
+   */
+  readonly files: readonly string[];
+  /** The OpenRouter endpoint this CLI speaks to, for a connection to it without a base URL; null if none. */
+  readonly openRouterBaseUrl: string | null;
+  /** The variables and files for one attempt. `baseUrl` is the effective one (effectiveBaseUrl). */
+  deliver(input: DeliveryRequest): CredentialDeliveryParts;
+  /** The `--model` argument for the agent's model through this connection (the model id unchanged, or addressed through the console's provider entry). */
+  modelArgument(model: string, baseUrl: string | null): string;
+}
+
+export interface DeliveryRequest {
+  connection: DeliverableConnection;
+  /** The decrypted key or token: only ever in memory, in the delivered files and in the child's env. */
+  secret: string;
+  /** The agent's model, exactly as the operator chose it. */
+  model: string;
+  /** The connection's base URL, or the gateway's (OpenRouter); null: the CLI's provider's own API. */
+  baseUrl: string | null;
+}
+
+/** What of a CLI's definition (provider-definition.ts) delivery reads: its plan. */
+export interface DeliveringDefinition {
+  readonly delivery: CredentialDeliveryPlan;
+}
+
 export interface DeliverableConnection {
   provider: AiConnection['provider'];
   method: AiConnection['method'];
@@ -23,7 +52,7 @@ export interface DeliverableConnection {
 
 export interface CredentialDeliveryInput {
   /** Which CLI: the definition the agent's catalog entry names. */
-  definition: ProviderDefinition;
+  definition: DeliveringDefinition;
   connection: DeliverableConnection;
   /** The decrypted key or token: only ever in memory, in the delivered files and in the child's env. */
   secret: string;
@@ -70,14 +99,14 @@ export const openRouterAnthropicBase = 'https://openrouter.ai/api';
  * The base URL the CLI is pointed at: the connection's own, or OpenRouter's public one (which no CLI
  * knows by itself). Null: the CLI's provider's own API.
  */
-export function effectiveBaseUrl(definition: ProviderDefinition, connection: DeliverableConnection): string | null {
+export function effectiveBaseUrl(definition: DeliveringDefinition, connection: DeliverableConnection): string | null {
   if (connection.baseUrl) return stripTrailingSlash(connection.baseUrl);
   if (connection.provider !== 'openrouter') return null;
   return definition.delivery.openRouterBaseUrl;
 }
 
 /** The `--model` argument for the agent's model, through this connection (or none). */
-export function modelArgumentFor(definition: ProviderDefinition, connection: DeliverableConnection | null, model: string): string {
+export function modelArgumentFor(definition: DeliveringDefinition, connection: DeliverableConnection | null, model: string): string {
   return definition.delivery.modelArgument(model, connection ? effectiveBaseUrl(definition, connection) : null);
 }
 

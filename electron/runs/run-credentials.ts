@@ -8,7 +8,8 @@ import type { Logger } from '../platform/log';
 import { logRedaction } from '../platform/log-redaction';
 import type { ProviderCatalog, ProviderEntry } from '../providers/catalog';
 import { providerHomePath } from '../providers/launch';
-import { aiConnectionRequired, connectionProblem, savedAdmission, type Admission } from './admission';
+import { aiConnectionRequired, savedAdmission, type Admission } from './admission';
+import { connectionProblem } from '../connections/connection-problem';
 
 /**
  * The run's managed connection, ready to deliver: the secret opened (once, now) and turned into the

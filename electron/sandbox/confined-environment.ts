@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { ConsoleVariable } from '../../shared/entities';
 import { deliveredVariableNames, providerHomeVariableNames } from '../providers/definitions';
 import { egressProxyEnvironment, electronRelayEnvironment } from './egress-relay';
-import type { TaskRoot } from '../task-root/task-root-layout';
 
 /**
  * The environment a confined run starts with. It is built up from nothing: a short allow-list of the
@@ -17,6 +16,18 @@ export const operatorVariableAllowList = ['PATH', 'LANG', 'TERM', 'COLORTERM', '
 export interface EnvironmentVariable {
   name: string;
   value: string;
+}
+
+/**
+ * The task root's folders a confined process is pointed at (task-root/task-root-layout.ts's TaskRoot
+ * has them all; the sandbox sits below the task root in the folder order, so it names only these).
+ */
+export interface ConfinedFolders {
+  root: string;
+  view: string;
+  tmp: string;
+  cache: string;
+  home: string;
 }
 
 export const taskRootVariable = 'OPERATOR_CONSOLE_TASK_ROOT';
@@ -49,7 +60,7 @@ export interface WithheldVariable {
  * folder and task root. They are applied last, so nothing can point a run back at the operator's
  * real home or temporary folder.
  */
-export function confinementVariables(taskRoot: Pick<TaskRoot, 'root' | 'view' | 'tmp' | 'home'>): Record<string, string> {
+export function confinementVariables(taskRoot: Pick<ConfinedFolders, 'root' | 'view' | 'tmp' | 'home'>): Record<string, string> {
   return {
     HOME: taskRoot.home,
     TMPDIR: taskRoot.tmp,
@@ -84,7 +95,7 @@ export function consoleSetVariables(): ConsoleVariable[] {
 
 export interface ConfinedEnvironmentInput {
   operatorEnv: Record<string, string | undefined>;
-  taskRoot: Pick<TaskRoot, 'root' | 'view' | 'tmp' | 'cache' | 'home'>;
+  taskRoot: Pick<ConfinedFolders, 'root' | 'view' | 'tmp' | 'cache' | 'home'>;
   /** From `prepareProviderHome`; must point inside the task's cache. Every CLI's home variable is reserved. */
   providerHomeVar?: EnvironmentVariable | null;
   /** The launch profile's own entries. */

@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { displayHost, isRequestHost } from '../../shared/allowed-hosts';
 import { isEgressAllowed, normalizeHost, type EgressEndpoint } from './egress-allow-list';
-import type { TaskRoot } from '../task-root/task-root-layout';
 
 // electron/runs/ imports the allow-list and the relay's command from here too.
 
@@ -82,7 +81,7 @@ const socketPathLimitBytes = process.platform === 'darwin' ? 103 : 107;
  * too long for a Unix socket, a fresh private folder under the system temporary directory (made with
  * a random name, so nobody can have made it first; also hidden from every sandbox).
  */
-export async function egressSocketPath(taskRoot: Pick<TaskRoot, 'root'>): Promise<string> {
+export async function egressSocketPath(taskRoot: { root: string }): Promise<string> {
   const preferred = path.join(taskRoot.root, 'egress', 'proxy.sock');
   if (Buffer.byteLength(preferred) <= maxSocketPathBytes) return preferred;
   return path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'oc-egress-')), 'proxy.sock');

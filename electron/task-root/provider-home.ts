@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SandboxOverlay } from '../sandbox/bwrap';
 import type { DeliveredFile } from '../providers/credential-delivery';
-import type { ProviderHomeLayout } from '../providers/provider-definition';
+import type { ProviderHomeLayout } from '../providers/home-layout';
 import type { EnvironmentVariable } from '../sandbox/confined-environment';
 import { ensureFileSlotWithin, ensureFolderWithin, inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from '../platform/safe-path';
 

@@ -3,8 +3,9 @@ import { actionRoute } from '../../shared/routes';
 import { addTokens, noTokens, type BillingKind, type RunUsage } from '../../shared/usage';
 import type { Ledger } from '../ledger/ledger';
 import type { UsageRecord } from '../ledger/usage-repository';
-import { savedAdmission } from '../runs/admission';
-import { estimateCost, type PricedTokens } from './price-book';
+import { savedAdmission } from '../ledger/run-admission';
+import type { PricedTokens } from '../ledger/usage-repository';
+import { estimateCost } from './price-book';
 import type { PriceTableStore } from './price-table-store';
 import { billingOf } from './run-billing';
 
