@@ -113,7 +113,7 @@ interface BoundedResult {
   spawnError: string | null;
 }
 
-/** Runs a program bounded in time and output (tool-sandbox.ts, without a sandbox: it is the operator's CLI). */
+/** Runs a program bounded in time and output (sandbox/tool-sandbox.ts, without a sandbox: it is the operator's CLI). */
 async function runBounded(file: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<BoundedResult> {
   const bounded = { timeoutMs: options.timeoutMs, spawnError: null };
   try {

@@ -165,7 +165,7 @@ function refused(message: string): OperatorError {
   return new OperatorError({ code: 'configuration_incomplete', reason: 'secret_store_refused', message, actionUrl: actionRoute({ kind: 'settings-ai-connections' }) });
 }
 
-/** A secret the console holds is never written to its log, by anyone (log-redaction.ts). */
+/** A secret the console holds is never written to its log, by anyone (platform/log-redaction.ts). */
 function remembered(plain: string): string {
   logRedaction.remember(plain);
   return plain;

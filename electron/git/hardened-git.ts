@@ -9,7 +9,7 @@ import { findSpecialFiles, gitOpensByName, unreadableRunFiles, type SpecialFile,
 /**
  * Git for the console's questions about a run's files (the diff, its file list), which the run may
  * have written: hardened so that nothing the run wrote can make git run a program, and run in a tool
- * sandbox (tool-sandbox.ts) so that even a git bug could reach nothing.
+ * sandbox (sandbox/tool-sandbox.ts) so that even a git bug could reach nothing.
  *
  * Git never reads the run's repository as a repository: no config, no hooks, no `commondir`, no
  * worktree links. It reads only data: the objects (as alternates), a copy of the index, and the work

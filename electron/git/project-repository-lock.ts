@@ -8,7 +8,7 @@ import path from 'node:path';
  * started at once on one project must not fail because the console raced itself. Reads need no turn.
  *
  * Keyed by the project's real path, so two spellings of one folder share a turn. In-process: one
- * console owns a data directory (data-dir-lock.ts); the operator's own git is not waited for.
+ * console owns a data directory (platform/data-dir-lock.ts); the operator's own git is not waited for.
  */
 
 const lastInLine = new Map<string, Promise<void>>();

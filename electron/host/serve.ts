@@ -17,7 +17,7 @@ import { isEntryPoint } from '../platform/entry-point';
  * `npm run serve -- [--port N] [--data-dir DIR]`: the console in any browser. Stdout carries exactly
  * one line, the address to open (scripts and the e2e launcher read it). The terminal (stderr) gets
  * sentences only: a refusal's one line, warnings and errors; every record goes to
- * `<data dir>/logs/console.log` (log.ts, log-file.ts).
+ * `<data dir>/logs/console.log` (platform/log.ts, platform/log-file.ts).
  */
 
 /** A mistake on the command line: reported in one line, exit code 2. */

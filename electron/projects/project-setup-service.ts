@@ -56,7 +56,7 @@ export class ProjectSetupService {
     return this.getSetup(projectId);
   }
 
-  /** Every variable the console sets for a run itself (environment.ts derives them). */
+  /** Every variable the console sets for a run itself (sandbox/confined-environment.ts derives them). */
   consoleVariables(): ConsoleVariable[] {
     return (this.consoleVariableList ??= consoleSetVariables());
   }

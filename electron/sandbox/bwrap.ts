@@ -60,7 +60,7 @@ export interface BwrapInput {
   readOnlyRebinds: string[];
   /** More folders to hide (empty tmpfs): the project's directory, the console's data directory. */
   hiddenPaths?: string[];
-  /** See step 6 above. Every destination inside a writable root must have been made a real file or folder first (safe-path.ts). */
+  /** See step 6 above. Every destination inside a writable root must have been made a real file or folder first (platform/safe-path.ts). */
   overlays?: SandboxOverlay[];
   /** The egress proxy's Unix socket; required for `provider-only`. Its folder is bound read-only. */
   proxySocket?: string;

@@ -11,7 +11,7 @@ import type { NetworkMode } from './bwrap';
  * and the folders on the way to them, so none can be renamed away) are carved out with `require-not`.
  *
  * Seatbelt has no mount namespace: where bubblewrap binds a console-owned file over a path, here the
- * console writes the file at that path (safe-path.ts) and the profile forbids changing it.
+ * console writes the file at that path (platform/safe-path.ts) and the profile forbids changing it.
  *
  * macOS has no network namespace: in `provider-only` the run may only connect to the egress proxy's
  * TCP port on localhost (the proxy listens there on macOS instead of a Unix socket), so the

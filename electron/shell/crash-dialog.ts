@@ -17,7 +17,7 @@ function crashDetail(crash: Crash): string {
 }
 
 /**
- * After a crash in the main process (crash-handlers.ts has logged it): says what happened and where
+ * After a crash in the main process (platform/crash-handlers.ts has logged it): says what happened and where
  * the log is, and offers Relaunch or Quit. Either way the app quits through before-quit, which closes
  * the core and gives up the data directory, bounded in time.
  */

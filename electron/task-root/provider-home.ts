@@ -17,7 +17,7 @@ import { ensureFileSlotWithin, ensureFolderWithin, inspectWithin, unlinkWithin, 
  *
  * The provider home sits in the task's cache, which the agent can write: it may have replaced the
  * home, or a folder in it, by a link to the operator's own files. So the console works in it only
- * through safe-path.ts (no link followed in any component, `cache` being the first the agent owns).
+ * through platform/safe-path.ts (no link followed in any component, `cache` being the first the agent owns).
  */
 
 export type HomeMode = 'preconfigured' | 'isolated';

@@ -15,7 +15,7 @@ import { readRegularFile, UnsafePathError, writeFileWithin, type Owner } from '.
  * Into the view, which the run's earlier attempts could write: every folder on the way must be a
  * real folder (a link there is left alone and the file is not written), and whatever is at the file's
  * own place (a link, a FIFO, a file) is unlinked and a new file made with O_EXCL | O_NOFOLLOW, so
- * nothing is ever written through what the agent left (safe-path.ts).
+ * nothing is ever written through what the agent left (platform/safe-path.ts).
  */
 
 export const maxFileBytes = 16 * 1024 * 1024;

@@ -51,7 +51,7 @@ export interface PrepareTaskRootInput {
   project: TaskProject;
   /** A revision of the project (commit, branch, tag). Default: the commit HEAD points at now. */
   baseRevision?: string;
-  /** A sandboxed run's user when the console is root (sandbox-user.ts): the writable roots are handed to it. */
+  /** A sandboxed run's user when the console is root (sandbox/sandbox-user.ts): the writable roots are handed to it. */
   owner?: Owner | null;
   /** How a deleted view is checked out again from the run's repository; the hardened git alone without. */
   tools?: RunFileTools;
@@ -63,7 +63,7 @@ export interface TaskRootLocation {
   project: TaskProject;
 }
 
-/** How the console's tools work on a run's files (tool-sandbox.ts). */
+/** How the console's tools work on a run's files (sandbox/tool-sandbox.ts). */
 export interface RunFileTools {
   isolation: ToolIsolation;
   operatorHome: string;

@@ -5,7 +5,7 @@ import { writeWorktreeLinks } from './run-git-repository';
 import { ensureFolderWithin, type Owner } from '../platform/safe-path';
 import { kindAt, taskWritableRoots, type TaskRoot } from './task-root-layout';
 
-/** What a sandboxed run of this task root mounts beyond the system (see bwrap.ts for the order). */
+/** What a sandboxed run of this task root mounts beyond the system (see sandbox/bwrap.ts for the order). */
 export interface TaskRootMounts {
   writableRoots: string[];
   /** The project's objects the run's repository borrows. */

@@ -30,7 +30,7 @@ export interface TaskViewDiff {
  * The diff of the view against the run's base: files changed and the unified diff, including files
  * the agent created but never added, and commits it made on its branch.
  *
- * All of it through hardened git in a tool sandbox (hardened-git.ts). The agent's index is copied
+ * All of it through hardened git in a tool sandbox (git/hardened-git.ts). The agent's index is copied
  * inside the sandbox, bounded in time (it may be a FIFO, or swapped for one while the run goes on);
  * untracked files are marked intent-to-add in that copy only, so the agent's own index is never
  * touched and no object is written anywhere.
