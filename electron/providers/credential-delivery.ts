@@ -5,8 +5,8 @@ import type { AiConnection } from '../../shared/entities';
  * environment variables it reads a key from, the files it needs to use that key (and a base URL, for
  * gateways and local servers), and the model argument to launch it with. What each CLI needs is in its
  * definition's `delivery` (electron/providers/<cli>/delivery.ts); this is the part they share. Pure:
- * confinement writes the files (0600) into the provider home and removes them when the attempt ends,
- * and the run service redacts every secret value from the run's output.
+ * the task root's provider home (task-root/provider-home.ts) gets the files (0600) and loses them when
+ * the attempt ends, and the run service redacts every secret value from the run's output.
  *
  * The base-URL layouts are proven against the real CLIs (codex-cli 0.171.0, Claude Code 2.1.197,
  * pi 0.73.1, Gemini CLI 0.61.0) and model servers on 127.0.0.1 by e2e/agents, which delivers with this
