@@ -6,14 +6,65 @@
 // `@typescript/typescript6` (TypeScript 6.0's API; its compiler is `tsc6`, which nothing here runs).
 // typescript-eslint finds it by the plain name, and npm's peer-dependency check is satisfied without
 // overrides. Both read the same tsconfig files, so the types ESLint sees are the ones `tsc` checks.
+import path from 'node:path';
 import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import importCycles from './scripts/eslint-import-cycles.mjs';
+
+/**
+ * The order of electron/'s folders (and its composition files), lowest first: each may import only
+ * what comes before it here, never what comes after (DESIGN.md section 2). platform/ holds what every
+ * folder uses (log, data directory, disk, processes, safe paths); providers/ describes the CLIs and is a
+ * leaf; then the ledger, the PTY, the sandbox, git, the task root, the domains, the run lifecycle and
+ * what sits on it, the transports, and last the composition (core.ts) and its two hosts.
+ * A new folder of electron/ must be placed here (electron/layering.test.ts fails until it is).
+ */
+export const folderOrder = [
+  'platform',
+  'providers',
+  'events',
+  'ledger',
+  'pty',
+  'sandbox',
+  'git',
+  'task-root',
+  'notices',
+  'agents',
+  'connections',
+  'environments',
+  'projects',
+  'tasks',
+  'usage',
+  'runs',
+  'landing',
+  'cleanup',
+  'attention',
+  'system',
+  'transport',
+  'handlers',
+  'core.ts',
+  'host',
+  'shell',
+  'main.ts',
+  'preload.ts',
+];
+
+/**
+ * Imports against folderOrder not removed yet, each by file: `{ file, imports, why }` with paths from
+ * the repository root. The list only shrinks: electron/layering.test.ts fails when a listed import is
+ * gone or no longer goes against the order, so an exception is removed with the import it allowed.
+ */
+export const orderExceptions = /** @type {{ file: string, imports: string, why: string }[]} */ ([]);
+
+/** Test support that drives the console as a transport does: outside the order, like the tests. */
+const testSupport = ['electron/testing/**', '**/*.fixture.ts', '**/*test-fixtures.ts'];
 
 /** The domain folders of the core: plain Node, reached by the transports, never reaching them. */
-const domainFolders = ['agents', 'attention', 'cleanup', 'confinement', 'connections', 'environments', 'landing', 'ledger', 'notices', 'projects', 'providers', 'pty', 'runs', 'system', 'tasks'];
+const domainFolders = folderOrder.slice(0, folderOrder.indexOf('transport'));
+const transports = ['transport', 'host'];
 
 /**
  * The layering (DESIGN.md section 2), checked on every import, export-from, dynamic import() and
@@ -38,17 +89,52 @@ const layering = [
     from: './node_modules/electron',
     message: 'Only the Electron shell (electron/main.ts, electron/preload.ts, electron/shell/) imports electron; the core is plain Node.',
   },
-  {
-    target: './electron/providers',
-    from: './electron/runs',
-    message: 'Provider definitions describe a CLI; the run lifecycle (electron/runs/) uses them, not the other way round.',
-  },
 ];
+
+/**
+ * providers/ describes the CLIs (argv, events, homes, how a key is delivered): everything above uses
+ * it, and it uses nothing of the core but platform/.
+ */
+const providersAreALeaf = {
+  target: './electron/providers',
+  from: './electron',
+  except: ['./providers', './platform'],
+  message:
+    'Provider definitions describe a CLI: they import only shared/, electron/platform/ and packages. What the rest of the core does with a CLI lives with it, and it asks the definition.',
+};
+
+/**
+ * folderOrder as zones: each folder (or composition file) may not import what comes after it.
+ * `exceptions` (from orderExceptions) let one file import one file; they are given to that file alone.
+ * providers/ is kept by its own zone (a leaf is stricter than its place in the order).
+ * @param {{ file: string, imports: string }[]} exceptions
+ */
+export function orderZones(exceptions) {
+  return folderOrder.flatMap((folder, index) => {
+    if (folder === 'providers') return [];
+    // A domain reaching a transport is said by domainsDoNotReachTheTransports, once.
+    const above = folderOrder.slice(index + 1).filter((other) => !(domainFolders.includes(folder) && transports.includes(other)));
+    /** @param {string} other */
+    const excepted = (other) =>
+      exceptions
+        .filter((exception) => exception.imports === `electron/${other}` || exception.imports.startsWith(`electron/${other}/`))
+        .map((exception) => path.relative(`electron/${other}`, exception.imports) || '.');
+    const message =
+      `electron/${folder} comes before it in folderOrder (eslint.config.js): a folder imports only what comes before it. ` +
+      'Move what both need down the order (a type into a leaf file of the lower folder), or let the higher folder pass it in.';
+    /** @type {{ target: string, from: string[], except?: string[], message: string }[]} */
+    const zones = [{ target: `./electron/${folder}`, from: above.filter((other) => excepted(other).length === 0).map((other) => `./electron/${other}`), message }];
+    for (const other of above.filter((other) => excepted(other).length > 0)) {
+      zones.push({ target: `./electron/${folder}`, from: [`./electron/${other}`], except: excepted(other).map((relative) => `./${relative}`), message });
+    }
+    return zones.filter((zone) => zone.from.length > 0);
+  });
+}
 
 /** Not for tests: a domain's integration tests may drive the console the way a transport does. */
 const domainsDoNotReachTheTransports = {
   target: domainFolders.map((folder) => `./electron/${folder}`),
-  from: ['./electron/transport', './electron/host'],
+  from: transports.map((folder) => `./electron/${folder}`),
   message: 'A domain folder does not know how it is reached: the transports (electron/transport/, electron/host/) import it, not the other way round.',
 };
 
@@ -109,6 +195,25 @@ export default defineConfig(
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.mts', '.d.mts', '.mjs', '.js', '.json'], symlinks: false })],
     },
     rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layering, domainsDoNotReachTheTransports, providersAreALeaf, ...orderZones([])] }],
+    },
+  },
+  // A file with an exception to the order gets zones that let it (and only it) make those imports.
+  ...[...new Set(orderExceptions.map((exception) => exception.file))].map((file) => /** @type {import('eslint').Linter.Config} */ ({
+    files: [file],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [...layering, domainsDoNotReachTheTransports, providersAreALeaf, ...orderZones(orderExceptions.filter((exception) => exception.file === file))],
+        },
+      ],
+    },
+  })),
+  {
+    files: testSupport,
+    rules: {
       'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layering, domainsDoNotReachTheTransports] }],
     },
   },
@@ -117,6 +222,13 @@ export default defineConfig(
     rules: {
       'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layering }],
     },
+  },
+  {
+    // Every import of our own modules, `import type` included, must not lead back to the importer
+    // (scripts/eslint-import-cycles.mjs says why this is not import-x/no-cycle).
+    files: ['**/*.{ts,tsx,mts,js,mjs}'],
+    plugins: { local: importCycles },
+    rules: { 'local/no-import-cycle': 'error' },
   },
   {
     // no-restricted-paths sees only specifiers that resolve to a file; Electron's built-in subpaths

@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, bench, describe } from 'vitest';
-import { prepareTaskRoot } from '../electron/confinement/task-root';
+import { prepareTaskRoot } from '../electron/task-root/task-root';
 
 const fileCount = 4000;
 const folders = 80;

@@ -53,7 +53,7 @@ let status = vitestRun(['-c', 'bench/soak.vitest.config.ts'], soakEnv);
 
 const gitRounds = values['git-rounds'] ?? '32';
 if (gitRounds !== '0') {
-  const gitStatus = vitestRun(['electron/confinement/project-repository-lock.test.ts', '-t', 'many runs on one project'], { OC_MANY_RUNS_ROUNDS: gitRounds });
+  const gitStatus = vitestRun(['electron/git/project-repository-lock.test.ts', '-t', 'many runs on one project'], { OC_MANY_RUNS_ROUNDS: gitRounds });
   status ||= gitStatus;
 }
 process.exit(status);

@@ -46,7 +46,7 @@ export const errorCodes = [
   // Another change to the same run (landing it, committing, pushing, discarding, cleaning up, archiving,
   // deleting) is under way: the request is refused, not queued; `reason` names the operation in flight.
   'run_busy',
-  // git refused or failed; `reason` names the case (electron/confinement/git-errors.ts) and the message the fix.
+  // git refused or failed; `reason` names the case (electron/git/git-errors.ts) and the message the fix.
   'git_failed',
   // The ledger file cannot be read (not a database, or a page of it is corrupt): the message names the
   // file, its newest backup and how to restore it (electron/ledger/ledger-damage.ts).

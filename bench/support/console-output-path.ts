@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { spawn as spawnPty } from 'node-pty';
 import { WebSocketServer } from 'ws';
 import { HostSocket } from '../../electron/host/host-socket';
-import { createLogger } from '../../electron/log';
+import { createLogger } from '../../electron/platform/log';
 import { OutputFanout } from '../../electron/pty/output-fanout';
 import { OutputPipeline, type OutputPipelineResult } from '../../electron/pty/output-pipeline';
 import { startPtySession } from '../../electron/pty/pty-session';

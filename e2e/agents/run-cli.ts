@@ -3,9 +3,9 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildConfinedEnvironment } from '../../electron/confinement/environment';
-import type { CredentialDelivery } from '../../electron/connections/credential-delivery';
-import { credentialDelivery, modelArgumentFor } from '../../electron/connections/credential-delivery';
+import { buildConfinedEnvironment } from '../../electron/sandbox/confined-environment';
+import type { CredentialDelivery } from '../../electron/providers/credential-delivery';
+import { credentialDelivery, modelArgumentFor } from '../../electron/providers/credential-delivery';
 import type { ProviderEntry } from '../../electron/providers/catalog';
 import { loadProviderCatalog } from '../../electron/providers/catalog';
 import type { DefinitionId } from '../../electron/providers/definitions';
@@ -23,9 +23,9 @@ import type { AiConnection } from '../../shared/entities';
  * Runs one real agent CLI directly (not through the console) the way the console would launch it:
  * the argv and env additions come from the console's own definition for the catalog entry (so this
  * proves the definitions against the real CLIs), the credentials from the console's own delivery
- * (electron/connections/credential-delivery.ts, so this proves its layouts too), in a task
+ * (electron/providers/credential-delivery.ts, so this proves its layouts too), in a task
  * root shaped like the console's (`<root>/{view,tmp,cache,home}`, the provider home in `cache`), with the
- * environment built by the console's own confinement code (electron/confinement/environment.ts) from an
+ * environment built by the console's own confinement code (electron/sandbox/confined-environment.ts) from an
  * allow-list rather than the test runner's environment. stdout is parsed with the
  * console's event parser and a failed run is classified with the console's failure classifier.
  */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChannelInput, ChannelName } from '../../shared/contract';
 import { createCore, type Core } from '../core';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { callCore } from '../testing/core-call';
 import { makeTempDir } from '../testing/temp-dir';
 import { parseProviderCatalog } from '../providers/catalog';

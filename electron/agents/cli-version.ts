@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AgentCliVersion } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
-import { buildConfinedEnvironment } from '../confinement/environment';
-import { runTool } from '../confinement/tool-sandbox';
+import { buildConfinedEnvironment } from '../sandbox/confined-environment';
+import { runTool } from '../sandbox/tool-sandbox';
 import type { StoredAgent } from '../ledger/agents-repository';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { ProviderCatalog } from '../providers/catalog';
 import type { ProviderDefinition } from '../providers/provider-definition';
 import { resolveExecutable } from '../pty/pty-session';
@@ -113,7 +113,7 @@ interface BoundedResult {
   spawnError: string | null;
 }
 
-/** Runs a program bounded in time and output (tool-sandbox.ts, without a sandbox: it is the operator's CLI). */
+/** Runs a program bounded in time and output (sandbox/tool-sandbox.ts, without a sandbox: it is the operator's CLI). */
 async function runBounded(file: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<BoundedResult> {
   const bounded = { timeoutMs: options.timeoutMs, spawnError: null };
   try {

@@ -3,7 +3,7 @@ import type { AttentionEvent, DesktopNotification, NotificationSettings } from '
 import type { Notice, RunStatus } from '../../shared/entities';
 import type { EventHub } from '../events/event-hub';
 import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import { describeEvent, describeSummary, type HeardEvent, type NoticeFacts, type RunFacts } from './attention-text';
 import { readNotificationSettings, writeNotificationSettings } from './notification-settings';
 

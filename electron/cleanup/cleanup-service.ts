@@ -12,7 +12,7 @@ import { isoNow, toIso } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { LedgerSpaceFigures } from '../ledger/ledger-space';
 import type { RunRow } from '../ledger/runs-repository';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import { endedStatuses } from '../runs/run-transitions';
 import type { RunWorkspace } from '../runs/run-workspace';
 

@@ -1,5 +1,5 @@
 import type { AiConnection, ConnectionTestResult } from '../../shared/entities';
-import { SecretRedactor } from './secret-redaction';
+import { SecretRedactor } from '../platform/secret-redaction';
 
 /**
  * A connection's Test, without running an agent: is the key shaped like one of its provider's, and

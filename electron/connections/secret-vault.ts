@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { VaultInfo, VaultKind } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import type { Logger } from '../log';
-import { logRedaction } from '../log-redaction';
+import type { Logger } from '../platform/log';
+import { logRedaction } from '../platform/log-redaction';
 
 /**
  * Where AI connection secrets are kept at rest. The ledger holds only a sealed secret
@@ -165,7 +165,7 @@ function refused(message: string): OperatorError {
   return new OperatorError({ code: 'configuration_incomplete', reason: 'secret_store_refused', message, actionUrl: actionRoute({ kind: 'settings-ai-connections' }) });
 }
 
-/** A secret the console holds is never written to its log, by anyone (log-redaction.ts). */
+/** A secret the console holds is never written to its log, by anyone (platform/log-redaction.ts). */
 function remembered(plain: string): string {
   logRedaction.remember(plain);
   return plain;

@@ -6,7 +6,7 @@ import type { TransportState } from '../../shared/contract';
 import { OperatorError } from '../../shared/errors';
 import { createWebSocketClient, type SocketConstructor, type WebSocketClient } from '../../renderer/api/ws-client';
 import { createCore } from '../core';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { makeTempDir } from '../testing/temp-dir';
 import { startHostServer, type HostServer } from './host-server';
 

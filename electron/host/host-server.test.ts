@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { maxRequestBytes } from '../../shared/contract';
 import { decodeBinaryEvent, type ServerMessage } from '../../shared/wire';
 import { createCore, type Core } from '../core';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { makeTempDir } from '../testing/temp-dir';
 import { startHostServer, tokenCookieName, type HostServer } from './host-server';
 

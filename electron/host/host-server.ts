@@ -7,7 +7,7 @@ import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
-import { describeError, detailsInLog, type Logger } from '../log';
+import { describeError, detailsInLog, type Logger } from '../platform/log';
 import { HostSocket } from './host-socket';
 import { contentTypes, resolveStaticFile } from './static-files';
 

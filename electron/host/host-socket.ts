@@ -3,7 +3,7 @@ import { maxRequestBytes } from '../../shared/contract';
 import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
 import { clientAckSchema, clientRequestSchema, encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
-import { describeError, type Logger } from '../log';
+import { describeError, type Logger } from '../platform/log';
 import { createClientChannel } from '../events/client-channel';
 
 /** A socket this far behind stops getting events; the renderer refetches when it catches up. */

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../e2e/launchers/browser-host';
 import { createWebSocketClient, type SocketConstructor, type WebSocketClient } from '../../renderer/api/ws-client';
-import { lockDirName, ownerFileName } from '../data-dir-lock';
+import { lockDirName, ownerFileName } from '../platform/data-dir-lock';
 import { fixtureAgentPath } from '../testing/output-test-kit';
 import { gitInit } from '../testing/run-test-kit';
 import { makeTempDir } from '../testing/temp-dir';

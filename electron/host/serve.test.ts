@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createConsoleLog, createMemoryLogger } from '../log';
+import { createConsoleLog, createMemoryLogger } from '../platform/log';
 import { makeTempDir } from '../testing/temp-dir';
 import { hostTokenFromEnv, main, parseHostArguments, runHost, StartupError, UsageError } from './serve';
 

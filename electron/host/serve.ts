@@ -3,21 +3,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createCore, type Core } from '../core';
-import { resolveDataDir } from '../data-dir';
-import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir-lock';
-import { installCrashHandlers, crashLine } from '../crash-handlers';
-import { isDiskFullError } from '../disk-space';
+import { resolveDataDir } from '../platform/data-dir';
+import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../platform/data-dir-lock';
+import { installCrashHandlers, crashLine } from '../platform/crash-handlers';
+import { isDiskFullError } from '../platform/disk-space';
 import { LedgerDamagedError } from '../ledger/ledger-damage';
 import { LedgerLockedError, LedgerVersionError } from '../ledger/ledger-db';
-import { createConsoleLog, describeError, isConsoleLog, type ConsoleLog, type Logger } from '../log';
+import { createConsoleLog, describeError, isConsoleLog, type ConsoleLog, type Logger } from '../platform/log';
 import { startHostServer, type HostServer } from './host-server';
-import { isEntryPoint } from '../entry-point';
+import { isEntryPoint } from '../platform/entry-point';
 
 /**
  * `npm run serve -- [--port N] [--data-dir DIR]`: the console in any browser. Stdout carries exactly
  * one line, the address to open (scripts and the e2e launcher read it). The terminal (stderr) gets
  * sentences only: a refusal's one line, warnings and errors; every record goes to
- * `<data dir>/logs/console.log` (log.ts, log-file.ts).
+ * `<data dir>/logs/console.log` (platform/log.ts, platform/log-file.ts).
  */
 
 /** A mistake on the command line: reported in one line, exit code 2. */

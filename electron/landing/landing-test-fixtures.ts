@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { handToSandboxUser, sandboxUser } from '../confinement/sandbox-user';
-import { prepareTaskRoot } from '../confinement/task-root';
-import type { RunFileTools, TaskRoot } from '../confinement/task-root-layout';
-import { fixtureTools, git, makeOperatorFixture, type OperatorFixture } from '../confinement/test-fixtures';
+import { handToSandboxUser, sandboxUser } from '../sandbox/sandbox-user';
+import { prepareTaskRoot } from '../task-root/task-root';
+import type { RunFileTools, TaskRoot } from '../task-root/task-root-layout';
+import { fixtureTools, git, makeOperatorFixture, type OperatorFixture } from '../sandbox/test-fixtures';
 
 /**
  * Fixtures for the landing tests (only tests import this file): the confinement tests' fake operator

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../confinement/test-fixtures';
-import type { TaskRoot } from '../confinement/task-root-layout';
+import { git } from '../sandbox/test-fixtures';
+import type { TaskRoot } from '../task-root/task-root-layout';
 import { agentCommits, makeLandingFixture, operatorCommits, operatorIdentity, prepareRun, type LandingFixture } from './landing-test-fixtures';
 import {
   forgetRunInProject,

@@ -1,10 +1,10 @@
 import type { LandingStrategy } from '../../shared/landing';
 import { OperatorError } from '../../shared/errors';
-import { GitCommandError, runGit } from '../confinement/git-command';
-import { asGitFailure, gitFailure } from '../confinement/git-errors';
-import { withProjectRepository } from '../confinement/project-repository-lock';
-import { isObjectName } from '../confinement/run-branch-ref';
-import { assertRunId, projectImportedRefPrefix } from '../confinement/task-root-layout';
+import { GitCommandError, runGit } from '../git/git-command';
+import { asGitFailure, gitFailure } from '../git/git-errors';
+import { withProjectRepository } from '../git/project-repository-lock';
+import { isObjectName } from '../task-root/run-branch-ref';
+import { assertRunId, projectImportedRefPrefix } from '../task-root/task-root-layout';
 
 /**
  * Landing in the project: the operator's own repository, so this is the operator's git with their

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixtureParent } from '../confinement/test-fixtures';
+import { fixtureParent } from '../sandbox/test-fixtures';
 import { createPullRequest, detectGh, pullRequestArgv } from './pull-request';
 
 /**

@@ -1,9 +1,9 @@
 import { OperatorError } from '../../shared/errors';
-import { runGit } from '../confinement/git-command';
-import { asGitFailure } from '../confinement/git-errors';
-import { withProjectRepository } from '../confinement/project-repository-lock';
-import { readRunBranchTip } from '../confinement/run-branch-ref';
-import { assertRunId, projectImportedRefPrefix, type RunFileTools, type TaskRoot } from '../confinement/task-root-layout';
+import { runGit } from '../git/git-command';
+import { asGitFailure } from '../git/git-errors';
+import { withProjectRepository } from '../git/project-repository-lock';
+import { readRunBranchTip } from '../task-root/run-branch-ref';
+import { assertRunId, projectImportedRefPrefix, type RunFileTools, type TaskRoot } from '../task-root/task-root-layout';
 import { openRunStoreGit } from './run-store-git';
 
 /**

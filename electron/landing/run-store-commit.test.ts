@@ -2,9 +2,9 @@ import { existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSyn
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRunBranchTip } from '../confinement/run-branch-ref';
-import { git } from '../confinement/test-fixtures';
-import { diffTaskView } from '../confinement/task-view-diff';
+import { readRunBranchTip } from '../task-root/run-branch-ref';
+import { git } from '../sandbox/test-fixtures';
+import { diffTaskView } from '../task-root/task-view-diff';
 import { agentCommits, agentWrites, makeLandingFixture, operatorIdentity, prepareRun, type LandingFixture } from './landing-test-fixtures';
 import { commitRunChanges, offerTargetToRun } from './run-store-commit';
 

@@ -1,11 +1,11 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
-import { asGitFailure } from '../confinement/git-errors';
-import { isObjectName, readRunBranchTip } from '../confinement/run-branch-ref';
-import { inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from '../confinement/safe-path';
-import type { RunFileTools, TaskRoot } from '../confinement/task-root-layout';
-import { copyIndex, settleIndex } from '../confinement/task-view-diff';
+import { asGitFailure } from '../git/git-errors';
+import { isObjectName, readRunBranchTip } from '../task-root/run-branch-ref';
+import { inspectWithin, unlinkWithin, UnsafePathError, writeFileWithin, type Owner } from '../platform/safe-path';
+import type { RunFileTools, TaskRoot } from '../task-root/task-root-layout';
+import { copyIndex, settleIndex } from '../task-root/task-view-diff';
 import { openRunStoreGit } from './run-store-git';
 
 /**

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { openHardenedGit, type HardenedGit } from '../confinement/hardened-git';
-import type { Owner } from '../confinement/safe-path';
-import type { RunFileTools, TaskRepository, TaskRoot } from '../confinement/task-root-layout';
-import { toolsForRecord, readRecord } from '../confinement/task-root-record';
+import { openHardenedGit, type HardenedGit } from '../git/hardened-git';
+import type { Owner } from '../platform/safe-path';
+import type { RunFileTools, TaskRepository, TaskRoot } from '../task-root/task-root-layout';
+import { toolsForRecord, readRecord } from '../task-root/task-root-record';
 
 /**
- * Hardened git (confinement/hardened-git.ts) over a run's store, for landing: the store is
+ * Hardened git (git/hardened-git.ts) over a run's store, for landing: the store is
  * agent-written, so git reads only its objects (and the project's it borrows), a copy of the view's
  * index and the view itself, in the tool sandbox, never its config, hooks or attributes.
  */

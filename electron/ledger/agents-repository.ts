@@ -1,5 +1,5 @@
 import type { Agent } from '../../shared/entities';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 import { isoNow } from './ids';
 
 /** An agent as stored; the profile revision is derived from the catalog by the agent service. */

@@ -1,5 +1,5 @@
 import type { BudgetMeasure, BudgetPeriod, BudgetScope } from '../../shared/usage';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 
 /** A budget as the ledger holds it (`budgets`, migration 11). What it has spent is computed, never stored. */
 export interface StoredBudget {

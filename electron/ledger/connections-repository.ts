@@ -1,6 +1,6 @@
 import type { AiConnection, ConnectionTestResult, VaultKind } from '../../shared/entities';
 import { vaultKinds } from '../../shared/entities';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 import { isoNow } from './ids';
 
 interface ConnectionRow {

@@ -1,8 +1,8 @@
-import type { Logger } from '../log';
-import { describeError } from '../log';
+import type { Logger } from '../platform/log';
+import { describeError } from '../platform/log';
 import type { LedgerBackup, LedgerBackups } from './ledger-backups';
 import { isLedgerDamage } from './ledger-damage';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 
 export const dayMs = 24 * 60 * 60 * 1000;
 

@@ -1,5 +1,5 @@
 import type { Environment } from '../../shared/entities';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 
 interface EnvironmentRow {
   id: string;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { seedRunParents } from '../testing/ledger-seed';
 import { makeTempDir } from '../testing/temp-dir';
 import { DailyLedgerBackup, dayMs } from './daily-ledger-backup';

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 
 /**
  * Copies of the ledger in `<data dir>/backups/`, so that a damaged ledger costs at most a day:

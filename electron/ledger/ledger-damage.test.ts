@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createCore, type Core } from '../core';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { callCore } from '../testing/core-call';
 import { makeTempDir } from '../testing/temp-dir';
 import { openLedger, type Ledger } from './ledger';

@@ -1,16 +1,13 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { LedgerBackups } from './ledger-backups';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import { isLedgerDamage, LedgerDamagedError } from './ledger-damage';
 import { convertForReclaim } from './ledger-space';
 import { migrations as allMigrations, type Migration } from './migrations';
 import { inspectWithoutTrace } from './traceless-inspection';
+import { walSizeLimitBytes, type LedgerDb } from './database-handle';
 
-export type LedgerDb = Database.Database;
-
-/** What a WAL is cut back to once a checkpoint has reset it. */
-export const walSizeLimitBytes = 8 * 1024 * 1024;
 
 export interface OpenLedgerOptions {
   /**

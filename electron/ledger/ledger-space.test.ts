@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { openTestRunLedger, recordTestRun } from '../testing/output-test-kit';
 import { makeTempDir } from '../testing/temp-dir';
 import { openLedger, type Ledger } from './ledger';

@@ -1,9 +1,9 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
-import { describeBytes, freeDiskBytesSync, isDiskFullError } from '../disk-space';
-import type { Logger } from '../log';
-import type { LedgerDb } from './ledger-db';
+import { describeBytes, freeDiskBytesSync, isDiskFullError } from '../platform/disk-space';
+import type { Logger } from '../platform/log';
+import type { LedgerDb } from './database-handle';
 import type { OutputWriter } from './output-writer';
 
 /**

@@ -1,5 +1,5 @@
 import type { Notice } from '../../shared/entities';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 import { isoNow, toIso } from './ids';
 
 interface NoticeRow {

@@ -1,4 +1,4 @@
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 
 /** The events desktop notifications were sent for (`notifications_sent`, migration 11): each notifies once. */
 export class NotificationsRepository {

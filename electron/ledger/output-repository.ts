@@ -1,4 +1,4 @@
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 
 /** A run's raw PTY bytes starting at `byteOffset` (offsets count from the run's first byte, across attempts). */
 export interface OutputChunk {

@@ -7,7 +7,7 @@ export interface OutputWriterWorkerData {
   nativeBinding?: string | undefined;
   /** A file path better-sqlite3 is required relative to (the worker may run from a data: URL). */
   requireFrom: string;
-  /** The ledger's `journal_size_limit` (ledger-db.ts walSizeLimitBytes), set on this connection too. */
+  /** The ledger's `journal_size_limit` (database-handle.ts walSizeLimitBytes), set on this connection too. */
   walSizeLimitBytes: number;
 }
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OutputChunk } from './output-repository';
 import type { OutputWriterChunk, OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } from './output-writer-protocol';
-import { walSizeLimitBytes } from './ledger-db';
+import { walSizeLimitBytes } from './database-handle';
 
 export interface OutputWriterOptions {
   /** The ledger file, already opened and migrated by the main connection. */

@@ -1,5 +1,5 @@
 import type { VariableLayer } from '../../shared/entities';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 
 /** Whose variables: a project's, an agent's or a task's (the layers a run's environment is merged from). */
 export interface VariableOwner {

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveDataDir } from '../data-dir';
-import { acquireDataDirLock, DataDirLockedError, describeHolder } from '../data-dir-lock';
-import { createConsoleLog, type ConsoleLog } from '../log';
+import { resolveDataDir } from '../platform/data-dir';
+import { acquireDataDirLock, DataDirLockedError, describeHolder } from '../platform/data-dir-lock';
+import { createConsoleLog, type ConsoleLog } from '../platform/log';
 import { ledgerBackupsDirName, LedgerBackups } from './ledger-backups';
 import { LedgerRestoreError, restoreLedgerBackup } from './ledger-restore';
-import { isEntryPoint } from '../entry-point';
+import { isEntryPoint } from '../platform/entry-point';
 
 /**
  * `npm run ledger:restore -- [--data-dir DIR] [BACKUP]` (scripts/restore-ledger.mjs runs the built

@@ -1,7 +1,7 @@
 import type { Attempt, AttemptCause, RunEvent, RunStatus, RunSummary } from '../../shared/entities';
 import type { LandingState, LandingStrategy, RunLanding } from '../../shared/landing';
 import type { OperatorErrorShape } from '../../shared/errors';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 import { isoNow, toIso } from './ids';
 
 interface RunSummaryRow {

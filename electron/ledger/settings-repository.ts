@@ -1,4 +1,4 @@
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 
 /**
  * The console's own settings (`console_settings`): one JSON value per key. Callers parse what they

@@ -1,5 +1,5 @@
 import type { RunStatus, Task } from '../../shared/entities';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 import { isoNow } from './ids';
 
 interface TaskRow {

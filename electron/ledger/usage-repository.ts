@@ -1,6 +1,17 @@
 import type { BillingKind, TokenCounts, UsageCounting } from '../../shared/usage';
-import type { PricedTokens } from '../usage/price-book';
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
+
+/**
+ * Tokens of one model, billed one way: what the ledger sums for a budget, and the unit the price book
+ * (usage/price-book.ts) estimates a cost for.
+ */
+export interface PricedTokens {
+  /** The price table's provider (openai, anthropic, google, ...). */
+  priceProvider: string;
+  model: string;
+  billing: BillingKind;
+  tokens: TokenCounts;
+}
 
 /** One attempt's usage as the ledger holds it (`usage_records`, migration 11). */
 export interface UsageRecord {

@@ -1,4 +1,4 @@
-import type { LedgerDb } from './ledger-db';
+import type { LedgerDb } from './database-handle';
 import type { OutputWriter } from './output-writer';
 
 /** How often the ledger makes sure its WAL does not only grow (most checkpoints happen well before). */

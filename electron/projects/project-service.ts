@@ -5,7 +5,7 @@ import { OperatorError } from '../../shared/errors';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { EventHub } from '../events/event-hub';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import { isGitRepo } from './directory-browser';
 
 /** Projects: local directories where tasks are done. */

@@ -2,7 +2,7 @@ import type { ConsoleVariable, LayerVariable, ProjectSetup, RunSetup, VariableLa
 import { variableLayers } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { consoleSetVariables } from '../confinement/environment';
+import { consoleSetVariables } from '../sandbox/confined-environment';
 import type { SecretKeeper } from '../connections/secret-vault';
 import type { Ledger } from '../ledger/ledger';
 import type { StoredVariable, VariableOwner } from '../ledger/project-setup-repository';
@@ -56,7 +56,7 @@ export class ProjectSetupService {
     return this.getSetup(projectId);
   }
 
-  /** Every variable the console sets for a run itself (environment.ts derives them). */
+  /** Every variable the console sets for a run itself (sandbox/confined-environment.ts derives them). */
   consoleVariables(): ConsoleVariable[] {
     return (this.consoleVariableList ??= consoleSetVariables());
   }

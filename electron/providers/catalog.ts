@@ -6,7 +6,7 @@ import { connectionProviders, type AiConnection } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { commandPlaceholders, placeholdersIn } from './command/launch';
 import { definitionIds, eventFormats, getDefinition } from './definitions';
-import { findResourceFile, moduleDir } from '../resource-file';
+import { findResourceFile, moduleDir } from '../platform/resource-file';
 import type { LaunchProfile } from './launch';
 import type { ProviderDefinition } from './provider-definition';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectionProviders } from '../../shared/entities';
-import { credentialDelivery, effectiveBaseUrl } from '../connections/credential-delivery';
+import { credentialDelivery, effectiveBaseUrl } from './credential-delivery';
 import { loadProviderCatalog } from './catalog';
 import { eventFormats, eventParserFor, failurePatternsFor, findDefinition, providerDefinitions, providerHomeVariableNames } from './definitions';
 import { evidenceCodes } from './failure-classifier';

@@ -3,10 +3,10 @@ import { OperatorError } from '../../shared/errors';
 import { claudeCodeDefinition } from './claude-code/definition';
 import { codexDefinition } from './codex/definition';
 import { commandDefinition } from './command/definition';
-import type { FailureCode } from './failure-classifier';
+import type { FailureCode, FailurePatterns } from './failure-classifier';
 import { geminiCliDefinition } from './gemini-cli/definition';
 import { piDefinition } from './pi/definition';
-import type { FailurePatterns, FormatParser, ProviderDefinition } from './provider-definition';
+import type { FormatParser, ProviderDefinition } from './provider-definition';
 
 /**
  * Every CLI the console can drive, one definition each (provider-definition.ts). A catalog entry

@@ -1,5 +1,5 @@
-import type { DeliverableConnection } from '../connections/credential-delivery';
-import { credentialDelivery, modelArgumentFor } from '../connections/credential-delivery';
+import type { DeliverableConnection } from './credential-delivery';
+import { credentialDelivery, modelArgumentFor } from './credential-delivery';
 import type { ProviderDefinition } from './provider-definition';
 
 /** Test helpers for each CLI's delivery: a key, the delivery for a connection, a delivered file's text. */

@@ -2,7 +2,6 @@ import { failureTaxonomy } from '../../shared/errors';
 import type { TimelineEvent } from './events/timeline-event';
 import { clip } from './events/timeline-event';
 import type { LaunchProfile } from './launch';
-import type { FailurePatterns } from './provider-definition';
 import { parseResetAt } from './reset-time';
 
 /**
@@ -20,6 +19,9 @@ import { parseResetAt } from './reset-time';
 
 export const failureCodes = failureTaxonomy;
 export type FailureCode = (typeof failureCodes)[number];
+
+/** Patterns per failure code, tried after (and in the order of) the shared rules for that code. */
+export type FailurePatterns = Readonly<Partial<Record<FailureCode, readonly RegExp[]>>>;
 
 /** `retryable`: the run may try again on its own. `ownerAction`: someone must change something first. */
 export const failurePolicies: Record<FailureCode, { retryable: boolean; ownerAction: boolean }> = {

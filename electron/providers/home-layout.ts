@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { LinkedFile } from './provider-definition';
 
 /** `~`, `~/x` and relative paths in an operator's home override, as their shell would read them. */
 export function expandHome(value: string, operatorHome: string): string {
@@ -17,4 +16,24 @@ export function operatorOverride(env: Readonly<Record<string, string | undefined
 /** Files of one folder of the operator's, linked at the same names in the task's provider home. */
 export function filesIn(dir: string, names: readonly string[]): LinkedFile[] {
   return names.map((name) => ({ source: path.join(dir, name), relativePath: name }));
+}
+
+/** The provider's home: `<cache>/<folder>`, named by `<variable>` in the run's environment. */
+export interface ProviderHomeLayout {
+  /** CODEX_HOME, CLAUDE_CONFIG_DIR, ...: confinement reserves every definition's. */
+  readonly variable: string;
+  /** A single folder name inside the task's cache directory. */
+  readonly folder: string;
+  /**
+   * The operator's own auth and config files a preconfigured home links (never copies), honouring the
+   * CLI's own home override in the operator's environment.
+   */
+  operatorFiles(operatorHome: string, operatorEnv: Readonly<Record<string, string | undefined>>): LinkedFile[];
+}
+
+export interface LinkedFile {
+  /** Where the operator keeps it. */
+  source: string;
+  /** Where the CLI looks for it, relative to the task's provider home. */
+  relativePath: string;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
-import type { ProviderHomeLayout } from './provider-definition';
+import type { ProviderHomeLayout } from './home-layout';
 
 /**
  * What every definition's launch builder works with: (task, agent, task root, prompt, session) in, the

@@ -1,7 +1,8 @@
 import type { AiConnection } from '../../shared/entities';
-import type { CredentialDeliveryParts, DeliverableConnection } from '../connections/credential-delivery';
+import type { CredentialDeliveryPlan } from './credential-delivery';
 import type { JsonObject, ParserState, TimelineEvent } from './events/timeline-event';
-import type { FailureCode } from './failure-classifier';
+import type { FailurePatterns } from './failure-classifier';
+import type { ProviderHomeLayout } from './home-layout';
 import type { LaunchRequest, LaunchSpec, LaunchTarget } from './launch';
 
 /**
@@ -9,7 +10,9 @@ import type { LaunchRequest, LaunchSpec, LaunchTarget } from './launch';
  * electron/providers/ (codex/, claude-code/, pi/, gemini-cli/, command/) exports one of these, and
  * definitions.ts lists them. The catalog (resources/providers/catalog.json) keeps only what operators
  * tune (models, profiles, retries) and names its definition; every consumer asks the definition.
- * definitions.test.ts fails when a definition leaves a required part out.
+ * definitions.test.ts fails when a definition leaves a required part out. Each part's types live with
+ * the part (launch.ts, home-layout.ts, failure-classifier.ts, credential-delivery.ts): this file only
+ * puts them together, so no part imports it back.
  */
 export interface ProviderDefinition {
   /** The name a catalog entry gives in its `definition` field. */
@@ -43,26 +46,6 @@ export interface ProviderDefinition {
   parseVersion(output: string): string | null;
 }
 
-/** The provider's home: `<cache>/<folder>`, named by `<variable>` in the run's environment. */
-export interface ProviderHomeLayout {
-  /** CODEX_HOME, CLAUDE_CONFIG_DIR, ...: confinement reserves every definition's. */
-  readonly variable: string;
-  /** A single folder name inside the task's cache directory. */
-  readonly folder: string;
-  /**
-   * The operator's own auth and config files a preconfigured home links (never copies), honouring the
-   * CLI's own home override in the operator's environment.
-   */
-  operatorFiles(operatorHome: string, operatorEnv: Readonly<Record<string, string | undefined>>): LinkedFile[];
-}
-
-export interface LinkedFile {
-  /** Where the operator keeps it. */
-  source: string;
-  /** Where the CLI looks for it, relative to the task's provider home. */
-  relativePath: string;
-}
-
 export interface ProviderLaunch {
   /** Whether a run can be resumed in the CLI's native session (see SessionRequest). */
   readonly resumable: boolean;
@@ -78,32 +61,4 @@ export interface ProviderEvents {
   readonly format: string;
   /** Null for plain text: every line is raw output. */
   readonly parse: FormatParser | null;
-}
-
-/** Patterns per failure code, tried after (and in the order of) the shared rules for that code. */
-export type FailurePatterns = Readonly<Partial<Record<FailureCode, readonly RegExp[]>>>;
-
-/** How a managed AI connection reaches the CLI in an isolated home (DESIGN.md section 4). */
-export interface CredentialDeliveryPlan {
-  /**
-   * Every file a delivery may leave in the provider home, relative to it. Recovery removes these from
-   * the homes of runs a previous console left behind, without trusting anything the run could write.
-   */
-  readonly files: readonly string[];
-  /** The OpenRouter endpoint this CLI speaks to, for a connection to it without a base URL; null if none. */
-  readonly openRouterBaseUrl: string | null;
-  /** The variables and files for one attempt. `baseUrl` is the effective one (effectiveBaseUrl). */
-  deliver(input: DeliveryRequest): CredentialDeliveryParts;
-  /** The `--model` argument for the agent's model through this connection (the model id unchanged, or addressed through the console's provider entry). */
-  modelArgument(model: string, baseUrl: string | null): string;
-}
-
-export interface DeliveryRequest {
-  connection: DeliverableConnection;
-  /** The decrypted key or token: only ever in memory, in the delivered files and in the child's env. */
-  secret: string;
-  /** The agent's model, exactly as the operator chose it. */
-  model: string;
-  /** The connection's base URL, or the gateway's (OpenRouter); null: the CLI's provider's own API. */
-  baseUrl: string | null;
 }

@@ -1,4 +1,4 @@
-import { isDiskFullError } from '../disk-space';
+import { isDiskFullError } from '../platform/disk-space';
 import type { OutputChunk } from '../ledger/output-repository';
 
 /**

@@ -1,6 +1,6 @@
 import type { AttemptStart } from '../../shared/entities';
 import type { OutputRepository, OutputSlice } from '../ledger/output-repository';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { OutputBatch, OutputFeed } from './output-feed';
 
 /** Where one of a run's attempts begins in its output (see attemptStarts in runs/attempt-output.ts). */

@@ -1,6 +1,6 @@
-import type { StreamRedactor } from '../connections/secret-redaction';
+import type { StreamRedactor } from '../platform/secret-redaction';
 import type { OutputRepository, OutputSlice } from '../ledger/output-repository';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import { LedgerWriteQueue, type OutputAppender } from './ledger-write-queue';
 import type { OutputBatch, OutputFeed } from './output-feed';
 import type { PtyExit, PtySession } from './pty-session';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isOperatorError } from '../../shared/errors';
 import { makeTempDir } from '../testing/temp-dir';
-import { isProcessAlive, isProcessGroupAlive } from './process-group';
+import { isProcessAlive, isProcessGroupAlive } from '../platform/process-group';
 import { startPtySession, type PtySession } from './pty-session';
 import { fixtureEnv, recordSessionOutput, startFixtureAgent, waitFor } from '../testing/output-test-kit';
 

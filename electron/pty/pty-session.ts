@@ -3,7 +3,7 @@ import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { spawn, type IPty } from 'node-pty';
 import { OperatorError } from '../../shared/errors';
-import { isProcessAlive, ProcessGroupWatch, signalProcessGroup } from './process-group';
+import { isProcessAlive, ProcessGroupWatch, signalProcessGroup } from '../platform/process-group';
 
 export interface PtySessionOptions {
   /** A command name (searched on env.PATH) or a path (relative paths resolve against cwd). */

@@ -5,7 +5,8 @@ import { ProviderCatalog } from '../providers/catalog';
 import { testCatalog } from '../testing/run-test-kit';
 import { requiresConnection } from '../../shared/connection-rule';
 import type { Budget, PriceTable } from '../../shared/usage';
-import { admissionConfigRevision, admitRun, savedAdmission, type AdmissionInput, type ConnectionState } from './admission';
+import type { ConnectionState } from '../connections/connection-problem';
+import { admissionConfigRevision, admitRun, savedAdmission, type AdmissionInput } from './admission';
 
 const catalog = new ProviderCatalog(testCatalog() as never);
 const local: Environment = { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false, allowedHosts: [], builtIn: true };

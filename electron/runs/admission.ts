@@ -1,77 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { AiConnection, Environment } from '../../shared/entities';
+import type { Environment } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { requiresConnection } from '../../shared/connection-rule';
 import { actionRoute } from '../../shared/routes';
 import { resolveAgentLaunch } from '../agents/agent-profile';
 import type { StoredAgent } from '../ledger/agents-repository';
-import type { StoredConnection } from '../ledger/connections-repository';
 import { canonicalJson, type ProviderCatalog, type ProviderEntry } from '../providers/catalog';
 import { budgetUncounted, type Budget, type PriceTable } from '../../shared/usage';
 import { budgetsHolding, budgetStopping } from '../usage/budget-rule';
 import { unpricedRunModel } from '../usage/run-billing';
-import { describeBytes, freeSpaceAdvice } from '../disk-space';
+import { describeBytes, freeSpaceAdvice } from '../platform/disk-space';
+import { connectionProblem, type ConnectionState } from '../connections/connection-problem';
+import type { Admission, AdmittedConnection } from '../ledger/run-admission';
 
-/** The AI connection a run was admitted with: metadata only, the secret is opened at launch. */
-export interface AdmittedConnection {
-  id: string;
-  name: string;
-  provider: AiConnection['provider'];
-  method: AiConnection['method'];
-  baseUrl: string | null;
-}
-
-/**
- * What a run was admitted with. Saved on the run before anything starts; a run resumed later keeps
- * it (its home mode, its environment and its network rules, whether it needed an AI connection) even
- * if the agent or the environment has changed since.
- */
-export interface Admission {
-  /**
-   * 3 since environments have allowed hosts; 2 since the AI-connection rule. Older saved ones are read
-   * by `savedAdmission`: a version 1 was admitted before the rule, and neither had allowed hosts.
-   */
-  version: 3;
-  agentId: string;
-  agentName: string;
-  providerId: string;
-  model: string;
-  profileId: string;
-  profileRevision: string;
-  environmentId: string;
-  environmentKind: Environment['kind'];
-  networkMode: Environment['networkMode'];
-  /**
-   * The environment's allowed hosts at admission (canonical `host` / `host:port` entries): what a
-   * provider-only run may reach besides its model. Empty for a local environment, which has no proxy.
-   */
-  allowedHosts: string[];
-  homeMode: StoredAgent['homeMode'];
-  connectionId: string | null;
-  /** Whether the run had to have a managed AI connection (false for runs admitted before the rule). */
-  connectionRequired: boolean;
-  /** The connection whose key is delivered at launch; null when none is (a preconfigured home, no binding). */
-  connection: AdmittedConnection | null;
-  admittedAt: string;
-}
-
-/** A saved admission from before environments had allowed hosts. */
-type AdmissionV2 = Omit<Admission, 'version' | 'allowedHosts'> & { version: 2 };
-/** A saved admission from before the AI-connection rule: no connection fields either. */
-type AdmissionV1 = Omit<AdmissionV2, 'version' | 'connectionRequired' | 'connection'> & { version: 1 };
-
-/**
- * Reads a saved admission. One made before the AI-connection rule (version 1) keeps the contract it
- * was admitted under: the rule did not apply to it, and no connection was delivered. One made before
- * allowed hosts (versions 1 and 2) had none: its proxy let through the model's API alone.
- */
-export function savedAdmission(json: string | null): Admission | undefined {
-  if (!json) return undefined;
-  const saved = JSON.parse(json) as Admission | AdmissionV2 | AdmissionV1;
-  if (saved.version === 1) return { ...saved, version: 3, connectionRequired: false, connection: null, allowedHosts: [] };
-  if (saved.version === 2) return { ...saved, version: 3, allowedHosts: [] };
-  return saved;
-}
+// The record of an admission lives in the ledger (usage reads it too, and usage is below runs); it is
+// named here as well for the run lifecycle's files, which know it as admission's.
+export { savedAdmission, type Admission, type AdmittedConnection } from '../ledger/run-admission';
 
 /** The data directory's disk as admission sees it: asked afresh at each admission of a run. */
 export interface DiskSpace {
@@ -89,9 +33,6 @@ export interface SandboxState {
   reason?: string | undefined;
   hint?: string | undefined;
 }
-
-/** A connection as admission sees it: its metadata and whether an update is being written right now. */
-export type ConnectionState = StoredConnection & { updating: boolean };
 
 export interface AdmissionInput {
   agent: StoredAgent & { deleted: boolean };
@@ -257,32 +198,6 @@ export function diskFullRefusal(disk: DiskSpace & { freeBytes: number }): Operat
   };
 }
 
-
-/**
- * Why a connection cannot serve this agent ('none' when the agent has none bound), or null when it
- * can: it must exist, have a secret, not
- * be revoked or expired, allow this agent, and be of a provider the agent's CLI speaks. A connection
- * that needs attention (its last Test failed) is still usable: the failure may be passing, and the
- * run itself will say if the key is refused.
- */
-export function connectionProblem(
-  connection: StoredConnection | undefined,
-  agent: Pick<StoredAgent, 'id' | 'connectionId'>,
-  provider: Pick<ProviderEntry, 'displayName' | 'connectionProviders'>,
-): string | null {
-  if (!agent.connectionId) return 'none';
-  if (!connection) return 'Its AI connection was deleted.';
-  if (connection.status === 'revoked') return `Its AI connection “${connection.name}” was revoked.`;
-  if (connection.status === 'expired') return `Its AI connection “${connection.name}” has expired.`;
-  if (!connection.storage) return `Its AI connection “${connection.name}” has no key saved.`;
-  if (connection.agentScope === 'chosen' && !connection.agentIds.includes(agent.id)) {
-    return `Its AI connection “${connection.name}” is not shared with this agent.`;
-  }
-  if (!provider.connectionProviders.includes(connection.provider)) {
-    return `Its AI connection “${connection.name}” is for ${connection.provider}, which ${provider.displayName} cannot use.`;
-  }
-  return null;
-}
 
 function connectionRefusal(agent: StoredAgent, environment: Environment, homeMode: StoredAgent['homeMode'], problem: string): OperatorErrorShape {
   const why =

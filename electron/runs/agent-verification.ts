@@ -3,8 +3,9 @@ import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../log';
-import type { AdmissionResult, ConnectionState } from './admission';
+import type { Logger } from '../platform/log';
+import type { ConnectionState } from '../connections/connection-problem';
+import type { AdmissionResult } from './admission';
 
 /** What verification asks of admission (RunService): the same answer runs get. */
 export interface AgentCheck {

@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { Notice } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { describeBytes, freeDiskBytes, freeDiskBytesSync, freeSpaceAdvice, isDiskFullError } from '../disk-space';
+import { describeBytes, freeDiskBytes, freeDiskBytesSync, freeSpaceAdvice, isDiskFullError } from '../platform/disk-space';
 import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { NoticeService } from '../notices/notice-service';
 import { diskFull, type DiskSpace } from './admission';
 

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freeDiskBytesSync } from '../disk-space';
-import { isProcessGroupAlive } from '../pty/process-group';
+import { freeDiskBytesSync } from '../platform/disk-space';
+import { isProcessGroupAlive } from '../platform/process-group';
 import { openRunTestBed, present, type RunTestBed } from '../testing/run-test-kit';
 
 /**

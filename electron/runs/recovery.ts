@@ -1,12 +1,12 @@
 import type { OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { NoticeService } from '../notices/notice-service';
 import type { ProviderCatalog } from '../providers/catalog';
-import { isProcessGroupAlive, ProcessGroupWatch, signalProcessGroup } from '../pty/process-group';
+import { isProcessGroupAlive, ProcessGroupWatch, signalProcessGroup } from '../platform/process-group';
 import { savedAdmission } from './admission';
-import { processStartTime } from './process-identity';
+import { processStartTime } from '../platform/process-identity';
 import { removeLeftoverCredentials } from './run-credentials';
 import { liveStatuses, transitionRun } from './run-transitions';
 

@@ -1,14 +1,15 @@
 import path from 'node:path';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { removeLeftoverDelivery } from '../confinement/provider-home';
+import { removeLeftoverDelivery } from '../task-root/provider-home';
 import type { ConnectionService } from '../connections/connection-service';
-import { credentialDelivery, effectiveBaseUrl } from '../connections/credential-delivery';
-import type { Logger } from '../log';
-import { logRedaction } from '../log-redaction';
+import { credentialDelivery, effectiveBaseUrl } from '../providers/credential-delivery';
+import type { Logger } from '../platform/log';
+import { logRedaction } from '../platform/log-redaction';
 import type { ProviderCatalog, ProviderEntry } from '../providers/catalog';
 import { providerHomePath } from '../providers/launch';
-import { aiConnectionRequired, connectionProblem, savedAdmission, type Admission } from './admission';
+import { aiConnectionRequired, savedAdmission, type Admission } from './admission';
+import { connectionProblem } from '../connections/connection-problem';
 
 /**
  * The run's managed connection, ready to deliver: the secret opened (once, now) and turned into the

@@ -4,7 +4,7 @@ import { actionRoute } from '../../shared/routes';
 import type { StoredAgent } from '../ledger/agents-repository';
 import type { Ledger } from '../ledger/ledger';
 import { startedRunNoticeKinds } from '../ledger/notices-repository';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { NoticeService } from '../notices/notice-service';
 import { budgetExhausted, budgetUnpriced } from '../../shared/usage';
 import { budgetIdOfLink, notRetriedSentence, priceTargetOfLink } from '../usage/budget-rule';

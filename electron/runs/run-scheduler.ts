@@ -5,7 +5,7 @@ import type { AttemptCause } from '../../shared/entities';
 import type { SessionRequest } from '../providers/launch';
 import { configFingerprint, savedAdmission, type Admission, type AdmissionResult } from './admission';
 import { budgetStoppingRetry, endOverBudget } from './budget-stop';
-import { setLongTimer } from './long-timer';
+import { setLongTimer } from '../platform/long-timer';
 import type { ActiveRun, RunContext } from './run-context';
 import type { RunNotices } from './run-notices';
 

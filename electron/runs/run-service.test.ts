@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProviderCatalog } from '../providers/catalog';
-import { isProcessGroupAlive } from '../pty/process-group';
+import { isProcessGroupAlive } from '../platform/process-group';
 import { attemptStarts } from './attempt-output';
 import { openRunTestBed, present, timeOf, type RunTestBed } from '../testing/run-test-kit';
 

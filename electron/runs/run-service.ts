@@ -13,9 +13,9 @@ import {
   savedAdmission,
   type Admission,
   type AdmissionResult,
-  type ConnectionState,
   type DiskSpace,
 } from './admission';
+import type { ConnectionState } from '../connections/connection-problem';
 import { DiskFullNotices } from './disk-full-notices';
 import { AttemptRunner } from './attempt-runner';
 import { strandOrphanedRuns } from './recovery';

@@ -1,7 +1,7 @@
 import type { RunStatus } from '../../shared/entities';
 import type { Ledger } from '../ledger/ledger';
 import type { RunRecordChanges } from '../ledger/runs-repository';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 
 /**
  * The run lifecycle, as the one table every status change is checked against:

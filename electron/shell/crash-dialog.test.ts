@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Crash } from '../crash-handlers';
+import type { Crash } from '../platform/crash-handlers';
 
 vi.mock('electron', async () => (await import('./electron-stand-ins')).electronStandIn);
 

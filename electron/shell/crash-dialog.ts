@@ -1,6 +1,6 @@
 import { app as electronApp, dialog as electronDialog } from 'electron';
-import type { Crash } from '../crash-handlers';
-import { noLogFile } from '../log';
+import type { Crash } from '../platform/crash-handlers';
+import { noLogFile } from '../platform/log';
 
 /** The parts of Electron the crash dialog uses (stand-ins replace them in tests). */
 export interface CrashDialogShell {
@@ -17,7 +17,7 @@ function crashDetail(crash: Crash): string {
 }
 
 /**
- * After a crash in the main process (crash-handlers.ts has logged it): says what happened and where
+ * After a crash in the main process (platform/crash-handlers.ts has logged it): says what happened and where
  * the log is, and offers Relaunch or Quit. Either way the app quits through before-quit, which closes
  * the core and gives up the data directory, bounded in time.
  */

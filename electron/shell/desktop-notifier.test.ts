@@ -2,7 +2,7 @@ import type { NotificationConstructorOptions } from 'electron';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DesktopNotification } from '../../shared/attention';
 import { EventHub } from '../events/event-hub';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { bindDesktopNotifications, type NotifierWindow } from './desktop-notifier';
 
 /**

@@ -2,7 +2,7 @@ import type { BrowserWindow, NotificationConstructorOptions, WebContents } from 
 import type { DesktopNotification } from '../../shared/attention';
 import { ipcEventChannel, type EventName, type EventPayload } from '../../shared/contract';
 import type { EventHub } from '../events/event-hub';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 
 /** The parts of Electron's Notification the notifier uses. */
 export interface ShownNotification {

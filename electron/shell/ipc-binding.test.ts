@@ -5,7 +5,7 @@ import type { WebContents } from 'electron';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { channelNames, type ResponseEnvelope } from '../../shared/contract';
 import { createCore, type Core } from '../core';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { fileAppLocation } from './app-location';
 import { ipcMainStandIn, StandInWebContents, type StandInFrame } from './electron-stand-ins';
 import { bindIpc } from './ipc-binding';

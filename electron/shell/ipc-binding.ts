@@ -2,7 +2,7 @@ import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { createClientChannel } from '../events/client-channel';
 import { channelNames, ipcChannelFor, ipcEventChannel, type EventName, type ResponseEnvelope } from '../../shared/contract';
 import type { Core } from '../core';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { AppLocation } from './app-location';
 
 export interface IpcBindingOptions {

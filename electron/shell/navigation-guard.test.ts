@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Session, WebContents } from 'electron';
 import { describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { fileAppLocation } from './app-location';
 import { contentSecurityPolicy, installContentSecurityPolicy } from './content-security-policy';
 import { navigationEvent, StandInSession, StandInWebContents } from './electron-stand-ins';

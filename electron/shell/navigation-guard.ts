@@ -1,5 +1,5 @@
 import type { Session, WebContents } from 'electron';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { AppLocation } from './app-location';
 
 /**

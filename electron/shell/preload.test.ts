@@ -7,7 +7,7 @@ import { wrapPreloadBridge } from '../../renderer/api/preload-client';
 import { channelNames, type PreloadBridge } from '../../shared/contract';
 import { OperatorError } from '../../shared/errors';
 import { createCore, type Core } from '../core';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { fileAppLocation } from './app-location';
 import { contextBridgeStandIn, ipcMainStandIn, ipcRendererStandIn, StandInWebContents } from './electron-stand-ins';
 import { bindIpc } from './ipc-binding';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { SystemService } from './system-service';
 
 describe('a page’s crash reports', () => {

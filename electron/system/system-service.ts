@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ChannelOutput, ChannelParsedInput } from '../../shared/contract';
 import { OperatorError } from '../../shared/errors';
-import { openInFileManager } from '../file-manager';
-import { noLogFile, type Logger } from '../log';
+import { openInFileManager } from '../platform/file-manager';
+import { noLogFile, type Logger } from '../platform/log';
 
 export interface SystemServiceOptions {
   appVersion: string;

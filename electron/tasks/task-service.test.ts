@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore } from '../core';
 import type { ChannelInput, ChannelName } from '../../shared/contract';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { callCore } from '../testing/core-call';
 import { makeTempDir } from '../testing/temp-dir';
 

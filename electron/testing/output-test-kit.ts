@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLedger, type Ledger } from '../ledger/ledger';
-import type { LedgerDb } from '../ledger/ledger-db';
+import type { LedgerDb } from '../ledger/database-handle';
 import { makeTempDir } from './temp-dir';
 import { startPtySession, type PtySession } from '../pty/pty-session';
 

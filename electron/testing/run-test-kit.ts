@@ -5,7 +5,7 @@ import type { ChannelInput, ChannelName, ChannelOutput } from '../../shared/cont
 import type { Agent, RunDetail, Task } from '../../shared/entities';
 import type { SecretVault } from '../connections/secret-vault';
 import { createCore, type Core, type CoreOptions } from '../core';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { callCore } from './core-call';
 import { fixtureAgentPath } from './output-test-kit';
 import { makeTempDir } from './temp-dir';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maxRequestBytes } from '../../shared/contract';
 import { createCore, type Core } from '../core';
-import { createMemoryLogger } from '../log';
+import { createMemoryLogger } from '../platform/log';
 import { makeTempDir } from '../testing/temp-dir';
 
 const cleanups: Array<() => unknown> = [];

@@ -11,8 +11,8 @@ import {
 import type { ClientChannel } from '../events/client-channel';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
-import { freeSpaceAdvice, isDiskFullError } from '../disk-space';
-import { describeError, detailsInLog, type Logger } from '../log';
+import { freeSpaceAdvice, isDiskFullError } from '../platform/disk-space';
+import { describeError, detailsInLog, type Logger } from '../platform/log';
 
 export interface HandlerContext {
   client: ClientChannel | undefined;

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { OperatorError } from '../../shared/errors';
-import { priceTableSchema, unpricedModelLabel, type BillingKind, type CostEstimate, type PriceEntry, type PriceTable, type TokenCounts } from '../../shared/usage';
-import { findResourceFile, moduleDir } from '../resource-file';
+import { priceTableSchema, unpricedModelLabel, type CostEstimate, type PriceEntry, type PriceTable, type TokenCounts } from '../../shared/usage';
+import type { PricedTokens } from '../ledger/usage-repository';
+import { findResourceFile, moduleDir } from '../platform/resource-file';
 
 /** resources/usage/prices.json: the price table as shipped. */
 const shippedPricesSchema = priceTableSchema.extend({ checkedOn: z.string() });
@@ -32,15 +33,6 @@ export function loadShippedPrices(file = defaultPricesPath()): ShippedPrices {
     });
   }
   return parsed.data;
-}
-
-/** Tokens of one model, billed one way: the unit a cost is estimated for. */
-export interface PricedTokens {
-  /** The price table's provider (openai, anthropic, google, ...). */
-  priceProvider: string;
-  model: string;
-  billing: BillingKind;
-  tokens: TokenCounts;
 }
 
 /**

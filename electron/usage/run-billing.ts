@@ -1,7 +1,7 @@
 import type { AiConnection } from '../../shared/entities';
 import type { BillingKind, PriceTable } from '../../shared/usage';
 import type { ProviderEntry } from '../providers/catalog';
-import type { AdmittedConnection } from '../runs/admission';
+import type { AdmittedConnection } from '../ledger/run-admission';
 import type { PriceTarget } from './budget-rule';
 import { findPrice } from './price-book';
 

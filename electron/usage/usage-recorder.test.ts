@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UsageCounting } from '../../shared/usage';
 import { loadProviderCatalog } from '../providers/catalog';
-import { savedAdmission } from '../runs/admission';
+import { savedAdmission } from '../ledger/run-admission';
 import { closeConnectionBeds, bed as connectionBed, codexAgent, createConnection } from '../testing/connection-test-kit';
 import { openRunTestBed, present, type RunTestBed } from '../testing/run-test-kit';
 import type { UsageEvent } from './usage-counter';

@@ -2,9 +2,9 @@ import type { TokenCounts } from '../../shared/usage';
 import type { EventHub } from '../events/event-hub';
 import type { Ledger } from '../ledger/ledger';
 import type { UsageRecord } from '../ledger/usage-repository';
-import type { Logger } from '../log';
+import type { Logger } from '../platform/log';
 import type { ProviderEntry } from '../providers/catalog';
-import type { Admission } from '../runs/admission';
+import type { Admission } from '../ledger/run-admission';
 import { billingOf, priceProviderOf } from './run-billing';
 import { AttemptUsageCounter, type UsageEvent } from './usage-counter';
 

@@ -14,7 +14,8 @@ import { ownLoginConnectionLabel } from '../../shared/usage-labels';
 import type { Ledger } from '../ledger/ledger';
 import type { UsageRecord } from '../ledger/usage-repository';
 import { dayOf, daysBetween, startOfDayNamed, startOfNextDay } from './calendar';
-import { estimateCost, type PricedTokens } from './price-book';
+import type { PricedTokens } from '../ledger/usage-repository';
+import { estimateCost } from './price-book';
 
 /** The table lists at most this many attempts (the newest); the charts and totals count every one. */
 export const usageRowLimit = 5000;

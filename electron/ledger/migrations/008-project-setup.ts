@@ -1,4 +1,4 @@
-import type { LedgerDb } from '../ledger-db';
+import type { LedgerDb } from '../database-handle';
 
 /**
  * Project setup (issue 12): files copied into each run's view, a setup command run before the agent,

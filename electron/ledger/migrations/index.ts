@@ -1,4 +1,4 @@
-import type { LedgerDb } from '../ledger-db';
+import type { LedgerDb } from '../database-handle';
 import { initialSchema } from './001-initial';
 import { noticeDedupe } from './002-notice-dedupe';
 import { launchDetails } from './003-launch-details';

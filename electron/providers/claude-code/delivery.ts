@@ -1,5 +1,4 @@
-import { cliMaxRetries, emptyDelivery, openRouterAnthropicBase } from '../../connections/credential-delivery';
-import type { CredentialDeliveryPlan } from '../provider-definition';
+import { cliMaxRetries, emptyDelivery, openRouterAnthropicBase, type CredentialDeliveryPlan } from '../credential-delivery';
 
 /**
  * Claude Code: an API key in ANTHROPIC_API_KEY (sent as `x-api-key`), or a long-lived subscription

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { filesIn, operatorOverride } from '../home-layout';
-import type { ProviderDefinition, ProviderHomeLayout } from '../provider-definition';
+import type { ProviderHomeLayout } from '../home-layout';
+import type { ProviderDefinition } from '../provider-definition';
 import { firstDottedVersion } from '../version-line';
 import { codexDelivery } from './delivery';
 import { parseCodexEvent } from './events';

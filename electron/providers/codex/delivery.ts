@@ -1,5 +1,4 @@
-import { cliMaxRetries, consoleProviderName, emptyDelivery, openRouterOpenAiBase, tomlString } from '../../connections/credential-delivery';
-import type { CredentialDeliveryPlan } from '../provider-definition';
+import { cliMaxRetries, consoleProviderName, emptyDelivery, openRouterOpenAiBase, tomlString, type CredentialDeliveryPlan } from '../credential-delivery';
 
 /**
  * Codex. Through a base URL: a custom model provider in CODEX_HOME/config.toml that speaks the

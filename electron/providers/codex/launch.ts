@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { LaunchRequest, LaunchSpec, LaunchTarget } from '../launch';
 import { hasFlag, launchSpec, providerHomePath, requireSessionId } from '../launch';
-import type { ProviderHomeLayout, ProviderLaunch } from '../provider-definition';
+import type { ProviderHomeLayout } from '../home-layout';
+import type { ProviderLaunch } from '../provider-definition';
 
 /**
  * Codex CLI (checked against codex-cli 0.171.0):

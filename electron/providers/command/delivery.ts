@@ -1,5 +1,4 @@
-import { emptyDelivery, openRouterOpenAiBase, stripTrailingSlash } from '../../connections/credential-delivery';
-import type { CredentialDeliveryPlan } from '../provider-definition';
+import { emptyDelivery, openRouterOpenAiBase, stripTrailingSlash, type CredentialDeliveryPlan } from '../credential-delivery';
 
 /**
  * A command of the operator's own has no provider home: it gets the key in the variable its

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { cliMaxRetries, emptyDelivery, jsonFile } from '../../connections/credential-delivery';
-import type { CredentialDeliveryPlan } from '../provider-definition';
+import { cliMaxRetries, emptyDelivery, jsonFile, type CredentialDeliveryPlan } from '../credential-delivery';
 
 const settingsFile = path.join('.gemini', 'settings.json');
 

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { LaunchRequest, LaunchSpec, LaunchTarget } from '../launch';
 import { argvSession, hasFlag, launchSpec, providerHomePath } from '../launch';
-import type { ProviderHomeLayout, ProviderLaunch } from '../provider-definition';
+import type { ProviderHomeLayout } from '../home-layout';
+import type { ProviderLaunch } from '../provider-definition';
 
 /**
  * Gemini CLI (checked against 0.61.0):

@@ -1,6 +1,4 @@
-import type { DeliverableConnection } from '../../connections/credential-delivery';
-import { cliMaxRetries, consoleProviderName, emptyDelivery, jsonFile, openRouterOpenAiBase } from '../../connections/credential-delivery';
-import type { CredentialDeliveryPlan } from '../provider-definition';
+import { cliMaxRetries, consoleProviderName, emptyDelivery, jsonFile, openRouterOpenAiBase, type CredentialDeliveryPlan, type DeliverableConnection } from '../credential-delivery';
 
 /** Pi reads a custom provider's key from this variable (models.json names it). */
 export const piApiKeyEnv = 'OPERATOR_CONSOLE_API_KEY';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelArgumentFor } from '../../connections/credential-delivery';
+import { modelArgumentFor } from '../credential-delivery';
 import { describeHomeAndVersion } from '../definition.fixture';
 import { deliver, file, json, key, throughBaseUrl } from '../delivery.fixture';
 import { fixtureLines, reportedByServer } from '../events/fixture-lines';

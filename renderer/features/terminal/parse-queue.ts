@@ -1,5 +1,3 @@
-import type { OutputSink } from './run-output-stream';
-
 /**
  * Output waiting for the terminal, written to it within a parse budget per animation frame (issue
  * 15). xterm.js parses whatever it is given, so a flood written as it arrives piles up inside it where
@@ -15,6 +13,16 @@ import type { OutputSink } from './run-output-stream';
  * viewer forward at the source if it is still behind, instead of sending it a flood to throw away (on
  * a two-core machine, sending and receiving 32 MiB/s of doomed bytes costs more than parsing).
  */
+
+/** Where a run's bytes go: the terminal. Kept abstract so the stream is tested without a DOM. */
+export interface OutputSink {
+  /** Draw `bytes`; call `parsed` once the terminal has parsed them (xterm.js's write callback). */
+  write(bytes: Uint8Array, parsed: () => void): void;
+  /** A line of the console's own (a marker), not counted as output. */
+  writeNote(text: string): void;
+  /** Clear everything, after whatever was written before has been parsed. */
+  reset(): Promise<void>;
+}
 
 export interface QueuedBytes {
   bytes: Uint8Array;

@@ -3,7 +3,8 @@ import type { EventHandler, EventName } from '../../../shared/contract';
 import type { Attempt, AttemptStart } from '../../../shared/entities';
 import { AckBatcher } from './ack-batcher';
 import { attemptSeparator, chunkInput, earlierOutputMarker, skippedMarker } from './output-markers';
-import { RunOutputStream, type OutputSink } from './run-output-stream';
+import type { OutputSink } from './parse-queue';
+import { RunOutputStream } from './run-output-stream';
 
 function fakeApi() {
   const handlers = new Map<EventName, Set<(payload: unknown) => void>>();

@@ -1,17 +1,7 @@
 import type { ChannelOutput, EventPayload, OperatorApi } from '../../../shared/contract';
 import { AckBatcher } from './ack-batcher';
 import { attemptSeparator, earlierOutputMarker, skippedMarker } from './output-markers';
-import { ParseQueue, type FrameScheduler } from './parse-queue';
-
-/** Where a run's bytes go: the terminal. Kept abstract so the stream is tested without a DOM. */
-export interface OutputSink {
-  /** Draw `bytes`; call `parsed` once the terminal has parsed them (xterm.js's write callback). */
-  write(bytes: Uint8Array, parsed: () => void): void;
-  /** A line of the console's own (a marker), not counted as output. */
-  writeNote(text: string): void;
-  /** Clear everything, after whatever was written before has been parsed. */
-  reset(): Promise<void>;
-}
+import { ParseQueue, type FrameScheduler, type OutputSink } from './parse-queue';
 
 export type OutputApi = Pick<OperatorApi, 'openRunOutput' | 'ackRunOutput' | 'closeRunOutput' | 'subscribe'>;
 export type OpenedOutput = ChannelOutput<'openRunOutput'>;

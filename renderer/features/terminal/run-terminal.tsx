@@ -6,7 +6,8 @@ import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } f
 import { useOperatorClient } from '../../app/operator-context';
 import { ErrorAlert } from '../../ui/error-alert';
 import { chunkInput, formatBytes } from './output-markers';
-import { RunOutputStream, type OutputSink } from './run-output-stream';
+import type { OutputSink } from './parse-queue';
+import { RunOutputStream } from './run-output-stream';
 import { darkTerminalTheme, lightTerminalTheme, searchDecorations } from './terminal-theme';
 import { useDarkScheme } from './use-dark-scheme';
 import { drawWithWebglWhereAvailable } from './webgl-renderer';
