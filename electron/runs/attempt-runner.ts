@@ -11,6 +11,7 @@ import type { LaunchSpec, SessionRequest } from '../providers/launch';
 import { OutputPipeline } from '../pty/output-pipeline';
 import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
 import { judgeAttempt } from './attempt-outcome';
+import { RunAttempt } from './attempt/attempt-record';
 import { budgetStoppingRetry, endOverBudget } from './budget-stop';
 import { followTimeline } from './attempt-timeline';
 import { confineLaunch, type ConfinedLaunch, type ConfineLaunchInput } from './attempt-confinement';
@@ -155,8 +156,10 @@ export class AttemptRunner {
     const stopped = stopReason(active) === 'operator';
     // The disk is full: the attempt's end and the run's are retried together until the ledger takes them.
     const endedAt = context.now();
-    const finishAttempt = () =>
-      context.ledger.runs.finishAttempt(active.attemptId!, {
+    // Retried with the run's end until the ledger takes both: once the attempt's end is in, it is not ended again.
+    const finishAttempt = () => {
+      if (!active.attempt?.running) return;
+      active.attempt.finish({
         exitCode: exit.exitCode,
         signal: exit.signal,
         retryAt: null,
@@ -164,6 +167,7 @@ export class AttemptRunner {
         status: stopped ? 'cancelled' : 'failed',
         failureCode: stopped ? 'cancelled' : 'disk_full',
       });
+    };
     context.log.warn('run stopped: its output could not be stored', { runId: active.runId, storedBytes });
     this.raiseDiskFull(active);
     if (stopped) return context.endWhenWritable(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' }, finishAttempt);
@@ -220,7 +224,8 @@ export class AttemptRunner {
     const attemptId = newId('att');
     active.attemptId = attemptId;
     active.attemptEvents = [];
-    context.ledger.runs.insertAttempt({ id: attemptId, runId: active.runId, number: active.attemptNumber, cause, startedAt: context.now() });
+    const attempt = RunAttempt.start(context, { id: attemptId, runId: active.runId, number: active.attemptNumber, cause, startedAt: context.now() });
+    active.attempt = attempt;
     // Viewers hear where it begins before any of its bytes, so the separator lands in place (the
     // previous attempt's bytes are all in the ledger by now: its end was awaited before this).
     service.fanout.attemptStarted(active.runId);
@@ -287,13 +292,13 @@ export class AttemptRunner {
       if (error instanceof AttemptStopped) {
         // A closing console leaves the attempt for the next start to strand, as it does a running one.
         if (stopReason(active) === 'operator') {
-          context.ledger.runs.finishAttempt(attemptId, { status: 'cancelled', failureCode: 'cancelled', exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
+          attempt.finish({ status: 'cancelled', failureCode: 'cancelled', exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
         }
         throw error;
       }
       if (error instanceof OperatorError && error.code === 'spawn_failed') return this.spawnFailed(active, task, error);
       const code = error instanceof OperatorError ? error.code : 'internal';
-      context.ledger.runs.finishAttempt(attemptId, { status: 'failed', failureCode: code, exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
+      attempt.finish({ status: 'failed', failureCode: code, exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
       // A connection that became unusable (or unreadable) since admission is the owner's to fix.
       if (error instanceof OperatorError && error.code === 'configuration_incomplete') {
         const agent = context.ledger.agents.get(active.agentId);
@@ -351,9 +356,10 @@ export class AttemptRunner {
   private attemptEnded(active: ActiveRun, task: Task, exit: PtyExit, endOffset: number, agentFrom: number | null): void {
     const { context } = this;
     const attemptId = active.attemptId!;
+    const attempt = active.attempt!;
     const finished = { exitCode: exit.exitCode, signal: exit.signal, endedAt: context.now() };
     if (stopReason(active) === 'operator') {
-      context.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'cancelled', failureCode: 'cancelled', retryAt: null });
+      attempt.finish({ ...finished, status: 'cancelled', failureCode: 'cancelled', retryAt: null });
       return context.end(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' });
     }
     // What a setup command printed before the agent is not the agent's failure: the tail stops at it.
@@ -372,7 +378,7 @@ export class AttemptRunner {
       closing: context.closing,
     });
     if (outcome.kind === 'succeeded') {
-      context.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'succeeded', failureCode: null, retryAt: null });
+      attempt.finish({ ...finished, status: 'succeeded', failureCode: null, retryAt: null });
       context.ledger.runs.update(active.runId, {
         submissionJson: JSON.stringify({ readyForReview: outcome.readyForReview, artifactIdentity: artifactIdentity(task) }),
       });
@@ -384,7 +390,7 @@ export class AttemptRunner {
     // A run that crossed its budget during this attempt is not given another one.
     const overBudget = outcome.kind === 'retry' ? budgetStoppingRetry(context, active) : null;
     const retryAt = outcome.kind === 'retry' && !overBudget ? outcome.retryAt : null;
-    context.ledger.runs.finishAttempt(attemptId, { ...finished, status: 'failed', failureCode: failure.code, retryAt });
+    attempt.finish({ ...finished, status: 'failed', failureCode: failure.code, retryAt });
     if (overBudget) return endOverBudget(context, this.options.runNotices, active, overBudget);
     if (outcome.kind === 'retry') {
       context.note(active.runId, attemptId, 'retry_scheduled', {
@@ -440,7 +446,7 @@ export class AttemptRunner {
         setup: { ...record.setup, status, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, endedAt: new Date(context.now()).toISOString() },
       });
     const finishAttempt = (status: 'failed' | 'cancelled', failureCode: string, exit: PtyExit | null) =>
-      context.ledger.runs.finishAttempt(input.attemptId, { status, failureCode, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, retryAt: null, endedAt: context.now() });
+      active.attempt!.finish({ status, failureCode, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, retryAt: null, endedAt: context.now() });
     saveRunSetup(context, runId, record);
     context.note(runId, input.attemptId, 'setup_started', { command: input.command });
 
@@ -529,7 +535,7 @@ export class AttemptRunner {
 
   private spawnFailed(active: ActiveRun, task: Task, error: OperatorError): void {
     const { context } = this;
-    context.ledger.runs.finishAttempt(active.attemptId!, { status: 'failed', failureCode: 'spawn_failed', exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
+    active.attempt!.finish({ status: 'failed', failureCode: 'spawn_failed', exitCode: null, signal: null, retryAt: null, endedAt: context.now() });
     const executable = active.profile.executable ?? active.provider.executable ?? 'the CLI';
     const shape: OperatorErrorShape = {
       code: 'spawn_failed',

@@ -17,6 +17,7 @@ import type { PtySession } from '../pty/pty-session';
 import type { EventHub } from '../events/event-hub';
 import { configFingerprint, type Admission, type SandboxState } from './admission';
 import type { ConfinedLaunch } from './attempt-confinement';
+import type { RunAttempt } from './attempt/attempt-record';
 import type { LongTimer } from './long-timer';
 import { transitionRun } from './run-transitions';
 import type { Budget, PriceTable } from '../../shared/usage';
@@ -89,6 +90,8 @@ export interface ActiveRun {
   profile: LaunchProfile;
   attemptNumber: number;
   attemptId: string | null;
+  /** The current attempt's record: every end of it goes through its `finish` (attempt/attempt-record.ts). */
+  attempt: RunAttempt | null;
   session: PtySession | null;
   launch: ConfinedLaunch | null;
   /**

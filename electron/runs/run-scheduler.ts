@@ -107,6 +107,7 @@ export class RunScheduler {
       profile,
       attemptNumber: context.ledger.runs.attempts(runId).length,
       attemptId: null,
+      attempt: null,
       session: null,
       launch: null,
       stopping: new AbortController(),

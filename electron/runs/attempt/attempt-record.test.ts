@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { attemptSchema } from '../../../shared/entities';
+import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
+import { allowedAttemptMoves, endAttempt, isAllowedAttemptMove, RunAttempt, type AttemptEnd } from './attempt-record';
+
+const beds: RunTestBed[] = [];
+afterEach(async () => {
+  for (const opened of beds.splice(0)) await opened.close();
+});
+
+async function bed() {
+  const b = await openRunTestBed();
+  beds.push(b);
+  return b;
+}
+
+const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
+const refusals = (b: RunTestBed) => b.log.lines.filter((line) => String(line.message).startsWith('attempt end refused'));
+const failedEnd: AttemptEnd = { status: 'failed', failureCode: 'process_exit', exitCode: 9, signal: null, retryAt: 123, endedAt: 1 };
+
+describe('the attempt lifecycle table', () => {
+  it('names every attempt status, and lets nothing leave an ended attempt', () => {
+    const statuses = attemptSchema.shape.status.options;
+    expect(Object.keys(allowedAttemptMoves).sort()).toEqual([...statuses].sort());
+    for (const from of statuses.filter((status) => status !== 'running')) {
+      for (const to of statuses) expect(isAllowedAttemptMove(from, to), `${from} → ${to}`).toBe(false);
+    }
+  });
+
+  it('refuses to end a real run’s attempt a second time, logs it, and leaves the ledger row as it was', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1']);
+    const task = await b.createTask();
+    const started = await b.call('startRun', { taskId: task.id, agentId: agent.id });
+    const run = await b.waitForRun(started.id, ended);
+    expect(run.status).toBe('succeeded');
+    const [attempt] = b.core.ledger.runs.attempts(started.id);
+    const before = attempt!;
+    expect(before.status).toBe('succeeded');
+
+    // A late second end (an exit heard after the run ended, say) must not rewrite what happened.
+    expect(endAttempt({ ledger: b.core.ledger, log: b.log }, before.id, failedEnd)).toBe(false);
+    expect(b.core.ledger.runs.attempts(started.id)).toEqual([before]);
+    expect(refusals(b)).toMatchObject([{ level: 'error', attemptId: before.id, from: 'succeeded', to: 'failed' }]);
+  });
+
+  it('ends an attempt once through finish, refuses the second finish and an unknown status', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1']);
+    const task = await b.createTask();
+    const runId = 'run_attempt_record';
+    b.core.ledger.runs.insert({ id: runId, taskId: task.id, agentId: agent.id, status: 'running', createdAt: Date.now() });
+    const context = { ledger: b.core.ledger, log: b.log };
+    const attempt = RunAttempt.start(context, { id: 'att_record_1', runId, number: 1, cause: 'first', startedAt: 5 });
+    expect(attempt.running).toBe(true);
+
+    // A status that is no attempt status (a caller's typo that a cast let through) changes nothing.
+    expect(attempt.finish({ ...failedEnd, status: 'finished' as AttemptEnd['status'] })).toBe(false);
+    expect(b.core.ledger.runs.attempt(attempt.id)).toMatchObject({ status: 'running', failureCode: null, exitCode: null, endedAt: null });
+    expect(attempt.running).toBe(true);
+
+    expect(attempt.finish({ status: 'cancelled', failureCode: 'cancelled', exitCode: null, signal: 'SIGTERM', retryAt: null, endedAt: 10 })).toBe(true);
+    expect(attempt.running).toBe(false);
+    expect(attempt.finish(failedEnd)).toBe(false);
+    expect(b.core.ledger.runs.attempt(attempt.id)).toMatchObject({ status: 'cancelled', failureCode: 'cancelled', signal: 'SIGTERM', retryAt: null });
+    expect(refusals(b)).toMatchObject([
+      { level: 'error', attemptId: attempt.id, from: 'running', to: 'finished' },
+      { level: 'error', attemptId: attempt.id, from: 'cancelled', to: 'failed' },
+    ]);
+    // Nor is an attempt the ledger does not hold ended.
+    expect(endAttempt(context, 'att_missing', failedEnd)).toBe(false);
+    expect(refusals(b).at(-1)).toMatchObject({ message: 'attempt end refused: no such attempt', attemptId: 'att_missing' });
+  });
+
+  it('lets only one of two writers that read the same status end the attempt', async () => {
+    const b = await bed();
+    const agent = await b.createAgent(['--lines', '1']);
+    const task = await b.createTask();
+    b.core.ledger.runs.insert({ id: 'run_two_writers', taskId: task.id, agentId: agent.id, status: 'running', createdAt: Date.now() });
+    RunAttempt.start({ ledger: b.core.ledger, log: b.log }, { id: 'att_two_writers', runId: 'run_two_writers', number: 1, cause: 'first', startedAt: 5 });
+    expect(b.core.ledger.runs.endAttempt('att_two_writers', 'running', { ...failedEnd, status: 'cancelled' })).toBe(true);
+    expect(b.core.ledger.runs.endAttempt('att_two_writers', 'running', failedEnd)).toBe(false);
+    expect(b.core.ledger.runs.attempt('att_two_writers')?.status).toBe('cancelled');
+  });
+});
