@@ -8,16 +8,16 @@ import { newId } from '../ledger/ids';
 import { describeBytes } from '../disk-space';
 import { describeError, detailsInLog } from '../log';
 import type { LaunchSpec, SessionRequest } from '../providers/launch';
-import { OutputPipeline } from '../pty/output-pipeline';
-import { startPtySession, type PtyExit, type PtySession } from '../pty/pty-session';
+import type { PtyExit } from '../pty/pty-session';
 import { judgeAttempt } from './attempt-outcome';
+import { abortable, AttemptStopped, takeStop } from './attempt/abortable';
+import { confineProcess, spawnConfined, type ConfinedProcess } from './attempt/confined-process';
 import { RunAttempt } from './attempt/attempt-record';
 import { budgetStoppingRetry, endOverBudget } from './budget-stop';
 import { followTimeline } from './attempt-timeline';
-import { confineLaunch, type ConfinedLaunch, type ConfineLaunchInput } from './attempt-confinement';
+import type { ConfineLaunchInput } from './attempt-confinement';
 import { framedSetupOutput, prepareRunSetup, saveRunSetup, setupClosing, setupFailure, setupOpening, type PreparedSetup } from './attempt-setup';
 import { isDiskFullFailure, runDiskFullFailure } from './disk-full-notices';
-import { processLocator } from './process-identity';
 import { digest, stopReason, type ActiveRun, type RunContext, type SandboxProbeSource } from './run-context';
 import { credentialFor } from './run-credentials';
 import type { NetworkNotices } from './network-notices';
@@ -27,39 +27,12 @@ import { buildWorkerPrompt } from './worker-prompt';
 
 /** How much of an attempt's output the failure classifier reads. */
 const classifierTailBytes = 64 * 1024;
-/** A closing console gives each run's process this long before SIGKILL, whatever its profile says. */
-const shutdownGraceMs = 2000;
-
-/** Thrown where an attempt notices it was stopped (by the operator, or by the console closing). */
-class AttemptStopped extends Error {
-  constructor() {
-    super('The attempt was stopped.');
-  }
-}
-
-/** Waits for `promise` unless the run is stopped first: a long wait (a busy connection) ends on Stop. */
-function unlessStopped<T>(active: ActiveRun, promise: Promise<T>): Promise<T> {
-  const { signal } = active.stopping;
-  if (signal.aborted) return Promise.reject(new AttemptStopped());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AttemptStopped());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
 
 function throwIfStopped(active: ActiveRun): void {
-  if (active.stopping.signal.aborted) throw new AttemptStopped();
+  takeStop(active.stopping.signal);
 }
+
+const unlessStopped = <T>(active: ActiveRun, promise: Promise<T>): Promise<T> => abortable(promise, active.stopping.signal);
 
 export interface AttemptRunnerOptions {
   workspace: RunWorkspace;
@@ -261,34 +234,22 @@ export class AttemptRunner {
       if (!succeeded) return;
     }
 
-    let launch: ConfinedLaunch;
-    let session: PtySession;
+    const processOwner = { context, active, attemptId, signal: active.stopping.signal };
+    let agentProcess: ConfinedProcess;
     try {
       // The connection's secret is opened here, at launch, and nowhere earlier: a refused run never
       // decrypts anything. It lives on in the delivered files (removed when the attempt ends), the
       // child's environment and the redactor. A connection being updated is waited for, unless Stop.
       const credential = await credentialFor(active, service.connections, (idle) => unlessStopped(active, idle));
       throwIfStopped(active);
-      launch = await confineLaunch({
+      const launch = await confineProcess(processOwner, {
         ...confinement,
         spec,
         connectionBaseUrl: credential?.baseUrl ?? null,
         credential: credential?.delivery ?? null,
       });
-      active.launch = launch;
-      // The confinement (an egress proxy, delivered files) is undone if a Stop came while it was made.
-      throwIfStopped(active);
-      session = startPtySession({
-        executable: launch.executable,
-        args: launch.args,
-        cwd: spec.cwd,
-        env: launch.env,
-        cols: active.size.cols,
-        rows: active.size.rows,
-      });
+      agentProcess = await spawnConfined(processOwner, launch, spec.cwd);
     } catch (error) {
-      await active.launch?.cleanup();
-      active.launch = null;
       if (error instanceof AttemptStopped) {
         // A closing console leaves the attempt for the next start to strand, as it does a running one.
         if (stopReason(active) === 'operator') {
@@ -306,46 +267,22 @@ export class AttemptRunner {
       }
       throw error;
     }
-    active.session = session;
-    const stopSession = () => {
-      const grace = stopReason(active) === 'shutdown' ? Math.min(active.profile.stopGraceMs, shutdownGraceMs) : active.profile.stopGraceMs;
-      void session.stop({ graceMs: grace });
-    };
-    active.stopping.signal.addEventListener('abort', stopSession, { once: true });
     this.options.runNotices.resolveFixedBy(active.agentId, ['spawn_failed'], `A later run of ${active.admission.agentName} found its CLI and started.`);
 
     // The process (and the CLI's session, where it names one up front) must be findable again before
     // the run is awaited: if the console dies from here on, recovery starts from these.
-    context.saveLocator(active.runId, 'process', processLocator(session.pid, active.attemptNumber));
     if (active.sessionId) context.saveSessionLocator(active);
 
     const agentFrom = context.ledger.output.totalBytes(active.runId);
-    const pipeline = new OutputPipeline({
-      runId: active.runId,
-      attemptId,
-      startOffset: agentFrom,
-      session,
-      output: context.ledger.output,
-      writer: context.ledger.outputWriter,
-      log: context.log,
-      redactor: context.redactorFor(active.runId),
-      // Output that cannot be stored ends the run: its process group is stopped now.
-      onStorageLost: () => void session.stop({ graceMs: Math.min(active.profile.stopGraceMs, shutdownGraceMs) }),
-      giveUpAfterMs: service.outputGiveUpAfterMs,
-    });
-    service.fanout.attachLive(pipeline.feed);
+    const pipeline = agentProcess.follow({ startOffset: agentFrom });
     const eventFormat = active.profile.eventFormat ?? definition.events.format;
     followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat, { resumed: sessionRequest.mode === 'resume' });
 
     // A setup command that ran first started the run: its start stays the run's.
     context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });
-    context.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: session.pid });
+    context.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: agentProcess.pid });
 
-    const { exit, endOffset, storageFailure } = await pipeline.whenFinished();
-    active.stopping.signal.removeEventListener('abort', stopSession);
-    await launch.cleanup();
-    active.launch = null;
-    active.session = null;
+    const { exit, endOffset, storageFailure } = await agentProcess.finished();
     // A closing console leaves the run as it was: the next start finds it and strands it, with Resume.
     if (context.closing) return;
     if (storageFailure) return this.outputLost(active, exit, endOffset);
@@ -453,21 +390,17 @@ export class AttemptRunner {
     // The proxy lets setup reach what the agent may: the connection's base URL (metadata only: no
     // secret is opened for setup), else the provider's API, and the operator's allow-list.
     const connection = active.admission.homeMode === 'isolated' && active.admission.connection ? service.connections.state(active.admission.connection.id) : undefined;
-    let launch: ConfinedLaunch;
-    let session: PtySession;
+    const processOwner = { context, active, attemptId: input.attemptId, signal: active.stopping.signal };
+    let setupProcess: ConfinedProcess;
     try {
-      launch = await confineLaunch({
+      const launch = await confineProcess(processOwner, {
         ...input.confinement,
         spec: { executable: '/bin/sh', args: ['-c', input.command], env: {}, cwd: taskRoot.view, session: null },
         connectionBaseUrl: connection ? effectiveBaseUrl(active.provider.definition, connection) : null,
         credential: null,
       });
-      active.launch = launch;
-      throwIfStopped(active);
-      session = startPtySession({ executable: launch.executable, args: launch.args, cwd: taskRoot.view, env: launch.env, cols: active.size.cols, rows: active.size.rows });
+      setupProcess = await spawnConfined(processOwner, launch, taskRoot.view);
     } catch (error) {
-      await active.launch?.cleanup();
-      active.launch = null;
       if (error instanceof AttemptStopped) {
         if (stopReason(active) === 'operator') {
           finishAttempt('cancelled', 'cancelled', null);
@@ -479,30 +412,10 @@ export class AttemptRunner {
       finishSetup('failed', null);
       throw error;
     }
-    active.session = session;
-    const stopSession = () => void session.stop({ graceMs: stopReason(active) === 'shutdown' ? Math.min(active.profile.stopGraceMs, shutdownGraceMs) : active.profile.stopGraceMs });
-    active.stopping.signal.addEventListener('abort', stopSession, { once: true });
-    // Findable again should the console die meanwhile: recovery stops it as it would the agent.
-    context.saveLocator(runId, 'process', processLocator(session.pid, active.attemptNumber));
-    const pipeline = new OutputPipeline({
-      runId,
-      attemptId: input.attemptId,
-      session: framedSetupOutput(session, setupOpening(input.command), (exit) => setupClosing(exit, stopReason(active) !== null)),
-      output: context.ledger.output,
-      writer: context.ledger.outputWriter,
-      log: context.log,
-      redactor: context.redactorFor(runId),
-      onStorageLost: () => void session.stop({ graceMs: Math.min(active.profile.stopGraceMs, shutdownGraceMs) }),
-      giveUpAfterMs: service.outputGiveUpAfterMs,
-    });
-    service.fanout.attachLive(pipeline.feed);
-    context.log.info('run setup started', { runId, attempt: active.attemptNumber, pid: session.pid });
+    setupProcess.follow({ source: framedSetupOutput(setupProcess.session, setupOpening(input.command), (exit) => setupClosing(exit, stopReason(active) !== null)) });
+    context.log.info('run setup started', { runId, attempt: active.attemptNumber, pid: setupProcess.pid });
 
-    const { exit, endOffset, storageFailure } = await pipeline.whenFinished();
-    active.stopping.signal.removeEventListener('abort', stopSession);
-    await launch.cleanup();
-    active.launch = null;
-    active.session = null;
+    const { exit, endOffset, storageFailure } = await setupProcess.finished();
     if (storageFailure && stopReason(active) !== 'shutdown') {
       finishSetup(stopReason(active) === 'operator' ? 'cancelled' : 'failed', exit);
       this.outputLost(active, exit, endOffset);
