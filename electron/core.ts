@@ -27,8 +27,11 @@ import { OutputStreams } from './runs/output-streams';
 import { attemptStarts } from './runs/attempt-output';
 import { AgentVerifier, agentTestResult } from './runs/agent-verification';
 import { RunService } from './runs/run-service';
+import type { RunEventBus } from './runs/run-events';
 import { CleanupService } from './cleanup/cleanup-service';
+import { subscribeCleanup } from './cleanup/run-ended-cleanup';
 import type { SandboxState } from './runs/admission';
+import { CoreEventBus } from './events/core-event-bus';
 import { EventHub } from './events/event-hub';
 import { BudgetService } from './usage/budget-service';
 import { PriceSettings } from './usage/price-settings';
@@ -134,10 +137,13 @@ export function createCore(options: CoreOptions): Core {
   const operatorHome = options.operatorHome ?? homedir();
   const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
   const budgets = new BudgetService({ ledger, events, prices, log: options.log, now });
+  // The core's domain events (runs/run-events.ts): the run lifecycle emits them, reactions subscribe.
+  const lifecycle: RunEventBus = new CoreEventBus(options.log);
   const runs = new RunService({
     ledger,
     catalog,
     events,
+    lifecycle,
     notices,
     connections,
     projectSetup,
@@ -156,7 +162,7 @@ export function createCore(options: CoreOptions): Core {
   });
   const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId) });
   // A run's task root is measured when it ends; the policy is applied now and every hour.
-  runs.onEnded((runId) => cleanup.runEnded(runId));
+  subscribeCleanup(lifecycle, cleanup);
   cleanup.start();
   const landing = new LandingService({ ledger, runs, notices, log: options.log, operatorEnv: options.operatorEnv ?? process.env });
   const verifier = new AgentVerifier(ledger, { admit: (agent) => runs.admit(agent), configRevision: (agent) => runs.admissionRevision(agent) }, options.log);

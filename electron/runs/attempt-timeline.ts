@@ -1,5 +1,6 @@
 import { createEventParser } from '../providers/events/parse-event-line';
 import { LineSplitter } from '../providers/events/line-splitter';
+import type { TimelineEvent } from '../providers/events/timeline-event';
 import type { OutputPipeline } from '../pty/output-pipeline';
 import { AttemptUsageRecorder } from '../usage/usage-recorder';
 import type { ActiveRun, RunContext } from './run-context';
@@ -62,6 +63,9 @@ export function followTimeline(
     if (entries.length) {
       context.ledger.runs.appendEvents(active.runId, attemptId, entries, context.now());
       context.announceTimeline(active.runId);
+      // The lifecycle bus hears each entry as the timeline holds it (redacted).
+      const parties = active.attempt?.parties;
+      if (parties) for (const { kind, data } of entries) context.lifecycle.emit('timelineEvent', { ...parties, event: { kind, ...data } as TimelineEvent });
     }
   };
   pipeline.feed.onBatch((batch) => take(splitter.push(batch.bytes)));

@@ -15,6 +15,7 @@ import type { TimelineEvent } from '../providers/events/timeline-event';
 import type { OutputFanout } from '../pty/output-fanout';
 import type { PtySession } from '../pty/pty-session';
 import type { EventHub } from '../events/event-hub';
+import type { RunEventBus } from './run-events';
 import { configFingerprint, type Admission, type SandboxState } from './admission';
 import type { ConfinedLaunch } from './attempt-confinement';
 import type { RunAttempt } from './attempt/attempt-record';
@@ -27,6 +28,8 @@ export interface RunServiceOptions {
   ledger: Ledger;
   catalog: ProviderCatalog;
   events: EventHub;
+  /** The run lifecycle's events (attempt started and ended, timeline entries, run ended), which reactions subscribe to. */
+  lifecycle: RunEventBus;
   notices: NoticeService;
   /** AI connections: admission asks about the agent's, and a launch opens its secret. */
   connections: ConnectionService;
@@ -147,16 +150,18 @@ export class RunContext {
   readonly ledger: Ledger;
   readonly log: Logger;
   readonly now: () => number;
+  readonly lifecycle: RunEventBus;
   readonly active = new Map<string, ActiveRun>();
   /** The console is closing: nothing new starts, and a run's state is left for the next start to find. */
   closing = false;
   private readonly timelineTimers = new Map<string, NodeJS.Timeout>();
-  /** Called once a run has ended (the scheduler forgets its wait and starts what was queued behind it). */
+  /** Called once a run has ended, before the bus hears it (the scheduler forgets its wait and starts what was queued behind it). */
   onEnded: (runId: string) => void = () => {};
 
   constructor(readonly options: RunServiceOptions) {
     this.ledger = options.ledger;
     this.log = options.log;
+    this.lifecycle = options.lifecycle;
     this.now = options.now ?? Date.now;
   }
 
@@ -174,6 +179,7 @@ export class RunContext {
       this.log.info('run ended', { runId, status, code: failure?.code });
     }
     this.onEnded(runId);
+    this.lifecycle.emit('runEnded', { runId, status, failure });
   }
 
   /**

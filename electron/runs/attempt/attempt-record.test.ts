@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptSchema } from '../../../shared/entities';
+import { CoreEventBus } from '../../events/core-event-bus';
 import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
+import type { RunEventBus } from '../run-events';
 import { allowedAttemptMoves, endAttempt, isAllowedAttemptMove, RunAttempt, type AttemptEnd } from './attempt-record';
 
 const beds: RunTestBed[] = [];
@@ -16,6 +18,14 @@ async function bed() {
 
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
 const refusals = (b: RunTestBed) => b.log.lines.filter((line) => String(line.message).startsWith('attempt end refused'));
+const parties = (runId: string, attemptId: string, agent: { id: string; name: string }, task: { id: string; title: string }) => ({
+  runId,
+  attemptId,
+  attemptNumber: 1,
+  agent: { id: agent.id, name: agent.name },
+  providerName: 'Command',
+  task: { id: task.id, title: task.title },
+});
 const failedEnd: AttemptEnd = { status: 'failed', failureCode: 'process_exit', exitCode: 9, signal: null, retryAt: 123, endedAt: 1 };
 
 describe('the attempt lifecycle table', () => {
@@ -50,8 +60,11 @@ describe('the attempt lifecycle table', () => {
     const task = await b.createTask();
     const runId = 'run_attempt_record';
     b.core.ledger.runs.insert({ id: runId, taskId: task.id, agentId: agent.id, status: 'running', createdAt: Date.now() });
-    const context = { ledger: b.core.ledger, log: b.log };
-    const attempt = RunAttempt.start(context, { id: 'att_record_1', runId, number: 1, cause: 'first', startedAt: 5 });
+    const lifecycle: RunEventBus = new CoreEventBus(b.log);
+    const heard: string[] = [];
+    lifecycle.on('attemptEnded', ({ attemptId, end }) => heard.push(`${attemptId} ${end.status}`));
+    const context = { ledger: b.core.ledger, log: b.log, lifecycle };
+    const attempt = RunAttempt.start(context, parties(runId, 'att_record_1', agent, task), { cause: 'first', startedAt: 5 });
     expect(attempt.running).toBe(true);
 
     // A status that is no attempt status (a caller's typo that a cast let through) changes nothing.
@@ -63,6 +76,8 @@ describe('the attempt lifecycle table', () => {
     expect(attempt.running).toBe(false);
     expect(attempt.finish(failedEnd)).toBe(false);
     expect(b.core.ledger.runs.attempt(attempt.id)).toMatchObject({ status: 'cancelled', failureCode: 'cancelled', signal: 'SIGTERM', retryAt: null });
+    // Only the end that happened is told.
+    expect(heard).toEqual(['att_record_1 cancelled']);
     expect(refusals(b)).toMatchObject([
       { level: 'error', attemptId: attempt.id, from: 'running', to: 'finished' },
       { level: 'error', attemptId: attempt.id, from: 'cancelled', to: 'failed' },
@@ -77,7 +92,7 @@ describe('the attempt lifecycle table', () => {
     const agent = await b.createAgent(['--lines', '1']);
     const task = await b.createTask();
     b.core.ledger.runs.insert({ id: 'run_two_writers', taskId: task.id, agentId: agent.id, status: 'running', createdAt: Date.now() });
-    RunAttempt.start({ ledger: b.core.ledger, log: b.log }, { id: 'att_two_writers', runId: 'run_two_writers', number: 1, cause: 'first', startedAt: 5 });
+    RunAttempt.start({ ledger: b.core.ledger, log: b.log, lifecycle: new CoreEventBus(b.log) }, parties('run_two_writers', 'att_two_writers', agent, task), { cause: 'first', startedAt: 5 });
     expect(b.core.ledger.runs.endAttempt('att_two_writers', 'running', { ...failedEnd, status: 'cancelled' })).toBe(true);
     expect(b.core.ledger.runs.endAttempt('att_two_writers', 'running', failedEnd)).toBe(false);
     expect(b.core.ledger.runs.attempt('att_two_writers')?.status).toBe('cancelled');

@@ -1,6 +1,10 @@
 import type { Attempt, AttemptCause } from '../../../shared/entities';
+import type { OperatorErrorShape } from '../../../shared/errors';
 import type { Ledger } from '../../ledger/ledger';
 import type { Logger } from '../../log';
+import type { AttemptEnd, AttemptParties, RunEventBus } from '../run-events';
+
+export type { AttemptEnd } from '../run-events';
 
 export type AttemptStatus = Attempt['status'];
 
@@ -19,17 +23,6 @@ export const allowedAttemptMoves: Readonly<Record<AttemptStatus, readonly Attemp
   cancelled: [],
   stranded: [],
 };
-
-/** How an attempt ended, as its ledger row records it. */
-export interface AttemptEnd {
-  status: Exclude<AttemptStatus, 'running'>;
-  failureCode: string | null;
-  exitCode: number | null;
-  signal: string | null;
-  /** When the next attempt starts (epoch ms), for a failed attempt the retry policy gives another go. */
-  retryAt: number | null;
-  endedAt: number;
-}
 
 export function isAllowedAttemptMove(from: AttemptStatus, to: string): boolean {
   return (allowedAttemptMoves[from] as readonly string[]).includes(to);
@@ -58,24 +51,38 @@ export function endAttempt(context: { ledger: Ledger; log: Logger }, attemptId: 
   return true;
 }
 
-/** One attempt of a run, from its row's creation to its one end. */
+/** What an attempt's end means beyond its row: the run's failure when it is the last, and whether the owner must act. */
+export interface AttemptOutcomeNote {
+  failure?: OperatorErrorShape | null;
+  ownerAction?: boolean;
+}
+
+/**
+ * One attempt of a run, from its row's creation to its one end. Its start and its end are told on the
+ * run lifecycle's bus (run-events.ts) once the ledger holds them: reactions hear what happened, not
+ * what was about to.
+ */
 export class RunAttempt {
   private ended = false;
 
   private constructor(
-    private readonly context: { ledger: Ledger; log: Logger },
-    readonly id: string,
-    readonly runId: string,
-    readonly number: number,
+    private readonly context: { ledger: Ledger; log: Logger; lifecycle: RunEventBus },
+    readonly parties: AttemptParties,
   ) {}
 
   /** Records a new attempt, `running`, with why it starts (recorded now, never worked out later). */
   static start(
-    context: { ledger: Ledger; log: Logger },
-    attempt: { id: string; runId: string; number: number; cause: AttemptCause; startedAt: number },
+    context: { ledger: Ledger; log: Logger; lifecycle: RunEventBus },
+    parties: AttemptParties,
+    attempt: { cause: AttemptCause; startedAt: number },
   ): RunAttempt {
-    context.ledger.runs.insertAttempt(attempt);
-    return new RunAttempt(context, attempt.id, attempt.runId, attempt.number);
+    context.ledger.runs.insertAttempt({ id: parties.attemptId, runId: parties.runId, number: parties.attemptNumber, ...attempt });
+    context.lifecycle.emit('attemptStarted', { ...parties, cause: attempt.cause });
+    return new RunAttempt(context, parties);
+  }
+
+  get id(): string {
+    return this.parties.attemptId;
   }
 
   /** True until this attempt's end has been recorded (through `finish`). */
@@ -83,10 +90,14 @@ export class RunAttempt {
     return !this.ended;
   }
 
-  /** Ends the attempt through the table (see endAttempt). A ledger that cannot be written throws. */
-  finish(end: AttemptEnd): boolean {
-    const finished = endAttempt(this.context, this.id, end);
-    if (finished) this.ended = true;
-    return finished;
+  /**
+   * Ends the attempt through the table (see endAttempt), then tells the bus. False (and nothing told)
+   * when the move was refused. A ledger that cannot be written throws.
+   */
+  finish(end: AttemptEnd, note: AttemptOutcomeNote = {}): boolean {
+    if (!endAttempt(this.context, this.id, end)) return false;
+    this.ended = true;
+    this.context.lifecycle.emit('attemptEnded', { ...this.parties, end, failure: note.failure ?? null, ownerAction: note.ownerAction ?? false });
+    return true;
   }
 }

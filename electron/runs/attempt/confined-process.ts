@@ -1,9 +1,10 @@
 import { OutputPipeline, type PtyOutputSource } from '../../pty/output-pipeline';
-import { startPtySession, type PtyExit, type PtySession } from '../../pty/pty-session';
+import { startPtySession, type PtySession } from '../../pty/pty-session';
 import { confineLaunch, type ConfinedLaunch, type ConfineLaunchInput } from '../attempt-confinement';
 import { processLocator } from '../process-identity';
 import { stopReason, type ActiveRun, type RunContext } from '../run-context';
 import { takeStop } from './abortable';
+import type { ProcessEnd } from './attempt-scope';
 
 /**
  * A process of an attempt (the project's setup command, or the agent), from its confinement to the
@@ -21,15 +22,6 @@ export interface ConfinedProcessOwner {
   attemptId: string;
   /** The run's stop signal (aborted by Stop, or by the console closing: its reason says which). */
   signal: AbortSignal;
-}
-
-/** What a confined process left once it exited and all of its output was in the ledger (or could not be). */
-export interface ConfinedExit {
-  exit: PtyExit;
-  /** Where the run's output ends now. */
-  endOffset: number;
-  /** The ledger gave up storing the output (a full disk): the process was stopped for it. */
-  storageFailure: { error: unknown } | null;
 }
 
 /**
@@ -118,7 +110,7 @@ export class ConfinedProcess {
   }
 
   /** Its exit and all of its output, then its confinement undone: the process is gone with nothing left of it. */
-  async finished(): Promise<ConfinedExit> {
+  async finished(): Promise<ProcessEnd> {
     if (!this.pipeline) throw new Error('A confined process is awaited only once its output is followed.');
     const { exit, endOffset, storageFailure } = await this.pipeline.whenFinished();
     this.owner.signal.removeEventListener('abort', this.stop);

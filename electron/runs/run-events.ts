@@ -1,0 +1,46 @@
+import type { Attempt, AttemptCause, RunStatus } from '../../shared/entities';
+import type { OperatorErrorShape } from '../../shared/errors';
+import type { CoreEventBus } from '../events/core-event-bus';
+import type { TimelineEvent } from '../providers/events/timeline-event';
+
+/** How an attempt ended, as its ledger row records it. */
+export interface AttemptEnd {
+  status: Exclude<Attempt['status'], 'running'>;
+  failureCode: string | null;
+  exitCode: number | null;
+  signal: string | null;
+  /** When the next attempt starts (epoch ms), for a failed attempt the retry policy gives another go. */
+  retryAt: number | null;
+  endedAt: number;
+}
+
+/** Who an attempt is for, as its events name them (reactions need no ledger read to say it). */
+export interface AttemptParties {
+  runId: string;
+  attemptId: string;
+  attemptNumber: number;
+  agent: { id: string; name: string };
+  /** The CLI's display name ("Codex CLI"). */
+  providerName: string;
+  task: { id: string; title: string };
+}
+
+/** The run lifecycle's events, as the attempt pipeline and the run context emit them. */
+export interface RunEventMap {
+  /** An attempt's record exists (status running): its output and timeline follow. */
+  attemptStarted: AttemptParties & { cause: AttemptCause };
+  /** An attempt got past a point that stopped earlier ones: its setup command succeeded, or its CLI started. */
+  attemptProgressed: AttemptParties & { milestone: 'setup_succeeded' | 'agent_started' };
+  /** One entry parsed from the CLI's stream, as the timeline records it (already redacted). */
+  timelineEvent: AttemptParties & { event: TimelineEvent };
+  /**
+   * The attempt's end is in the ledger. `failure`: what the run fails with when this attempt is its
+   * last (null for a success, a cancel, or a failure the retry policy gives another go);
+   * `ownerAction`: someone must change something before a run of the agent can get further.
+   */
+  attemptEnded: AttemptParties & { end: AttemptEnd; failure: OperatorErrorShape | null; ownerAction: boolean };
+  /** The run was ended (its status written, or refused by the lifecycle table and left as it was). */
+  runEnded: { runId: string; status: RunStatus; failure: OperatorErrorShape | null };
+}
+
+export type RunEventBus = CoreEventBus<RunEventMap>;
