@@ -79,6 +79,8 @@ export interface Core {
   readonly dataDir: string;
   readonly ledger: Ledger;
   readonly events: EventHub;
+  /** The run lifecycle's events (runs/run-events.ts), for reactions that live outside the runs. */
+  readonly lifecycle: RunEventBus;
   readonly runs: RunService;
   /** Finished runs' task roots: their sizes, Clean up and its policy. */
   readonly cleanup: CleanupService;
@@ -397,6 +399,7 @@ export function createCore(options: CoreOptions): Core {
     dataDir,
     ledger,
     events,
+    lifecycle,
     runs,
     cleanup,
     connections,
