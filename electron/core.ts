@@ -38,6 +38,7 @@ import { PriceSettings } from './usage/price-settings';
 import { PriceTableStore } from './usage/price-table-store';
 import { buildUsageReport } from './usage/usage-report';
 import { UsageService } from './usage/usage-service';
+import { subscribeAttemptUsage } from './usage/attempt-usage';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
 export interface CoreOptions {
@@ -201,6 +202,7 @@ export function createCore(options: CoreOptions): Core {
   });
   budgets.start();
   const usage = new UsageService(ledger, prices);
+  subscribeAttemptUsage(lifecycle, { ledger, events, log: options.log, now });
   const priceSettings = new PriceSettings(prices, events);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   // Runs a previous console left behind are stranded before anything new starts.

@@ -1,7 +1,9 @@
 import type { Attempt, AttemptCause, RunStatus } from '../../shared/entities';
 import type { OperatorErrorShape } from '../../shared/errors';
 import type { CoreEventBus } from '../events/core-event-bus';
+import type { ProviderEntry } from '../providers/catalog';
 import type { TimelineEvent } from '../providers/events/timeline-event';
+import type { Admission } from './admission';
 
 /** How an attempt ended, as its ledger row records it. */
 export interface AttemptEnd {
@@ -27,12 +29,15 @@ export interface AttemptParties {
 
 /** The run lifecycle's events, as the attempt pipeline and the run context emit them. */
 export interface RunEventMap {
-  /** An attempt's record exists (status running): its output and timeline follow. */
-  attemptStarted: AttemptParties & { cause: AttemptCause };
+  /**
+   * An attempt's record exists (status running): its output and timeline follow. With what the run
+   * was admitted under and the CLI it launches, and whether it continues the CLI's session (a resume).
+   */
+  attemptStarted: AttemptParties & { cause: AttemptCause; admission: Admission; provider: ProviderEntry; resumed: boolean };
   /** An attempt got past a point that stopped earlier ones: its setup command succeeded, or its CLI started. */
   attemptProgressed: AttemptParties & { milestone: 'setup_succeeded' | 'agent_started' };
-  /** One entry parsed from the CLI's stream, as the timeline records it (already redacted). */
-  timelineEvent: AttemptParties & { event: TimelineEvent };
+  /** One entry parsed from the CLI's stream, as the timeline records it (redacted), with the CLI's session as known then. */
+  timelineEvent: AttemptParties & { event: TimelineEvent; sessionId: string | null };
   /**
    * The attempt's end is in the ledger. `failure`: what the run fails with when this attempt is its
    * last (null for a success, a cancel, or a failure the retry policy gives another go);

@@ -1,6 +1,8 @@
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptSchema } from '../../../shared/entities';
 import { CoreEventBus } from '../../events/core-event-bus';
+import { loadProviderCatalog } from '../../providers/catalog';
 import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
 import type { RunEventBus } from '../run-events';
 import { allowedAttemptMoves, endAttempt, isAllowedAttemptMove, RunAttempt, type AttemptEnd } from './attempt-record';
@@ -26,6 +28,13 @@ const parties = (runId: string, attemptId: string, agent: { id: string; name: st
   providerName: 'Command',
   task: { id: task.id, title: task.title },
 });
+/** What the attempt was launched under, as admission answers for the agent now (in the test catalog). */
+function launch(b: RunTestBed, agentId: string) {
+  const verdict = b.core.runs.admit({ ...b.core.ledger.agents.get(agentId)!, deleted: false });
+  if (!verdict.admitted) throw new Error(`the test agent is not admitted: ${verdict.failure.message}`);
+  const provider = loadProviderCatalog({ path: path.join(b.dataDir, 'test-catalog.json') }).findProvider(verdict.admission.providerId)!;
+  return { admission: verdict.admission, provider, resumed: false };
+}
 const failedEnd: AttemptEnd = { status: 'failed', failureCode: 'process_exit', exitCode: 9, signal: null, retryAt: 123, endedAt: 1 };
 
 describe('the attempt lifecycle table', () => {
@@ -64,7 +73,7 @@ describe('the attempt lifecycle table', () => {
     const heard: string[] = [];
     lifecycle.on('attemptEnded', ({ attemptId, end }) => heard.push(`${attemptId} ${end.status}`));
     const context = { ledger: b.core.ledger, log: b.log, lifecycle };
-    const attempt = RunAttempt.start(context, parties(runId, 'att_record_1', agent, task), { cause: 'first', startedAt: 5 });
+    const attempt = RunAttempt.start(context, parties(runId, 'att_record_1', agent, task), { cause: 'first', startedAt: 5 }, launch(b, agent.id));
     expect(attempt.running).toBe(true);
 
     // A status that is no attempt status (a caller's typo that a cast let through) changes nothing.
@@ -92,7 +101,7 @@ describe('the attempt lifecycle table', () => {
     const agent = await b.createAgent(['--lines', '1']);
     const task = await b.createTask();
     b.core.ledger.runs.insert({ id: 'run_two_writers', taskId: task.id, agentId: agent.id, status: 'running', createdAt: Date.now() });
-    RunAttempt.start({ ledger: b.core.ledger, log: b.log, lifecycle: new CoreEventBus(b.log) }, parties('run_two_writers', 'att_two_writers', agent, task), { cause: 'first', startedAt: 5 });
+    RunAttempt.start({ ledger: b.core.ledger, log: b.log, lifecycle: new CoreEventBus(b.log) }, parties('run_two_writers', 'att_two_writers', agent, task), { cause: 'first', startedAt: 5 }, launch(b, agent.id));
     expect(b.core.ledger.runs.endAttempt('att_two_writers', 'running', { ...failedEnd, status: 'cancelled' })).toBe(true);
     expect(b.core.ledger.runs.endAttempt('att_two_writers', 'running', failedEnd)).toBe(false);
     expect(b.core.ledger.runs.attempt('att_two_writers')?.status).toBe('cancelled');

@@ -2,7 +2,7 @@ import type { Attempt, AttemptCause } from '../../../shared/entities';
 import type { OperatorErrorShape } from '../../../shared/errors';
 import type { Ledger } from '../../ledger/ledger';
 import type { Logger } from '../../log';
-import type { AttemptEnd, AttemptParties, RunEventBus } from '../run-events';
+import type { AttemptEnd, AttemptParties, RunEventBus, RunEventMap } from '../run-events';
 
 export type { AttemptEnd } from '../run-events';
 
@@ -75,9 +75,10 @@ export class RunAttempt {
     context: { ledger: Ledger; log: Logger; lifecycle: RunEventBus },
     parties: AttemptParties,
     attempt: { cause: AttemptCause; startedAt: number },
+    launch: Pick<RunEventMap['attemptStarted'], 'admission' | 'provider' | 'resumed'>,
   ): RunAttempt {
     context.ledger.runs.insertAttempt({ id: parties.attemptId, runId: parties.runId, number: parties.attemptNumber, ...attempt });
-    context.lifecycle.emit('attemptStarted', { ...parties, cause: attempt.cause });
+    context.lifecycle.emit('attemptStarted', { ...parties, cause: attempt.cause, ...launch });
     return new RunAttempt(context, parties);
   }
 

@@ -51,6 +51,7 @@ export function beginAttempt(scope: AttemptScope): Promise<void> {
       task: { id: task.id, title: task.title },
     },
     { cause: request.cause, startedAt: context.now() },
+    { admission: active.admission, provider: active.provider, resumed: request.session.mode === 'resume' },
   );
   active.attempt = attempt;
   scope.attempt = attempt;

@@ -21,7 +21,7 @@ export async function spawnAndFollow(scope: AttemptScope, signal: AbortSignal): 
   scope.agentFrom = agentFrom;
   const pipeline = agentProcess.follow({ startOffset: agentFrom });
   const eventFormat = active.profile.eventFormat ?? active.provider.definition.events.format;
-  followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat, { resumed: scope.request.session.mode === 'resume' });
+  followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat);
 
   // A setup command that ran first started the run: its start stays the run's.
   context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });
