@@ -4,6 +4,7 @@ import type { CoreEventBus } from '../events/core-event-bus';
 import type { ProviderEntry } from '../providers/catalog';
 import type { TimelineEvent } from '../providers/events/timeline-event';
 import type { Admission } from './admission';
+import type { EgressDecisionNote } from './attempt-confinement';
 
 /** How an attempt ended, as its ledger row records it. */
 export interface AttemptEnd {
@@ -36,6 +37,11 @@ export interface RunEventMap {
   attemptStarted: AttemptParties & { cause: AttemptCause; admission: Admission; provider: ProviderEntry; resumed: boolean };
   /** An attempt got past a point that stopped earlier ones: its setup command succeeded, or its CLI started. */
   attemptProgressed: AttemptParties & { milestone: 'setup_succeeded' | 'agent_started' };
+  /**
+   * The run's egress proxy let a request through or refused it (the timeline holds it already), in
+   * the environment the run was admitted in.
+   */
+  egressDecided: AttemptParties & { decision: EgressDecisionNote; environmentId: string };
   /** One entry parsed from the CLI's stream, as the timeline records it (redacted), with the CLI's session as known then. */
   timelineEvent: AttemptParties & { event: TimelineEvent; sessionId: string | null };
   /**

@@ -19,6 +19,7 @@ import {
 import { DiskFullNotices } from './disk-full-notices';
 import { AttemptPipeline } from './attempt/attempt-steps';
 import { subscribeAttemptNotices } from './notices/attempt-notices';
+import { subscribeNetworkNotices } from './notices/network-notice-reactions';
 import { strandOrphanedRuns } from './recovery';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './network-notices';
@@ -85,7 +86,6 @@ export class RunService {
       workspace: this.workspace,
       sandboxProbe,
       runNotices: this.runNotices,
-      networkNotices: this.networkNotices,
       scheduleRetry: (active, retryAt) => this.scheduler.scheduleRetry(active, retryAt),
     });
     this.scheduler = new RunScheduler(this.context, {
@@ -95,9 +95,10 @@ export class RunService {
     });
     this.context.onEnded = (runId) => this.scheduler.runEnded(runId);
     // Reactions to the run lifecycle's events (run-events.ts): viewers mark where an attempt's bytes
-    // begin, and owner-action notices are raised and resolved.
+    // begin, owner-action notices are raised and resolved, and a blocked request raises its notice.
     options.lifecycle.on('attemptStarted', ({ runId }) => options.fanout.attemptStarted(runId));
     subscribeAttemptNotices(options.lifecycle, this.runNotices, options.ledger);
+    subscribeNetworkNotices(options.lifecycle, this.networkNotices);
     this.queries = new RunQueries(this.context, this.workspace, sandboxProbe);
   }
 

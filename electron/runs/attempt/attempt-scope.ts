@@ -6,7 +6,6 @@ import type { LaunchSpec, SessionRequest } from '../../providers/launch';
 import type { PtyExit } from '../../pty/pty-session';
 import type { ConfinedLaunch, ConfineLaunchInput } from '../attempt-confinement';
 import type { PreparedSetup } from '../attempt-setup';
-import type { NetworkNotices } from '../network-notices';
 import type { ActiveRun, RunContext, SandboxProbeSource } from '../run-context';
 import type { credentialFor } from '../run-credentials';
 import type { RunNotices } from '../run-notices';
@@ -24,7 +23,6 @@ export interface AttemptServices {
   workspace: RunWorkspace;
   sandboxProbe: SandboxProbeSource;
   runNotices: RunNotices;
-  networkNotices: NetworkNotices;
   /** A failed attempt the retry policy gives another go: the scheduler waits until `retryAt`. */
   scheduleRetry: (active: ActiveRun, retryAt: number) => void;
 }

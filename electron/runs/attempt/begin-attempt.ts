@@ -67,18 +67,11 @@ export function beginAttempt(scope: AttemptScope): Promise<void> {
     operatorHome: service.operatorHome ?? homedir(),
     dataDir: service.dataDir,
     sandbox: scope.sandbox ?? null,
+    // Each decision of the run's egress proxy is on its timeline (the Network panel), then told on
+    // the bus ("Network request blocked" is a subscriber: notices/network-notice-reactions.ts).
     onEgressDecision: (decision) => {
       context.note(active.runId, attemptId, 'egress', { ...decision });
-      // A host that is no host at all cannot be allowed: the Network panel shows it, no notice offers it.
-      if (decision.allowed || decision.invalidHost) return;
-      scope.services.networkNotices.blocked({
-        runId: active.runId,
-        agent: { id: active.agentId, name: active.admission.agentName },
-        task: { id: task.id, title: task.title },
-        environmentId: active.admission.environmentId,
-        host: decision.host,
-        port: decision.port,
-      });
+      context.lifecycle.emit('egressDecided', { ...attempt.parties, decision, environmentId: active.admission.environmentId });
     },
     layerVariables: setup.env,
   };
