@@ -50,6 +50,12 @@ export interface RunEventMap {
    * `ownerAction`: someone must change something before a run of the agent can get further.
    */
   attemptEnded: AttemptParties & { end: AttemptEnd; failure: OperatorErrorShape | null; ownerAction: boolean };
+  /**
+   * The run was stopped because the data directory's disk is full (it could not be prepared, or its
+   * output could not be stored), told before its end is written (which may have to wait for room).
+   * `taskId` is null when even reading the ledger failed.
+   */
+  diskFull: { runId: string; agent: { id: string; name: string }; taskId: string | null };
   /** The run was ended (its status written, or refused by the lifecycle table and left as it was). */
   runEnded: { runId: string; status: RunStatus; failure: OperatorErrorShape | null };
 }

@@ -20,6 +20,7 @@ import { DiskFullNotices } from './disk-full-notices';
 import { AttemptPipeline } from './attempt/attempt-steps';
 import { subscribeAttemptNotices } from './notices/attempt-notices';
 import { subscribeNetworkNotices } from './notices/network-notice-reactions';
+import { subscribeDiskFullNotices } from './notices/disk-full-reactions';
 import { strandOrphanedRuns } from './recovery';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './network-notices';
@@ -95,10 +96,11 @@ export class RunService {
     });
     this.context.onEnded = (runId) => this.scheduler.runEnded(runId);
     // Reactions to the run lifecycle's events (run-events.ts): viewers mark where an attempt's bytes
-    // begin, owner-action notices are raised and resolved, and a blocked request raises its notice.
+    // begin, owner-action notices are raised and resolved, a blocked request raises its notice, and a run stopped by a full disk joins the Disk full notice.
     options.lifecycle.on('attemptStarted', ({ runId }) => options.fanout.attemptStarted(runId));
     subscribeAttemptNotices(options.lifecycle, this.runNotices, options.ledger);
     subscribeNetworkNotices(options.lifecycle, this.networkNotices);
+    subscribeDiskFullNotices(options.lifecycle, this.runNotices);
     this.queries = new RunQueries(this.context, this.workspace, sandboxProbe);
   }
 

@@ -15,7 +15,7 @@ import { judge } from './judge';
 import { openCredential } from './open-credential';
 import { prepareTaskRoot } from './prepare-task-root';
 import { projectSetup } from './project-setup';
-import { raiseDiskFull } from './output-lost';
+import { tellDiskFull } from './output-lost';
 import { spawnAndFollow } from './spawn-and-follow';
 
 /**
@@ -107,7 +107,7 @@ export class AttemptPipeline {
       context.log.warn('run stopped: the disk is full', { runId: active.runId, error: String(error) });
       // git's own refusal (git_failed, reason disk_full) says the same: the run's code is disk_full either way.
       const failure = error instanceof OperatorError && error.code === 'disk_full' ? error.toShape() : runDiskFullFailure(context.options.dataDir, 'The run could not be prepared');
-      raiseDiskFull(context, this.services.runNotices, active);
+      tellDiskFull(context, active);
       return context.endWhenWritable(active.runId, 'failed', failure, endAttempt({ status: 'failed', failureCode: 'disk_full' }));
     }
     if (error instanceof OperatorError) {

@@ -18,7 +18,7 @@ export function judge(scope: AttemptScope): Promise<void> {
   if (context.closing) return Promise.resolve();
   const { exit, endOffset, storageFailure } = need(scope.agentEnd, 'agent end');
   if (storageFailure) {
-    outputLost(context, services.runNotices, active, exit, endOffset);
+    outputLost(context, active, exit, endOffset);
     return Promise.resolve();
   }
   const attempt = need(scope.attempt, 'attempt');

@@ -2,17 +2,16 @@ import { describeBytes } from '../../disk-space';
 import type { PtyExit } from '../../pty/pty-session';
 import { runDiskFullFailure } from '../disk-full-notices';
 import { stopReason, type ActiveRun, type RunContext } from '../run-context';
-import type { RunNotices } from '../run-notices';
 
-/** The run joins the Disk full notice (which may not be writable itself: it says so in the log). */
-export function raiseDiskFull(context: RunContext, runNotices: RunNotices, active: ActiveRun): void {
+/** The bus hears the run was stopped by a full disk (the Disk full notice is a subscriber: notices/disk-full-reactions.ts). */
+export function tellDiskFull(context: RunContext, active: ActiveRun): void {
   let taskId: string | null = null;
   try {
     taskId = context.ledger.runs.row(active.runId)?.task_id ?? null;
   } catch {
     // Reading a full disk's ledger still works; if it did not, the notice names no task.
   }
-  runNotices.raiseOwnerNotice(active.runId, { id: active.agentId, name: active.admission.agentName }, { id: taskId, title: '' }, { code: 'disk_full', message: '' });
+  context.lifecycle.emit('diskFull', { runId: active.runId, agent: { id: active.agentId, name: active.admission.agentName }, taskId });
 }
 
 /**
@@ -20,7 +19,7 @@ export function raiseDiskFull(context: RunContext, runNotices: RunNotices, activ
  * setup command's or the agent's): the attempt and the run end with what was stored, and are not
  * retried. A Stop that came first wins.
  */
-export function outputLost(context: RunContext, runNotices: RunNotices, active: ActiveRun, exit: PtyExit, storedBytes: number): void {
+export function outputLost(context: RunContext, active: ActiveRun, exit: PtyExit, storedBytes: number): void {
   const stopped = stopReason(active) === 'operator';
   const endedAt = context.now();
   // The disk is full: the attempt's end and the run's are retried together until the ledger takes
@@ -37,7 +36,7 @@ export function outputLost(context: RunContext, runNotices: RunNotices, active: 
     });
   };
   context.log.warn('run stopped: its output could not be stored', { runId: active.runId, storedBytes });
-  raiseDiskFull(context, runNotices, active);
+  tellDiskFull(context, active);
   if (stopped) return context.endWhenWritable(active.runId, 'cancelled', { code: 'cancelled', message: 'Stopped by the operator.' }, finishAttempt);
   context.endWhenWritable(
     active.runId,

@@ -78,7 +78,7 @@ export async function projectSetup(scope: AttemptScope, signal: AbortSignal): Pr
   const { exit, endOffset, storageFailure } = await setupProcess.finished();
   if (storageFailure && stopReason(active) !== 'shutdown') {
     finishSetup(stopReason(active) === 'operator' ? 'cancelled' : 'failed', exit);
-    outputLost(context, scope.services.runNotices, active, exit, endOffset);
+    outputLost(context, active, exit, endOffset);
     scope.runEnded = true;
     return;
   }
