@@ -98,9 +98,10 @@ export interface ActiveRun {
   session: PtySession | null;
   launch: ConfinedLaunch | null;
   /**
-   * Aborted by Stop or by the console closing. Every await of an attempt (the sandbox probe, a busy
-   * connection, the task root, the confinement) is followed by a look at it, and the long waits end
-   * on it, so a Stop during preparation is never lost. Its reason is a `StopReason`.
+   * Aborted by Stop or by the console closing. Its signal goes into every await of an attempt's
+   * steps (attempt/attempt-steps.ts): the long waits (the sandbox probe, a busy connection) end on
+   * it, and work that must finish despite it (the task root, the confinement) takes it right after,
+   * so a Stop during preparation is never lost. Its reason is a `StopReason`.
    */
   stopping: AbortController;
   /** Set while the run waits between attempts. */
@@ -155,8 +156,6 @@ export class RunContext {
   /** The console is closing: nothing new starts, and a run's state is left for the next start to find. */
   closing = false;
   private readonly timelineTimers = new Map<string, NodeJS.Timeout>();
-  /** Called once a run has ended, before the bus hears it (the scheduler forgets its wait and starts what was queued behind it). */
-  onEnded: (runId: string) => void = () => {};
 
   constructor(readonly options: RunServiceOptions) {
     this.ledger = options.ledger;
@@ -172,13 +171,13 @@ export class RunContext {
     return moved;
   }
 
-  /** Ends the run (refused, cancelled, failed, succeeded): it is no longer driven, and the queue moves. */
+  /** Ends the run (refused, cancelled, failed, succeeded): it is no longer driven, and the bus hears it (the queue moves). */
   end(runId: string, status: RunStatus, failure: OperatorErrorShape | null): void {
     this.active.delete(runId);
     if (this.transition(runId, status, { failure, endedAt: this.now() })) {
       this.log.info('run ended', { runId, status, code: failure?.code });
     }
-    this.onEnded(runId);
+    // The scheduler (first to subscribe) forgets its wait and starts what was queued behind it.
     this.lifecycle.emit('runEnded', { runId, status, failure });
   }
 

@@ -94,7 +94,8 @@ export class RunService {
       runNotices: this.runNotices,
       launch: (active, session, cause) => this.attempts.run(active, session, cause),
     });
-    this.context.onEnded = (runId) => this.scheduler.runEnded(runId);
+    // First to hear a run's end: its wait is forgotten and what was queued behind it may start.
+    options.lifecycle.on('runEnded', ({ runId }) => this.scheduler.runEnded(runId));
     // Reactions to the run lifecycle's events (run-events.ts): viewers mark where an attempt's bytes
     // begin, owner-action notices are raised and resolved, a blocked request raises its notice, and a run stopped by a full disk joins the Disk full notice.
     options.lifecycle.on('attemptStarted', ({ runId }) => options.fanout.attemptStarted(runId));
