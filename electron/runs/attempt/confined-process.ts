@@ -51,8 +51,15 @@ export async function spawnConfined(owner: ConfinedProcessOwner, launch: Confine
     throw error;
   }
   active.session = session;
-  context.saveLocator(active.runId, 'process', processLocator(session.pid, active.attemptNumber));
-  return new ConfinedProcess(owner, launch, session);
+  const spawned = new ConfinedProcess(owner, launch, session);
+  try {
+    context.saveLocator(active.runId, 'process', processLocator(session.pid, active.attemptNumber));
+  } catch (error) {
+    // Not findable again, so not left running: stopped and undone before the attempt fails.
+    await spawned.abandon();
+    throw error;
+  }
+  return spawned;
 }
 
 /** The confinement of a launch that never got (or no longer has) a process is undone. */
@@ -107,6 +114,20 @@ export class ConfinedProcess {
     service.fanout.attachLive(pipeline.feed);
     this.pipeline = pipeline;
     return pipeline;
+  }
+
+  /**
+   * The attempt failed around a live process (its ledger refused a locator, say): the process must not
+   * outlive it. It is stopped now (the short grace), its output awaited, its confinement undone.
+   */
+  async abandon(): Promise<void> {
+    const { active, signal } = this.owner;
+    signal.removeEventListener('abort', this.stop);
+    await this.session.stop({ graceMs: Math.min(active.profile.stopGraceMs, shutdownGraceMs) });
+    await this.pipeline?.whenFinished();
+    await this.launch.cleanup();
+    active.launch = null;
+    active.session = null;
   }
 
   /** Its exit and all of its output, then its confinement undone: the process is gone with nothing left of it. */

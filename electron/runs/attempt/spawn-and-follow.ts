@@ -14,17 +14,23 @@ export async function spawnAndFollow(scope: AttemptScope, signal: AbortSignal): 
   const attempt = need(scope.attempt, 'attempt');
   const spec = need(scope.spec, 'launch');
   const agentProcess = await spawnConfined({ context, active, attemptId: attempt.id, signal }, need(scope.launch, 'confined launch'), spec.cwd);
-  context.lifecycle.emit('attemptProgressed', { ...attempt.parties, milestone: 'agent_started' });
-  if (active.sessionId) context.saveSessionLocator(active);
+  try {
+    context.lifecycle.emit('attemptProgressed', { ...attempt.parties, milestone: 'agent_started' });
+    if (active.sessionId) context.saveSessionLocator(active);
 
-  const agentFrom = context.ledger.output.totalBytes(active.runId);
-  scope.agentFrom = agentFrom;
-  const pipeline = agentProcess.follow({ startOffset: agentFrom });
-  const eventFormat = active.profile.eventFormat ?? active.provider.definition.events.format;
-  followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat);
+    const agentFrom = context.ledger.output.totalBytes(active.runId);
+    scope.agentFrom = agentFrom;
+    const pipeline = agentProcess.follow({ startOffset: agentFrom });
+    const eventFormat = active.profile.eventFormat ?? active.provider.definition.events.format;
+    followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat);
 
-  // A setup command that ran first started the run: its start stays the run's.
-  context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });
-  context.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: agentProcess.pid });
+    // A setup command that ran first started the run: its start stays the run's.
+    context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });
+    context.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: agentProcess.pid });
+  } catch (error) {
+    // The attempt fails (attempt-steps.ts ends it and its run); its process does not live on unwatched.
+    await agentProcess.abandon();
+    throw error;
+  }
   scope.agentEnd = await agentProcess.finished();
 }
