@@ -51,6 +51,11 @@ export interface RunEventMap {
    */
   attemptEnded: AttemptParties & { end: AttemptEnd; failure: OperatorErrorShape | null; ownerAction: boolean };
   /**
+   * A run that crossed its budget while it ran was ended failed instead of retried (budget-stop.ts):
+   * `refusal` is the budget's own (the run's failure adds that it was not retried).
+   */
+  budgetStopped: { runId: string; agent: { id: string; name: string }; task: { id: string | null; title: string }; refusal: OperatorErrorShape };
+  /**
    * The run was stopped because the data directory's disk is full (it could not be prepared, or its
    * output could not be stored), told before its end is written (which may have to wait for room).
    * `taskId` is null when even reading the ledger failed.

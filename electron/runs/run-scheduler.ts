@@ -135,7 +135,7 @@ export class RunScheduler {
         const overBudget = budgetStoppingRetry(this.context, active);
         if (overBudget) {
           this.context.ledger.runs.clearPendingRetry(active.runId);
-          return endOverBudget(this.context, this.options.runNotices, active, overBudget);
+          return endOverBudget(this.context, active, overBudget);
         }
         // A retry is a fresh attempt: the failed one's session may hold a half-done turn.
         void this.options.launch(active, { mode: 'new' }, 'retry');

@@ -21,6 +21,7 @@ import { AttemptPipeline } from './attempt/attempt-steps';
 import { subscribeAttemptNotices } from './notices/attempt-notices';
 import { subscribeNetworkNotices } from './notices/network-notice-reactions';
 import { subscribeDiskFullNotices } from './notices/disk-full-reactions';
+import { subscribeBudgetNotices } from './notices/budget-notice-reactions';
 import { strandOrphanedRuns } from './recovery';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './network-notices';
@@ -86,7 +87,6 @@ export class RunService {
     this.attempts = new AttemptPipeline(this.context, {
       workspace: this.workspace,
       sandboxProbe,
-      runNotices: this.runNotices,
       scheduleRetry: (active, retryAt) => this.scheduler.scheduleRetry(active, retryAt),
     });
     this.scheduler = new RunScheduler(this.context, {
@@ -97,11 +97,12 @@ export class RunService {
     // First to hear a run's end: its wait is forgotten and what was queued behind it may start.
     options.lifecycle.on('runEnded', ({ runId }) => this.scheduler.runEnded(runId));
     // Reactions to the run lifecycle's events (run-events.ts): viewers mark where an attempt's bytes
-    // begin, owner-action notices are raised and resolved, a blocked request raises its notice, and a run stopped by a full disk joins the Disk full notice.
+    // begin, owner-action notices are raised and resolved, a blocked request raises its notice, and a run stopped by a full disk joins the Disk full notice, one stopped by its budget the budget's.
     options.lifecycle.on('attemptStarted', ({ runId }) => options.fanout.attemptStarted(runId));
     subscribeAttemptNotices(options.lifecycle, this.runNotices, options.ledger);
     subscribeNetworkNotices(options.lifecycle, this.networkNotices);
     subscribeDiskFullNotices(options.lifecycle, this.runNotices);
+    subscribeBudgetNotices(options.lifecycle, this.runNotices, options.ledger);
     this.queries = new RunQueries(this.context, this.workspace, sandboxProbe);
   }
 

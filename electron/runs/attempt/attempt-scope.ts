@@ -8,7 +8,6 @@ import type { ConfinedLaunch, ConfineLaunchInput } from '../attempt-confinement'
 import type { PreparedSetup } from '../attempt-setup';
 import type { ActiveRun, RunContext, SandboxProbeSource } from '../run-context';
 import type { credentialFor } from '../run-credentials';
-import type { RunNotices } from '../run-notices';
 import type { RunWorkspace } from '../run-workspace';
 import type { RunAttempt } from './attempt-record';
 
@@ -22,7 +21,6 @@ import type { RunAttempt } from './attempt-record';
 export interface AttemptServices {
   workspace: RunWorkspace;
   sandboxProbe: SandboxProbeSource;
-  runNotices: RunNotices;
   /** A failed attempt the retry policy gives another go: the scheduler waits until `retryAt`. */
   scheduleRetry: (active: ActiveRun, retryAt: number) => void;
 }

@@ -63,7 +63,7 @@ export function judge(scope: AttemptScope): Promise<void> {
     outcome.kind === 'failed' ? { failure: outcome.shape, ownerAction: outcome.notifyOwner } : {},
   );
   if (overBudget) {
-    endOverBudget(context, services.runNotices, active, overBudget);
+    endOverBudget(context, active, overBudget);
     return Promise.resolve();
   }
   if (outcome.kind === 'retry') {
