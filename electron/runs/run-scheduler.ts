@@ -7,7 +7,7 @@ import { configFingerprint, savedAdmission, type Admission, type AdmissionResult
 import { budgetStoppingRetry, endOverBudget } from './budget-stop';
 import { setLongTimer } from './long-timer';
 import type { ActiveRun, RunContext } from './run-context';
-import type { RunNotices } from './run-notices';
+import type { RunNotices } from './notices/run-notices';
 
 export interface RunSchedulerOptions {
   /** Admission for a new run of the agent, as the service asks it. */

@@ -16,7 +16,7 @@ import {
   type ConnectionState,
   type DiskSpace,
 } from './admission';
-import { DiskFullNotices } from './disk-full-notices';
+import { DiskFullNotices } from './notices/disk-full-notices';
 import { AttemptPipeline } from './attempt/attempt-steps';
 import { subscribeAttemptNotices } from './notices/attempt-notices';
 import { subscribeNetworkNotices } from './notices/network-notice-reactions';
@@ -24,8 +24,8 @@ import { subscribeDiskFullNotices } from './notices/disk-full-reactions';
 import { subscribeBudgetNotices } from './notices/budget-notice-reactions';
 import { strandOrphanedRuns } from './recovery';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
-import { NetworkNotices } from './network-notices';
-import { RunNotices } from './run-notices';
+import { NetworkNotices } from './notices/network-notices';
+import { RunNotices } from './notices/run-notices';
 import { RunQueries } from './run-queries';
 import { RunScheduler } from './run-scheduler';
 import { endedStatuses } from './run-transitions';

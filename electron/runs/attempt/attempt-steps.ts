@@ -2,7 +2,7 @@ import type { AttemptCause } from '../../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../../shared/errors';
 import { describeError, detailsInLog } from '../../log';
 import type { SessionRequest } from '../../providers/launch';
-import { isDiskFullFailure, runDiskFullFailure } from '../disk-full-notices';
+import { isDiskFullFailure, runDiskFullFailure } from '../notices/disk-full-notices';
 import { stopReason, type ActiveRun, type RunContext } from '../run-context';
 import { AttemptStopped } from './abortable';
 import type { AttemptEnd, AttemptOutcomeNote } from './attempt-record';

@@ -1,6 +1,6 @@
 import { describeBytes } from '../../disk-space';
 import type { PtyExit } from '../../pty/pty-session';
-import { runDiskFullFailure } from '../disk-full-notices';
+import { runDiskFullFailure } from '../notices/disk-full-notices';
 import { stopReason, type ActiveRun, type RunContext } from '../run-context';
 
 /** The bus hears the run was stopped by a full disk (the Disk full notice is a subscriber: notices/disk-full-reactions.ts). */

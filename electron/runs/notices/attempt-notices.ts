@@ -1,6 +1,6 @@
 import type { Ledger } from '../../ledger/ledger';
 import type { RunEventBus } from '../run-events';
-import { fixedBySuccessCodes, type RunNotices } from '../run-notices';
+import { fixedBySuccessCodes, type RunNotices } from './run-notices';
 
 /**
  * The owner-action notices an attempt raises and resolves, as subscribers of its events: a failed

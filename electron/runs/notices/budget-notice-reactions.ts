@@ -1,6 +1,6 @@
 import type { Ledger } from '../../ledger/ledger';
 import type { RunEventBus } from '../run-events';
-import type { RunNotices } from '../run-notices';
+import type { RunNotices } from './run-notices';
 
 /** "Budget reached" (or "cannot count"), as a subscriber: a run its budget stopped between attempts raises or joins the agent's notice about it. */
 export function subscribeBudgetNotices(lifecycle: RunEventBus, runNotices: RunNotices, ledger: Ledger): void {

@@ -1,5 +1,5 @@
 import type { RunEventBus } from '../run-events';
-import type { RunNotices } from '../run-notices';
+import type { RunNotices } from './run-notices';
 
 /** A run stopped by a full disk joins the console's one Disk full notice (which may not be writable itself: it says so in the log). */
 export function subscribeDiskFullNotices(lifecycle: RunEventBus, runNotices: RunNotices): void {

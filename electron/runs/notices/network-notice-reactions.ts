@@ -1,4 +1,4 @@
-import type { NetworkNotices } from '../network-notices';
+import type { NetworkNotices } from './network-notices';
 import type { RunEventBus } from '../run-events';
 
 /** "Network request blocked", as a subscriber: a request the run's egress proxy refused raises (or joins) its notice. */
