@@ -18,19 +18,20 @@ import importCycles from './scripts/eslint-import-cycles.mjs';
  * The order of electron/'s folders (and its composition files), lowest first: each may import only
  * what comes before it here, never what comes after (DESIGN.md section 2). platform/ holds what every
  * folder uses (log, data directory, disk, processes, safe paths); providers/ describes the CLIs and is a
- * leaf; then the ledger, the PTY, the sandbox, git, the task root, the domains, the run lifecycle and
- * what sits on it, the transports, and last the composition (core.ts) and its two hosts.
+ * leaf; then the ledger, the PTY, the sandbox, git, the task root, the core's events (the wire's hub and
+ * the run lifecycle's typed events, which domains below the runs subscribe to), the domains, the run
+ * lifecycle and what sits on it, the transports, and last the composition (core.ts) and its two hosts.
  * A new folder of electron/ must be placed here (electron/layering.test.ts fails until it is).
  */
 export const folderOrder = [
   'platform',
   'providers',
-  'events',
   'ledger',
   'pty',
   'sandbox',
   'git',
   'task-root',
+  'events',
   'notices',
   'agents',
   'connections',

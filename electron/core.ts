@@ -23,7 +23,10 @@ import { OutputStreams } from './runs/output-streams';
 import { attemptStarts } from './runs/attempt-output';
 import { AgentVerifier } from './runs/agent-verification';
 import { RunService } from './runs/run-service';
+import type { RunEventBus } from './events/run-events';
 import { CleanupService } from './cleanup/cleanup-service';
+import { subscribeCleanup } from './cleanup/run-ended-cleanup';
+import { CoreEventBus } from './events/core-event-bus';
 import { EventHub } from './events/event-hub';
 import { BudgetService } from './usage/budget-service';
 import { PriceSettings } from './usage/price-settings';
@@ -34,6 +37,7 @@ import { agentReview, reviewAgentsOnBudgetChange, reviewAgentsOnConnectionChange
 import { repriceBudgetsOnPriceChange } from './usage/budget-repricing';
 import { SystemService } from './system/system-service';
 import { coreHandlers } from './handlers/core-handlers';
+import { subscribeAttemptUsage } from './usage/attempt-usage';
 
 export interface CoreOptions {
   dataDir: string;
@@ -74,6 +78,8 @@ export interface Core {
   readonly dataDir: string;
   readonly ledger: Ledger;
   readonly events: EventHub;
+  /** The run lifecycle's events (runs/run-events.ts), for reactions that live outside the runs. */
+  readonly lifecycle: RunEventBus;
   readonly runs: RunService;
   /** Finished runs' task roots: their sizes, Clean up and its policy. */
   readonly cleanup: CleanupService;
@@ -117,10 +123,13 @@ export function createCore(options: CoreOptions): Core {
   const sandboxCheck = startSandboxProbe({ stateDir: path.join(dataDir, 'sandbox'), operatorHome, log: options.log });
   const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
   const budgets = new BudgetService({ ledger, events, prices, log: options.log, now });
+  // The core's domain events (runs/run-events.ts): the run lifecycle emits them, reactions subscribe.
+  const lifecycle: RunEventBus = new CoreEventBus(options.log);
   const runs = new RunService({
     ledger,
     catalog,
     events,
+    lifecycle,
     notices,
     connections,
     projectSetup,
@@ -139,7 +148,7 @@ export function createCore(options: CoreOptions): Core {
   });
   const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId) });
   // A run's task root is measured when it ends; the policy is applied now and every hour.
-  runs.onEnded((runId) => cleanup.runEnded(runId));
+  subscribeCleanup(lifecycle, cleanup);
   cleanup.start();
   const landing = new LandingService({ ledger, runs, notices, log: options.log, operatorEnv: options.operatorEnv ?? process.env });
   const verifier = new AgentVerifier(ledger, runs, connections, options.log);
@@ -151,6 +160,7 @@ export function createCore(options: CoreOptions): Core {
   repriceBudgetsOnPriceChange(events, budgets);
   budgets.start();
   const usage = new UsageService(ledger, prices);
+  subscribeAttemptUsage(lifecycle, { ledger, events, log: options.log, now });
   const priceSettings = new PriceSettings(prices, events);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   const agents = new AgentService({ ledger, catalog, events, connections, verifier, review: reviewAgents, runs, notices, cliVersions });
@@ -187,6 +197,7 @@ export function createCore(options: CoreOptions): Core {
     dataDir,
     ledger,
     events,
+    lifecycle,
     runs,
     cleanup,
     connections,

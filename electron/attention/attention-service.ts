@@ -49,7 +49,7 @@ const endingEvents: Partial<Record<RunStatus, AttentionEvent>> = {
   stranded: 'run_stranded',
 };
 
-/** Failures whose retry waits for the provider's limit to lift (attempt-runner.ts schedules it). */
+/** Failures whose retry waits for the provider's limit to lift (runs/attempt/judge.ts schedules it). */
 const quotaLimits: Record<string, 'quota' | 'rate'> = { quota_exhausted: 'quota', rate_limited: 'rate' };
 
 /**

@@ -425,13 +425,25 @@ export class RunsRepository {
       .run(attempt.id, attempt.runId, attempt.number, attempt.cause, attempt.startedAt);
   }
 
-  finishAttempt(
+  /**
+   * Ends an attempt, only if it is still in `from` (compare and set): false when it was not. The one
+   * caller is runs/attempt/attempt-record.ts, which checks the move against the attempt's table first.
+   */
+  endAttempt(
     attemptId: string,
+    from: Attempt['status'],
     outcome: { status: Attempt['status']; failureCode: string | null; exitCode: number | null; signal: string | null; retryAt: number | null; endedAt: number },
-  ): void {
-    this.db
-      .prepare('UPDATE attempts SET status = ?, failure_code = ?, exit_code = ?, signal = ?, retry_at = ?, ended_at = ? WHERE id = ?')
-      .run(outcome.status, outcome.failureCode, outcome.exitCode, outcome.signal, outcome.retryAt, outcome.endedAt, attemptId);
+  ): boolean {
+    return (
+      this.db
+        .prepare('UPDATE attempts SET status = ?, failure_code = ?, exit_code = ?, signal = ?, retry_at = ?, ended_at = ? WHERE id = ? AND status = ?')
+        .run(outcome.status, outcome.failureCode, outcome.exitCode, outcome.signal, outcome.retryAt, outcome.endedAt, attemptId, from).changes === 1
+    );
+  }
+
+  attempt(attemptId: string): AttemptRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM attempts WHERE id = ?').get(attemptId) as AttemptRow | undefined;
+    return row && toAttempt(row);
   }
 
   attempts(runId: string): AttemptRecord[] {

@@ -38,7 +38,7 @@ describe('where attempts begin, as viewers are told', () => {
         end: async () => {
           pty.exit();
           await pipeline.whenFinished();
-          test.ledger.runs.finishAttempt(id, { status: 'failed', failureCode: 'process_exit', exitCode: 1, signal: null, retryAt: null, endedAt: Date.now() });
+          test.ledger.runs.endAttempt(id, 'running', { status: 'failed', failureCode: 'process_exit', exitCode: 1, signal: null, retryAt: null, endedAt: Date.now() });
         },
       };
     };

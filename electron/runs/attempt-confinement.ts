@@ -4,7 +4,7 @@ import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor, type SandboxOverlay } from '../sandbox/bwrap';
 import { endpointFromUrl, endpointsFromAllowedHosts, loopbackForwards, type EgressEndpoint } from '../sandbox/egress-allow-list';
-import { egressSocketPath, startEgressProxy, type EgressDecision, type EgressProxy } from '../sandbox/egress-proxy';
+import { egressSocketPath, startEgressProxy, type EgressDecision, type EgressDecisionNote, type EgressProxy } from '../sandbox/egress-proxy';
 import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, electronRelayEnvironment, findEgressRelayScript } from '../sandbox/egress-relay';
 import { buildConfinedEnvironment } from '../sandbox/confined-environment';
 import { deliverCredentialFiles, prepareProviderHome, type DeliveredCredentials } from '../task-root/provider-home';
@@ -19,15 +19,6 @@ import { resolveExecutable } from '../pty/pty-session';
 import type { Admission } from './admission';
 
 /** One decision of the egress proxy, as the run's timeline records it (the host in display form). */
-export interface EgressDecisionNote {
-  host: string;
-  port: number;
-  method: string;
-  allowed: boolean;
-  /** The host was no host name or address at all (refused whatever the list says). */
-  invalidHost?: true;
-}
-
 function decisionNote(decision: EgressDecision): EgressDecisionNote {
   return {
     host: decision.host,

@@ -15,7 +15,7 @@ import type { ActiveRun, RunContext } from './run-context';
  * into the view and the run's variables merged from its layers (both at every preparation, so a retry
  * or a resume gets today's), and the project's setup command, run in the view before the agent (once:
  * a run whose setup succeeded does not run it again on a retry or a resume). The setup command runs
- * confined exactly as the agent is (attempt-runner.ts builds both launches from one confinement), on
+ * confined exactly as the agent is (attempt/begin-attempt.ts makes one confinement for both, attempt/confined-process.ts runs both), on
  * its own PTY, with its output in the run's terminal and ledger between two "setup" lines.
  */
 

@@ -1,46 +1,30 @@
 import { createEventParser } from '../providers/events/parse-event-line';
 import { LineSplitter } from '../providers/events/line-splitter';
+import type { TimelineEvent } from '../providers/events/timeline-event';
 import type { OutputPipeline } from '../pty/output-pipeline';
-import { AttemptUsageRecorder } from '../usage/usage-recorder';
 import type { ActiveRun, RunContext } from './run-context';
 
 /**
  * Parses the CLI's JSON-line stream into timeline entries, off the batches the pipeline cuts. The
- * session id it reports is recorded (where the console did not name it itself), its usage reports
- * become the attempt's recorded usage (usage/usage-recorder.ts; `resumed`: the attempt continues the
- * CLI's session, so a running total starts where the previous attempt left it), and the attempt's
- * events are kept for the failure classifier.
+ * session id it reports is recorded (where the console did not name it itself), and the attempt's
+ * events are kept for the failure classifier. Each entry, once stored, is told on the lifecycle bus
+ * with the session known when it was parsed: usage reports become the attempt's recorded usage there
+ * (usage/attempt-usage.ts).
  */
 export function followTimeline(
   context: RunContext,
   active: ActiveRun,
   pipeline: OutputPipeline,
   format: string | null,
-  attempt: { resumed: boolean } = { resumed: false },
 ): void {
   if (!format) return;
   const parser = createEventParser(format);
   const splitter = new LineSplitter();
   const attemptId = active.attemptId;
-  const usage = attemptId
-    ? new AttemptUsageRecorder(
-        { ledger: context.ledger, events: context.options.events, log: context.log, now: context.now },
-        {
-          runId: active.runId,
-          attemptId,
-          attemptNumber: active.attemptNumber,
-          agentId: active.agentId,
-          admission: active.admission,
-          provider: active.provider,
-          resumed: attempt.resumed,
-          sessionId: () => active.sessionId,
-        },
-      )
-    : null;
   // The bytes are redacted already; the parsed values are checked again, as everything written is.
   const redactor = context.redactorFor(active.runId);
   const take = (lines: string[], end = false) => {
-    const entries: Array<{ kind: string; data: Record<string, unknown> }> = [];
+    const entries: Array<{ kind: string; data: Record<string, unknown>; sessionId: string | null }> = [];
     const parsed = lines.flatMap((line) => (line.trim() === '' ? [] : parser.parseLine(line)));
     // At the end of the output, a message the CLI was still streaming is complete.
     if (end) parsed.push(...parser.flush());
@@ -52,16 +36,22 @@ export function followTimeline(
         active.sessionId = event.sessionId;
         context.saveSessionLocator(active);
       }
-      // After the session: a running total is counted from what the run had on that session before.
-      if (event.kind === 'usage') usage?.report(event);
       const { kind, ...data } = event;
       // A message joined from streamed pieces can hold a secret no single piece showed: every value
       // is redacted as it is written.
-      entries.push({ kind, data: redactor ? redactor.redactValue(data) : data });
+      entries.push({ kind, data: redactor ? redactor.redactValue(data) : data, sessionId: active.sessionId });
     }
     if (entries.length) {
-      context.ledger.runs.appendEvents(active.runId, attemptId, entries, context.now());
+      context.ledger.runs.appendEvents(
+        active.runId,
+        attemptId,
+        entries.map(({ kind, data }) => ({ kind, data })),
+        context.now(),
+      );
       context.announceTimeline(active.runId);
+      // The lifecycle bus hears each entry as the timeline holds it (redacted).
+      const parties = active.attempt?.parties;
+      if (parties) for (const { kind, data, sessionId } of entries) context.lifecycle.emit('timelineEvent', { ...parties, event: { kind, ...data } as TimelineEvent, sessionId });
     }
   };
   pipeline.feed.onBatch((batch) => take(splitter.push(batch.bytes)));

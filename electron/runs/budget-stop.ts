@@ -2,7 +2,6 @@ import { budgetUnpriced } from '../../shared/usage';
 import { budgetStopping, notRetriedSentence, type BudgetBlock } from '../usage/budget-rule';
 import { unpricedRunModel } from '../usage/run-billing';
 import type { ActiveRun, RunContext } from './run-context';
-import type { RunNotices } from './run-notices';
 
 /**
  * A run that crossed its budget while it ran (issue 14): the attempt it was in is let finish (cutting
@@ -23,17 +22,22 @@ export function budgetStoppingRetry(context: RunContext, active: ActiveRun): Bud
 
 /**
  * Ends the run failed with the budget's failure (it says the run was not retried), notes it on the
- * timeline, and raises (or joins) the agent's notice about that budget, which says so too.
+ * timeline, and tells the lifecycle bus: the agent's notice about that budget, which says so too, is
+ * a subscriber (notices/budget-notice-reactions.ts).
  */
-export function endOverBudget(context: RunContext, runNotices: RunNotices, active: ActiveRun, block: BudgetBlock): void {
+export function endOverBudget(context: RunContext, active: ActiveRun, block: BudgetBlock): void {
   const { budget, refusal } = block;
   const failure = { ...refusal, message: `${refusal.message} ${notRetriedSentence}` };
   context.note(active.runId, active.attemptId, refusal.reason === budgetUnpriced ? 'budget_unpriced' : 'budget_reached', { message: failure.message, budgetId: budget.id });
   context.log.info('run not retried: its budget is spent or cannot count it', { runId: active.runId, budgetId: budget.id, reason: refusal.reason });
   context.end(active.runId, 'failed', failure);
   const row = context.ledger.runs.row(active.runId);
-  const agent = context.ledger.agents.get(active.agentId);
   const task = row ? context.ledger.tasks.get(row.task_id) : undefined;
-  // The notice is raised once the run has ended failed: that is how it tells this run from a refused one.
-  if (agent) runNotices.raiseOwnerNotice(active.runId, agent, { id: task?.id ?? null, title: task?.title ?? 'a task' }, refusal);
+  // Told once the run has ended failed: that is how its notice tells this run from a refused one.
+  context.lifecycle.emit('budgetStopped', {
+    runId: active.runId,
+    agent: { id: active.agentId, name: active.admission.agentName },
+    task: { id: task?.id ?? null, title: task?.title ?? 'a task' },
+    refusal,
+  });
 }

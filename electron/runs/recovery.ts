@@ -6,6 +6,7 @@ import type { NoticeService } from '../notices/notice-service';
 import type { ProviderCatalog } from '../providers/catalog';
 import { isProcessGroupAlive, ProcessGroupWatch, signalProcessGroup } from '../platform/process-group';
 import { savedAdmission } from './admission';
+import { endAttempt } from './attempt/attempt-record';
 import { processStartTime } from '../platform/process-identity';
 import { removeLeftoverCredentials } from './run-credentials';
 import { liveStatuses, transitionRun } from './run-transitions';
@@ -36,7 +37,7 @@ export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, s
     await removeLeftoverCredentials(row, catalog, log);
     const attempt = ledger.runs.lastAttempt(row.id);
     if (attempt && attempt.status === 'running') {
-      ledger.runs.finishAttempt(attempt.id, { status: 'stranded', failureCode: 'stranded', exitCode: null, signal: null, retryAt: null, endedAt: now() });
+      endAttempt({ ledger, log }, attempt.id, { status: 'stranded', failureCode: 'stranded', exitCode: null, signal: null, retryAt: null, endedAt: now() });
     }
     // A retry it was waiting for will not come: the run is stranded instead.
     ledger.runs.clearPendingRetry(row.id);

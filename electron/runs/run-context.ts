@@ -15,8 +15,10 @@ import type { TimelineEvent } from '../providers/events/timeline-event';
 import type { OutputFanout } from '../pty/output-fanout';
 import type { PtySession } from '../pty/pty-session';
 import type { EventHub } from '../events/event-hub';
+import type { RunEventBus } from '../events/run-events';
 import { configFingerprint, type Admission, type SandboxState } from './admission';
 import type { ConfinedLaunch } from './attempt-confinement';
+import type { RunAttempt } from './attempt/attempt-record';
 import type { LongTimer } from '../platform/long-timer';
 import { transitionRun } from './run-transitions';
 import type { Budget, PriceTable } from '../../shared/usage';
@@ -26,6 +28,8 @@ export interface RunServiceOptions {
   ledger: Ledger;
   catalog: ProviderCatalog;
   events: EventHub;
+  /** The run lifecycle's events (attempt started and ended, timeline entries, run ended), which reactions subscribe to. */
+  lifecycle: RunEventBus;
   notices: NoticeService;
   /** AI connections: admission asks about the agent's, and a launch opens its secret. */
   connections: ConnectionService;
@@ -89,12 +93,15 @@ export interface ActiveRun {
   profile: LaunchProfile;
   attemptNumber: number;
   attemptId: string | null;
+  /** The current attempt's record: every end of it goes through its `finish` (attempt/attempt-record.ts). */
+  attempt: RunAttempt | null;
   session: PtySession | null;
   launch: ConfinedLaunch | null;
   /**
-   * Aborted by Stop or by the console closing. Every await of an attempt (the sandbox probe, a busy
-   * connection, the task root, the confinement) is followed by a look at it, and the long waits end
-   * on it, so a Stop during preparation is never lost. Its reason is a `StopReason`.
+   * Aborted by Stop or by the console closing. Its signal goes into every await of an attempt's
+   * steps (attempt/attempt-steps.ts): the long waits (the sandbox probe, a busy connection) end on
+   * it, and work that must finish despite it (the task root, the confinement) takes it right after,
+   * so a Stop during preparation is never lost. Its reason is a `StopReason`.
    */
   stopping: AbortController;
   /** Set while the run waits between attempts. */
@@ -144,16 +151,16 @@ export class RunContext {
   readonly ledger: Ledger;
   readonly log: Logger;
   readonly now: () => number;
+  readonly lifecycle: RunEventBus;
   readonly active = new Map<string, ActiveRun>();
   /** The console is closing: nothing new starts, and a run's state is left for the next start to find. */
   closing = false;
   private readonly timelineTimers = new Map<string, NodeJS.Timeout>();
-  /** Called once a run has ended (the scheduler forgets its wait and starts what was queued behind it). */
-  onEnded: (runId: string) => void = () => {};
 
   constructor(readonly options: RunServiceOptions) {
     this.ledger = options.ledger;
     this.log = options.log;
+    this.lifecycle = options.lifecycle;
     this.now = options.now ?? Date.now;
   }
 
@@ -164,13 +171,14 @@ export class RunContext {
     return moved;
   }
 
-  /** Ends the run (refused, cancelled, failed, succeeded): it is no longer driven, and the queue moves. */
+  /** Ends the run (refused, cancelled, failed, succeeded): it is no longer driven, and the bus hears it (the queue moves). */
   end(runId: string, status: RunStatus, failure: OperatorErrorShape | null): void {
     this.active.delete(runId);
     if (this.transition(runId, status, { failure, endedAt: this.now() })) {
       this.log.info('run ended', { runId, status, code: failure?.code });
     }
-    this.onEnded(runId);
+    // The scheduler (first to subscribe) forgets its wait and starts what was queued behind it.
+    this.lifecycle.emit('runEnded', { runId, status, failure });
   }
 
   /**

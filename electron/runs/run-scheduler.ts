@@ -7,7 +7,7 @@ import { configFingerprint, savedAdmission, type Admission, type AdmissionResult
 import { budgetStoppingRetry, endOverBudget } from './budget-stop';
 import { setLongTimer } from '../platform/long-timer';
 import type { ActiveRun, RunContext } from './run-context';
-import type { RunNotices } from './run-notices';
+import type { RunNotices } from './notices/run-notices';
 
 export interface RunSchedulerOptions {
   /** Admission for a new run of the agent, as the service asks it. */
@@ -107,6 +107,7 @@ export class RunScheduler {
       profile,
       attemptNumber: context.ledger.runs.attempts(runId).length,
       attemptId: null,
+      attempt: null,
       session: null,
       launch: null,
       stopping: new AbortController(),
@@ -134,7 +135,7 @@ export class RunScheduler {
         const overBudget = budgetStoppingRetry(this.context, active);
         if (overBudget) {
           this.context.ledger.runs.clearPendingRetry(active.runId);
-          return endOverBudget(this.context, this.options.runNotices, active, overBudget);
+          return endOverBudget(this.context, active, overBudget);
         }
         // A retry is a fresh attempt: the failed one's session may hold a half-done turn.
         void this.options.launch(active, { mode: 'new' }, 'retry');

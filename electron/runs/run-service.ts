@@ -16,12 +16,16 @@ import {
   type DiskSpace,
 } from './admission';
 import type { ConnectionState } from '../connections/connection-problem';
-import { DiskFullNotices } from './disk-full-notices';
-import { AttemptRunner } from './attempt-runner';
+import { DiskFullNotices } from './notices/disk-full-notices';
+import { AttemptPipeline } from './attempt/attempt-steps';
+import { subscribeAttemptNotices } from './notices/attempt-notices';
+import { subscribeNetworkNotices } from './notices/network-notice-reactions';
+import { subscribeDiskFullNotices } from './notices/disk-full-reactions';
+import { subscribeBudgetNotices } from './notices/budget-notice-reactions';
 import { strandOrphanedRuns } from './recovery';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
-import { NetworkNotices } from './network-notices';
-import { RunNotices } from './run-notices';
+import { NetworkNotices } from './notices/network-notices';
+import { RunNotices } from './notices/run-notices';
 import { RunQueries } from './run-queries';
 import { RunScheduler } from './run-scheduler';
 import { endedStatuses } from './run-transitions';
@@ -35,14 +39,14 @@ const noSandboxProbe: SandboxProbeSource = { current: () => null, ready: () => P
  * The runs, as the operator acts on them: start, stop, resume, Run again, input, archive, delete, and
  * the console's start-up and shutdown. The lifecycle itself is in its parts: the table of status
  * changes (run-transitions.ts), when runs start (run-scheduler.ts), one attempt from preparation to
- * its outcome (attempt-runner.ts, attempt-outcome.ts), and what is shown (run-queries.ts).
+ * its outcome (attempt/attempt-steps.ts, attempt-outcome.ts), and what is shown (run-queries.ts).
  */
 export class RunService {
   /** The run's folder on disk: its diff, its confinement, its cleanup. */
   readonly workspace: RunWorkspace;
   private readonly context: RunContext;
   private readonly scheduler: RunScheduler;
-  private readonly attempts: AttemptRunner;
+  private readonly attempts: AttemptPipeline;
   private readonly queries: RunQueries;
   /** The owner-action and stranded-run notices runs raise and resolve, and Run again. */
   private readonly runNotices: RunNotices;
@@ -50,7 +54,6 @@ export class RunService {
   private readonly networkNotices: NetworkNotices;
   /** "Disk full": raised by a run refused or ended for a full data directory disk, resolved when space is back. */
   private readonly diskFull: DiskFullNotices;
-  private readonly endedListeners: Array<(runId: string) => void> = [];
 
   constructor(private readonly options: RunServiceOptions) {
     const sandboxProbe = options.sandboxProbe ?? noSandboxProbe;
@@ -81,11 +84,9 @@ export class RunService {
       diskFull: this.diskFull,
     });
     this.networkNotices = new NetworkNotices(options.ledger, options.notices, options.log);
-    this.attempts = new AttemptRunner(this.context, {
+    this.attempts = new AttemptPipeline(this.context, {
       workspace: this.workspace,
       sandboxProbe,
-      runNotices: this.runNotices,
-      networkNotices: this.networkNotices,
       scheduleRetry: (active, retryAt) => this.scheduler.scheduleRetry(active, retryAt),
     });
     this.scheduler = new RunScheduler(this.context, {
@@ -93,10 +94,15 @@ export class RunService {
       runNotices: this.runNotices,
       launch: (active, session, cause) => this.attempts.run(active, session, cause),
     });
-    this.context.onEnded = (runId) => {
-      this.scheduler.runEnded(runId);
-      for (const listener of this.endedListeners) listener(runId);
-    };
+    // First to hear a run's end: its wait is forgotten and what was queued behind it may start.
+    options.lifecycle.on('runEnded', ({ runId }) => this.scheduler.runEnded(runId));
+    // Reactions to the run lifecycle's events (run-events.ts): viewers mark where an attempt's bytes
+    // begin, owner-action notices are raised and resolved, a blocked request raises its notice, and a run stopped by a full disk joins the Disk full notice, one stopped by its budget the budget's.
+    options.lifecycle.on('attemptStarted', ({ runId }) => options.fanout.attemptStarted(runId));
+    subscribeAttemptNotices(options.lifecycle, this.runNotices, options.ledger);
+    subscribeNetworkNotices(options.lifecycle, this.networkNotices);
+    subscribeDiskFullNotices(options.lifecycle, this.runNotices);
+    subscribeBudgetNotices(options.lifecycle, this.runNotices, options.ledger);
     this.queries = new RunQueries(this.context, this.workspace, sandboxProbe);
   }
 
@@ -306,11 +312,6 @@ export class RunService {
   /** Resume would take the run up again: it ended (not refused), its files are there, its session can be resumed. */
   canResume(runId: string): boolean {
     return this.queries.canResume(runId);
-  }
-
-  /** Called once a run has ended (Clean up measures its task root then). */
-  onEnded(listener: (runId: string) => void): void {
-    this.endedListeners.push(listener);
   }
 
   /** The run is being driven now (preparing, running, or waiting between attempts). */

@@ -50,6 +50,9 @@ export interface EgressDecision {
   at: string;
 }
 
+/** A decision as the run's timeline notes it and the run lifecycle tells it (without its time: the note has one). */
+export type EgressDecisionNote = Omit<EgressDecision, 'at'>;
+
 export interface EgressProxyOptions {
   /** Listen on this Unix socket (Linux, bound into the sandbox). */
   socketPath?: string;

@@ -1,16 +1,16 @@
-import type { Notice, RunSummary } from '../../shared/entities';
-import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
-import { actionRoute } from '../../shared/routes';
-import type { StoredAgent } from '../ledger/agents-repository';
-import type { Ledger } from '../ledger/ledger';
-import { startedRunNoticeKinds } from '../ledger/notices-repository';
-import type { Logger } from '../platform/log';
-import type { NoticeService } from '../notices/notice-service';
-import { budgetExhausted, budgetUnpriced } from '../../shared/usage';
-import { budgetIdOfLink, notRetriedSentence, priceTargetOfLink } from '../usage/budget-rule';
-import { aiConnectionRequired, type Admission, type AdmissionResult } from './admission';
+import type { Notice, RunSummary } from '../../../shared/entities';
+import { OperatorError, type OperatorErrorShape } from '../../../shared/errors';
+import { actionRoute } from '../../../shared/routes';
+import type { StoredAgent } from '../../ledger/agents-repository';
+import type { Ledger } from '../../ledger/ledger';
+import { startedRunNoticeKinds } from '../../ledger/notices-repository';
+import type { Logger } from '../../platform/log';
+import type { NoticeService } from '../../notices/notice-service';
+import { budgetExhausted, budgetUnpriced } from '../../../shared/usage';
+import { budgetIdOfLink, notRetriedSentence, priceTargetOfLink } from '../../usage/budget-rule';
+import { aiConnectionRequired, type Admission, type AdmissionResult } from '../admission';
 import type { DiskFullNotices } from './disk-full-notices';
-import type { RunBudgets } from './run-context';
+import type { RunBudgets } from '../run-context';
 
 export interface RunNoticesOptions {
   ledger: Ledger;

@@ -1,10 +1,10 @@
-import { formatAllowedHost } from '../../shared/allowed-hosts';
-import type { Environment } from '../../shared/entities';
-import { actionRoute } from '../../shared/routes';
-import { endpointsFromAllowedHosts, isEgressAllowed } from '../sandbox/egress-allow-list';
-import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../platform/log';
-import type { NoticeService } from '../notices/notice-service';
+import { formatAllowedHost } from '../../../shared/allowed-hosts';
+import type { Environment } from '../../../shared/entities';
+import { actionRoute } from '../../../shared/routes';
+import { endpointsFromAllowedHosts, isEgressAllowed } from '../../sandbox/egress-allow-list';
+import type { Ledger } from '../../ledger/ledger';
+import type { Logger } from '../../platform/log';
+import type { NoticeService } from '../../notices/notice-service';
 
 export const networkBlockedKind = 'network_blocked';
 

@@ -1,14 +1,14 @@
 import { statSync, unlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Notice } from '../../shared/entities';
-import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
-import { actionRoute } from '../../shared/routes';
-import { describeBytes, freeDiskBytes, freeDiskBytesSync, freeSpaceAdvice, isDiskFullError } from '../platform/disk-space';
-import type { Ledger } from '../ledger/ledger';
-import type { Logger } from '../platform/log';
-import type { NoticeService } from '../notices/notice-service';
-import { diskFull, type DiskSpace } from './admission';
+import type { Notice } from '../../../shared/entities';
+import { OperatorError, type OperatorErrorShape } from '../../../shared/errors';
+import { actionRoute } from '../../../shared/routes';
+import { describeBytes, freeDiskBytes, freeDiskBytesSync, freeSpaceAdvice, isDiskFullError } from '../../platform/disk-space';
+import type { Ledger } from '../../ledger/ledger';
+import type { Logger } from '../../platform/log';
+import type { NoticeService } from '../../notices/notice-service';
+import { diskFull, type DiskSpace } from '../admission';
 
 /** Under this much free space on the data directory's disk new runs are refused (OPERATOR_CONSOLE_MIN_FREE_MIB overrides). */
 export const defaultMinFreeBytes = 256 * 1024 * 1024;

@@ -1,0 +1,125 @@
+import type { AttemptCause } from '../../../shared/entities';
+import { OperatorError, type OperatorErrorShape } from '../../../shared/errors';
+import { describeError, detailsInLog } from '../../platform/log';
+import type { SessionRequest } from '../../providers/launch';
+import { isDiskFullFailure, runDiskFullFailure } from '../notices/disk-full-notices';
+import { stopReason, type ActiveRun, type RunContext } from '../run-context';
+import { AttemptStopped } from './abortable';
+import type { AttemptEnd, AttemptOutcomeNote } from './attempt-record';
+import type { AttemptScope, AttemptServices } from './attempt-scope';
+import { beginAttempt } from './begin-attempt';
+import { cliNotFound } from './cli-not-found';
+import { confine } from './confine';
+import { undoConfinement } from './confined-process';
+import { judge } from './judge';
+import { openCredential } from './open-credential';
+import { prepareTaskRoot } from './prepare-task-root';
+import { projectSetup } from './project-setup';
+import { tellDiskFull } from './output-lost';
+import { spawnAndFollow } from './spawn-and-follow';
+
+/**
+ * One attempt of a run, as its steps in order. Each step is a file of this folder, `(scope, signal)`:
+ * it reads what earlier steps left in the scope and adds its own. The run's stop signal goes into
+ * the steps' awaits (a Stop ends a long wait at once); a step that must finish despite a Stop says so.
+ * What happens because of an attempt (notices, usage, cleanup) subscribes to its events (run-events.ts)
+ * and is not a step.
+ */
+const steps: ReadonlyArray<(scope: AttemptScope, signal: AbortSignal) => Promise<void>> = [
+  prepareTaskRoot,
+  beginAttempt,
+  projectSetup,
+  openCredential,
+  confine,
+  spawnAndFollow,
+  judge,
+];
+
+export class AttemptPipeline {
+  constructor(
+    private readonly context: RunContext,
+    private readonly services: AttemptServices,
+  ) {}
+
+  /**
+   * Starts the next attempt of an admitted (or retrying, or resumed) run, recording `cause`, why it
+   * starts, with it. Never throws: the run ends instead.
+   */
+  run(active: ActiveRun, session: SessionRequest, cause: AttemptCause, followUp?: string): Promise<void> {
+    // Nobody awaits an attempt (it is started and left to run): whatever escapes it is logged here,
+    // never left to become an unhandled rejection that stops the console.
+    const done = this.attempt(active, session, cause, followUp).catch((error: unknown) => {
+      this.context.log.error('a run attempt failed unexpectedly', { runId: active.runId, error: describeError(error) });
+      if (this.context.active.get(active.runId) === active && !this.context.closing) {
+        this.context.endWhenWritable(active.runId, 'failed', { code: 'internal', message: `The run failed unexpectedly. ${detailsInLog(this.context.log)}` });
+      }
+    });
+    active.attemptDone = done;
+    return done;
+  }
+
+  private async attempt(active: ActiveRun, session: SessionRequest, cause: AttemptCause, followUp?: string): Promise<void> {
+    const { context } = this;
+    if (context.closing) return;
+    if (!context.transition(active.runId, 'preparing')) {
+      // Not where this attempt thought (refused, logged by the transition): nothing to drive.
+      context.active.delete(active.runId);
+      return;
+    }
+    const scope: AttemptScope = { context, services: this.services, active, request: { session, cause, followUp }, runEnded: false };
+    try {
+      for (const step of steps) {
+        await step(scope, active.stopping.signal);
+        if (scope.runEnded) return;
+      }
+    } catch (error) {
+      // A confinement made for a process that never ran is undone, whatever went wrong.
+      await undoConfinement(active);
+      this.attemptFailed(scope, error);
+    }
+  }
+
+  /**
+   * A step threw: the run ends (cancelled by a Stop, failed otherwise) and so does its attempt, if one
+   * began and no step ended it: no attempt is left running under a run that ended. A closing console
+   * leaves both as they were: the next start finds them and strands them.
+   */
+  private attemptFailed(scope: AttemptScope, error: unknown): void {
+    const { context, active } = scope;
+    const endAttempt = (end: Pick<AttemptEnd, 'status' | 'failureCode'>, note?: AttemptOutcomeNote) => () => {
+      if (scope.attempt?.running) scope.attempt.finish({ ...end, exitCode: null, signal: null, retryAt: null, endedAt: context.now() }, note);
+    };
+    if (error instanceof AttemptStopped) {
+      if (stopReason(active) === 'shutdown') return;
+      return context.endWhenWritable(
+        active.runId,
+        'cancelled',
+        { code: 'cancelled', message: 'Stopped by the operator before it started.' },
+        endAttempt({ status: 'cancelled', failureCode: 'cancelled' }),
+      );
+    }
+    // The CLI's executable is missing (found so by its confinement or by the spawn): not a crash, an owner action.
+    if (error instanceof OperatorError && error.code === 'spawn_failed' && scope.attempt?.running) return cliNotFound(scope, error);
+    if (context.closing) return;
+    if (isDiskFullFailure(error, context.options.dataDir)) {
+      // The ledger or the task root could not be written: the disk's fault, not the run's. Its end
+      // is written as soon as the ledger takes it; the Disk full notice says what to do.
+      context.log.warn('run stopped: the disk is full', { runId: active.runId, error: String(error) });
+      // git's own refusal (git_failed, reason disk_full) says the same: the run's code is disk_full either way.
+      const failure = error instanceof OperatorError && error.code === 'disk_full' ? error.toShape() : runDiskFullFailure(context.options.dataDir, 'The run could not be prepared');
+      tellDiskFull(context, active);
+      return context.endWhenWritable(active.runId, 'failed', failure, endAttempt({ status: 'failed', failureCode: 'disk_full' }));
+    }
+    if (error instanceof OperatorError) {
+      // An owner action (a configuration to fix), not a crash: its code and reason say it all.
+      context.log.warn('run could not launch', { runId: active.runId, code: error.code, reason: error.reason });
+    } else {
+      context.log.error('run failed to launch', { runId: active.runId, error: describeError(error) });
+    }
+    const failure: OperatorErrorShape =
+      error instanceof OperatorError ? error.toShape() : { code: 'internal', message: `The run could not be prepared. ${detailsInLog(context.log)}` };
+    // A connection that became unusable (or unreadable) since admission is the owner's to fix: its notice hears the attempt's end.
+    const ownerAction = failure.code === 'configuration_incomplete';
+    context.endWhenWritable(active.runId, 'failed', failure, endAttempt({ status: 'failed', failureCode: failure.code }, { failure, ownerAction }));
+  }
+}

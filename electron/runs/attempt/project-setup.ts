@@ -1,0 +1,107 @@
+import { OperatorError } from '../../../shared/errors';
+import { effectiveBaseUrl } from '../../providers/credential-delivery';
+import type { PtyExit } from '../../pty/pty-session';
+import { framedSetupOutput, saveRunSetup, setupClosing, setupFailure, setupOpening } from '../attempt-setup';
+import { stopReason } from '../run-context';
+import { AttemptStopped } from './abortable';
+import type { AttemptOutcomeNote } from './attempt-record';
+import { need, type AttemptScope } from './attempt-scope';
+import { confineProcess, spawnConfined, type ConfinedProcess } from './confined-process';
+import { outputLost } from './output-lost';
+
+/**
+ * Step 3: the project's setup command, before the agent: `sh -c <command>` in the view, confined as
+ * the agent is (the same confinement, without the connection's key, which setup has no use for), on
+ * a PTY of its own whose output goes into the run's output between two "setup" lines. The run shows
+ * Setting up meanwhile; Stop ends it. When it fails, the run has ended `failed` with setup_failed (an
+ * owner action: no retry, no agent) and `scope.runEnded` says so. Nothing to do when the project has
+ * no setup command, or a previous attempt of the run got through it.
+ */
+export async function projectSetup(scope: AttemptScope, signal: AbortSignal): Promise<void> {
+  const { context, active } = scope;
+  const prepared = need(scope.setup, 'setup');
+  const command = prepared.command;
+  if (command === null) return;
+  const attempt = need(scope.attempt, 'attempt');
+  const confinement = need(scope.confinement, 'confinement');
+  const { runId } = active;
+  const { taskRoot } = confinement;
+  const startedAt = context.now();
+  // A setup command that ran first started the run: its start stays the run's.
+  if (!context.transition(runId, 'setting_up', { startedAt: context.requireRun(runId).started_at ?? startedAt })) {
+    throw new Error('The run moved while its setup was about to start.');
+  }
+  scope.setupRan = true;
+  const record = {
+    ...prepared.record,
+    setup: { status: 'running' as const, attempt: active.attemptNumber, exitCode: null, signal: null, startedAt: new Date(startedAt).toISOString(), endedAt: null },
+  };
+  const finishSetup = (status: 'succeeded' | 'failed' | 'cancelled', exit: PtyExit | null) =>
+    saveRunSetup(context, runId, {
+      ...record,
+      setup: { ...record.setup, status, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, endedAt: new Date(context.now()).toISOString() },
+    });
+  const finishAttempt = (status: 'failed' | 'cancelled', failureCode: string, exit: PtyExit | null, note?: AttemptOutcomeNote) =>
+    attempt.finish({ status, failureCode, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, retryAt: null, endedAt: context.now() }, note);
+  saveRunSetup(context, runId, record);
+  context.note(runId, attempt.id, 'setup_started', { command });
+
+  // The proxy lets setup reach what the agent may: the connection's base URL (metadata only: no
+  // secret is opened for setup), else the provider's API, and the operator's allow-list.
+  const connection = active.admission.homeMode === 'isolated' && active.admission.connection ? context.options.connections.state(active.admission.connection.id) : undefined;
+  const owner = { context, active, attemptId: attempt.id, signal };
+  let setupProcess: ConfinedProcess;
+  try {
+    const launch = await confineProcess(owner, {
+      ...confinement,
+      spec: { executable: '/bin/sh', args: ['-c', command], env: {}, cwd: taskRoot.view, session: null },
+      connectionBaseUrl: connection ? effectiveBaseUrl(active.provider.definition, connection) : null,
+      credential: null,
+    });
+    setupProcess = await spawnConfined(owner, launch, taskRoot.view);
+  } catch (error) {
+    if (error instanceof AttemptStopped) {
+      // A closing console leaves the attempt for the next start to strand.
+      if (stopReason(active) === 'operator') {
+        finishAttempt('cancelled', 'cancelled', null);
+        finishSetup('cancelled', null);
+      }
+      throw error;
+    }
+    finishAttempt('failed', error instanceof OperatorError ? error.code : 'internal', null);
+    finishSetup('failed', null);
+    throw error;
+  }
+  setupProcess.follow({ source: framedSetupOutput(setupProcess.session, setupOpening(command), (exit) => setupClosing(exit, stopReason(active) !== null)) });
+  context.log.info('run setup started', { runId, attempt: active.attemptNumber, pid: setupProcess.pid });
+
+  const { exit, endOffset, storageFailure } = await setupProcess.finished();
+  if (storageFailure && stopReason(active) !== 'shutdown') {
+    finishSetup(stopReason(active) === 'operator' ? 'cancelled' : 'failed', exit);
+    outputLost(context, active, exit, endOffset);
+    scope.runEnded = true;
+    return;
+  }
+  if (stopReason(active) !== null) {
+    // A closing console leaves the run setting up: the next start strands it.
+    if (stopReason(active) === 'operator') {
+      finishAttempt('cancelled', 'cancelled', exit);
+      finishSetup('cancelled', exit);
+    }
+    throw new AttemptStopped();
+  }
+  if (exit.exitCode === 0 && exit.signal === null) {
+    finishSetup('succeeded', exit);
+    context.note(runId, attempt.id, 'setup_finished', { exitCode: 0 });
+    context.lifecycle.emit('attemptProgressed', { ...attempt.parties, milestone: 'setup_succeeded' });
+    return;
+  }
+  finishSetup('failed', exit);
+  const failure = setupFailure(need(scope.projectId, 'project'), command, exit);
+  // The owner must fix the command: the notice (a subscriber of the attempt's end) links to it.
+  finishAttempt('failed', 'setup_failed', exit, { failure, ownerAction: true });
+  context.note(runId, attempt.id, 'setup_failed', { exitCode: exit.exitCode, signal: exit.signal });
+  context.log.warn('run setup failed', { runId, exitCode: exit.exitCode, signal: exit.signal });
+  context.end(runId, 'failed', failure);
+  scope.runEnded = true;
+}
