@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The static call trace of one entry point through the core: `npm run -s trace:attempt`.
+// The static call trace of one entry point through the core.
 //
-//   node scripts/call-trace.mjs <file> <function-or-method name> [--depth N] [--list]
+//   npm run -s trace -- <file> <function-or-method name> [--then <file>:<name> ...] [--depth N] [--list] [--files]
 //
 // Walks the TypeScript language service's call hierarchy depth first from the named function, into
 // every function of electron/ and shared/ it calls (each function once, in source order), and prints
@@ -10,7 +10,14 @@
 // left. It measures how much of the code base one reader must hold to follow one entry point. Calls
 // made through a callback or an interface's property are not seen by the call hierarchy (say so when
 // comparing), and tests are left out. `--depth N` stops N calls below the entry point (what a reader
-// follows before trusting a callee by its name).
+// follows before trusting a callee by its name); `--files` lists the files the walk enters most often. `--then file:name` walks a function the entry point
+// calls through a value the call hierarchy cannot follow (a list of steps, a callback) as if the entry
+// point called it directly, after its own calls; repeat it for each, in the order they are called.
+//
+// The attempt of a run (issue 26), before and after its pipeline:
+//   npm run -s trace -- electron/runs/attempt-runner.ts run                      (before)
+//   npm run -s trace -- electron/runs/attempt/attempt-steps.ts run \
+//     --then electron/runs/attempt/prepare-task-root.ts:prepareTaskRoot ... --then electron/runs/attempt/judge.ts:judge   (after)
 import path from 'node:path';
 import fs from 'node:fs';
 import ts from 'typescript';
@@ -18,8 +25,10 @@ import ts from 'typescript';
 const [fileArg, name, ...flags] = process.argv.slice(2);
 const depthFlag = flags.indexOf('--depth');
 const maxDepth = depthFlag >= 0 ? Number(flags[depthFlag + 1]) : Infinity;
+/** The functions called through values, as [file, name]. */
+const then = flags.flatMap((flag, i) => (flag === '--then' ? [String(flags[i + 1]).split(':')] : []));
 if (!fileArg || !name) {
-  console.error('usage: node scripts/call-trace.mjs <file> <function name> [--list]');
+  console.error('usage: node scripts/call-trace.mjs <file> <function name> [--then <file>:<name> ...] [--depth N] [--list]');
   process.exit(2);
 }
 const root = path.resolve(import.meta.dirname, '..');
@@ -45,19 +54,28 @@ const service = ts.createLanguageService(host, ts.createDocumentRegistry());
 /** @param {string} f */
 const inProject = (f) => /\/(electron|shared)\//.test(f) && !/\.(test|fixture)\.ts$|test-fixtures|\/testing\//.test(f) && !f.includes('node_modules');
 
-const start = path.resolve(root, fileArg);
-const source = service.getProgram()?.getSourceFile(start);
-if (!source) throw new Error(`${fileArg} is not in tsconfig.node.json`);
-let startPos = -1;
-/** @param {import('typescript').Node} node */
-function find(node) {
-  if (startPos >= 0 || !source) return;
-  const named = ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isVariableDeclaration(node) ? node.name : undefined;
-  if (named && named.getText(source) === name) startPos = named.getStart(source);
-  ts.forEachChild(node, find);
+/**
+ * Where the function `wanted` is declared in `relativeFile`.
+ * @param {string} relativeFile
+ * @param {string} wanted
+ */
+function declaration(relativeFile, wanted) {
+  const file = path.resolve(root, relativeFile);
+  const source = service.getProgram()?.getSourceFile(file);
+  if (!source) throw new Error(`${relativeFile} is not in tsconfig.node.json`);
+  let pos = -1;
+  /** @param {import('typescript').Node} node */
+  const find = (node) => {
+    if (pos >= 0) return;
+    const named = ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isVariableDeclaration(node) ? node.name : undefined;
+    if (named && named.getText(source) === wanted) pos = named.getStart(source);
+    ts.forEachChild(node, find);
+  };
+  find(source);
+  if (pos < 0) throw new Error(`no function ${wanted} in ${relativeFile}`);
+  return { file, pos };
 }
-find(source);
-if (startPos < 0) throw new Error(`no function ${name} in ${fileArg}`);
+const { file: start, pos: startPos } = declaration(fileArg, name);
 
 const visited = new Set();
 /** @type {string[]} the file the walk is in, step by step */
@@ -87,6 +105,11 @@ function visit(file, pos, depth, label) {
   }
 }
 visit(start, startPos, 0, name);
+for (const [thenFile = '', thenName = ''] of then) {
+  const called = declaration(thenFile, thenName);
+  visit(called.file, called.pos, 1, thenName);
+  walk.push(start);
+}
 
 const stops = walk.filter((file, i) => i === 0 || walk[i - 1] !== file);
 const seen = new Set();
@@ -96,4 +119,11 @@ for (const [i, file] of stops.entries()) {
   seen.add(file);
 }
 if (flags.includes('--list')) console.log(list.join('\n'));
-console.log(`${path.relative(root, start)} ${name}${maxDepth < Infinity ? ` (depth ${maxDepth})` : ''}: ${visited.size} functions, ${stops.length} stops in ${seen.size} files, ${returns} returns to a file already left`);
+if (flags.includes('--files')) {
+  // How often the walk enters each file: the files a reader keeps going back to.
+  /** @type {Map<string, number>} */
+  const entries = new Map();
+  for (const file of stops) entries.set(file, (entries.get(file) ?? 0) + 1);
+  for (const [file, count] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`${String(count).padStart(5)}  ${path.relative(root, file)}`);
+}
+console.log(`${path.relative(root, start)} ${name}${then.length > 0 ? ` (+ ${then.length} called through values)` : ''}${maxDepth < Infinity ? ` (depth ${maxDepth})` : ''}: ${visited.size} functions, ${stops.length} stops in ${seen.size} files, ${returns} returns to a file already left`);
