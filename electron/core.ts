@@ -78,7 +78,7 @@ export interface Core {
   readonly dataDir: string;
   readonly ledger: Ledger;
   readonly events: EventHub;
-  /** The run lifecycle's events (runs/run-events.ts), for reactions that live outside the runs. */
+  /** The run lifecycle's events (events/run-events.ts), for reactions that live outside the runs. */
   readonly lifecycle: RunEventBus;
   readonly runs: RunService;
   /** Finished runs' task roots: their sizes, Clean up and its policy. */
@@ -103,8 +103,10 @@ export function createCore(options: CoreOptions): Core {
   const prices = new PriceTableStore(ledger, now);
   const projects = new ProjectService(ledger, events, options.log);
   const notices = new NoticeService(ledger, events, now);
+  // The core's domain events (events/run-events.ts): the run lifecycle emits them, reactions subscribe.
+  const lifecycle: RunEventBus = new CoreEventBus(options.log);
   // Listening before anything can happen: the runs recovery strands at start-up notify too.
-  const attention = new AttentionService({ ledger, events, log: options.log, now });
+  const attention = new AttentionService({ ledger, events, lifecycle, log: options.log, now });
   const tasks = new TaskService(ledger, events);
   const catalog = loadProviderCatalog(options.catalogPath ? { path: options.catalogPath } : {});
   const environments = new EnvironmentService(ledger, events);
@@ -123,8 +125,6 @@ export function createCore(options: CoreOptions): Core {
   const sandboxCheck = startSandboxProbe({ stateDir: path.join(dataDir, 'sandbox'), operatorHome, log: options.log });
   const cliVersions = new CliVersionService({ catalog, operatorEnv: options.operatorEnv ?? process.env, log: options.log });
   const budgets = new BudgetService({ ledger, events, prices, log: options.log, now });
-  // The core's domain events (runs/run-events.ts): the run lifecycle emits them, reactions subscribe.
-  const lifecycle: RunEventBus = new CoreEventBus(options.log);
   const runs = new RunService({
     ledger,
     catalog,

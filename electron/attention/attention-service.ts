@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AttentionEvent, DesktopNotification, NotificationSettings } from '../../shared/attention';
 import type { Notice, RunStatus } from '../../shared/entities';
 import type { EventHub } from '../events/event-hub';
+import type { RunEventBus, RunEventMap } from '../events/run-events';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../platform/log';
 import { describeEvent, describeSummary, type HeardEvent, type NoticeFacts, type RunFacts } from './attention-text';
@@ -36,7 +37,10 @@ export const defaultAttentionTiming: AttentionTiming = {
 
 export interface AttentionServiceOptions {
   ledger: Ledger;
+  /** Where it hears notices being raised, and where it pushes its notifications. */
   events: EventHub;
+  /** Where it hears runs ending and attempts ending with a wait for a quota reset. */
+  lifecycle: RunEventBus;
   log: Logger;
   now?: () => number;
   timing?: Partial<AttentionTiming>;
@@ -53,8 +57,9 @@ const endingEvents: Partial<Record<RunStatus, AttentionEvent>> = {
 const quotaLimits: Record<string, 'quota' | 'rate'> = { quota_exhausted: 'quota', rate_limited: 'rate' };
 
 /**
- * Desktop notifications (issue 14): hears runs ending (succeeded, failed, refused, stranded), a run
- * starting to wait for a quota reset, and notices being raised, and pushes each once as a
+ * Desktop notifications (issue 14): hears runs ending (succeeded, failed, refused, stranded) and a run
+ * starting to wait for a quota reset on the run lifecycle's bus, and notices being raised on the
+ * event hub, and pushes each once as a
  * `desktopNotification` event that the app shows (the Electron shell, or the browser page).
  *
  * - Once: every event is claimed in the ledger (notifications_sent) before it is told, so a second
@@ -77,7 +82,7 @@ export class AttentionService {
   private window: { openedAt: number; heard: HeardEvent[]; timer: NodeJS.Timeout | null } | null = null;
   private lastSummaryAt = Number.NEGATIVE_INFINITY;
   private cachedSettings: NotificationSettings | null = null;
-  private readonly stopListening: () => void;
+  private readonly stopListening: Array<() => void>;
   private readonly pruneTimer: NodeJS.Timeout;
   private closed = false;
 
@@ -88,15 +93,21 @@ export class AttentionService {
     this.now = options.now ?? Date.now;
     this.timing = { ...defaultAttentionTiming, ...options.timing };
     this.startedAt = this.now();
-    this.stopListening = this.events.listen((event, payload) => {
-      // The hub swallows a listener's throw; this one says what went wrong, and the core goes on.
+    // A throw in hearing says what went wrong, and the core goes on.
+    const hearing = (event: string, look: () => void) => {
       try {
-        if (event === 'runsChanged') for (const runId of (payload as { runIds: string[] }).runIds) this.lookAtRun(runId);
-        else if (event === 'noticesChanged') this.lookAtNotices();
+        look();
       } catch (error) {
         this.log.error('desktop notification not prepared', { event, error: error instanceof Error ? error.message : String(error) });
       }
-    });
+    };
+    this.stopListening = [
+      options.lifecycle.on('runEnded', ({ runId }) => hearing('runEnded', () => this.lookAtEndedRun(runId))),
+      options.lifecycle.on('attemptEnded', (attempt) => hearing('attemptEnded', () => this.lookAtQuotaWait(attempt))),
+      this.events.listen((event) => {
+        if (event === 'noticesChanged') hearing(event, () => this.lookAtNotices());
+      }),
+    ];
     this.prune();
     this.pruneTimer = setInterval(() => this.prune(), this.timing.pruneEveryMs);
     this.pruneTimer.unref();
@@ -116,7 +127,7 @@ export class AttentionService {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.stopListening();
+    for (const stop of this.stopListening) stop();
     clearInterval(this.pruneTimer);
     if (this.window?.timer) clearTimeout(this.window.timer);
     this.window = null;
@@ -124,23 +135,21 @@ export class AttentionService {
 
   // Hearing -----------------------------------------------------------------------------------------
 
-  /** A run changed: it may have ended, or begun to wait for a quota reset. */
-  private lookAtRun(runId: string): void {
+  /** A run ended: as the ledger has it (an end the lifecycle table refused is no end). */
+  private lookAtEndedRun(runId: string): void {
     const row = this.ledger.runs.row(runId);
     if (!row) return;
     const event = endingEvents[row.status];
-    if (event && row.ended_at !== null && this.isNews(row.ended_at)) {
-      // A resumed run can end again: each ending is its own event.
-      this.hear({ key: `run:${runId}:${row.status}:${row.ended_at}`, event, at: row.ended_at, runId });
-      return;
-    }
-    if (row.status !== 'running') return;
-    const attempt = this.ledger.runs.lastAttempt(runId);
-    const limit = attempt?.failureCode ? quotaLimits[attempt.failureCode] : undefined;
-    if (!attempt || attempt.status !== 'failed' || !limit || !attempt.retryAt || !attempt.endedAt) return;
-    const endedAt = Date.parse(attempt.endedAt);
-    if (!this.isNews(endedAt)) return;
-    this.hear({ key: `quota:${attempt.id}`, event: 'quota_wait', at: endedAt, runId, retryAt: Date.parse(attempt.retryAt), limit });
+    if (!event || row.ended_at === null || !this.isNews(row.ended_at)) return;
+    // A resumed run can end again: each ending is its own event.
+    this.hear({ key: `run:${runId}:${row.status}:${row.ended_at}`, event, at: row.ended_at, runId });
+  }
+
+  /** An attempt ended: a failure the retry policy gives another go after the provider's limit lifts is a quota wait. */
+  private lookAtQuotaWait({ runId, attemptId, end }: RunEventMap['attemptEnded']): void {
+    const limit = end.failureCode ? quotaLimits[end.failureCode] : undefined;
+    if (end.status !== 'failed' || !limit || end.retryAt === null || !this.isNews(end.endedAt)) return;
+    this.hear({ key: `quota:${attemptId}`, event: 'quota_wait', at: end.endedAt, runId, retryAt: end.retryAt, limit });
   }
 
   /** Notices changed: any open one not seen before, raised since this service started, is new. */

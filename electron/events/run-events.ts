@@ -61,7 +61,10 @@ export interface RunEventMap {
    * `taskId` is null when even reading the ledger failed.
    */
   diskFull: { runId: string; agent: { id: string; name: string }; taskId: string | null };
-  /** The run was ended (its status written, or refused by the lifecycle table and left as it was). */
+  /**
+   * The run was ended (its status written, or refused by the lifecycle table and left as it was): every
+   * way a run ends, its attempt's outcome, a Stop, a refusal at Start, or stranded by the next start.
+   */
   runEnded: { runId: string; status: RunStatus; failure: OperatorErrorShape | null };
 }
 

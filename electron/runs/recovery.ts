@@ -17,8 +17,8 @@ export interface RecoveryOptions {
   notices: NoticeService;
   log: Logger;
   now: () => number;
-  /** A run is stranded now: the run service announces it. */
-  stranded: (runId: string) => void;
+  /** A run is stranded now, with this failure: the run service announces it and tells the lifecycle. */
+  stranded: (runId: string, failure: OperatorErrorShape) => void;
   /** Live runs the scheduler took up again (waiting between attempts): not stranded. */
   resumed?: ReadonlySet<string>;
 }
@@ -70,7 +70,7 @@ export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, s
       dedupeKey: `stranded:${row.id}`,
     });
     log.warn('run stranded', { runId: row.id });
-    stranded(row.id);
+    stranded(row.id, failure);
   }
 }
 

@@ -71,4 +71,15 @@ describe('the run lifecycle events', () => {
     expect(notices.map((notice) => notice.code)).toContain('spawn_failed');
     expect(b.log.lines).toContainEqual(expect.objectContaining({ level: 'error', message: 'a core event reaction failed', event: 'attemptEnded', error: 'a broken reaction' }));
   });
+
+  it('tell a subscriber that a run refused at Start ended, with its refusal: every way a run ends is a run end', async () => {
+    const b = await openRunTestBed();
+    beds.push(b);
+    const heard = listen(b);
+    // Sandboxed with its own home and no AI connection: admission refuses it before anything starts.
+    const agent = await b.createAgent(['--lines', '1'], { environmentId: 'env_sandboxed', homeMode: 'isolated' });
+    const run = await b.call('startRun', { taskId: (await b.createTask()).id, agentId: agent.id });
+    expect(run.status).toBe('refused');
+    expect(heard).toEqual([['runEnded', { runId: run.id, status: 'refused', failure: expect.objectContaining({ code: 'configuration_incomplete', reason: 'ai_connection_required' }) }]]);
+  });
 });

@@ -125,6 +125,7 @@ export class RunService {
       this.runNotices.raiseOwnerNotice(runId, agent, { id: task.id, title: task.title }, verdict.failure);
       context.log.info('run refused', { runId, code: verdict.failure.code, reason: verdict.failure.reason });
       context.announce(runId);
+      context.lifecycle.emit('runEnded', { runId, status: 'refused', failure: verdict.failure });
       return this.summary(runId);
     }
     context.ledger.runs.insert({ id: runId, taskId, agentId, status: 'queued', createdAt: context.now() });
@@ -408,7 +409,10 @@ export class RunService {
       log: context.log,
       now: context.now,
       resumed: waiting,
-      stranded: (runId) => context.announce(runId),
+      stranded: (runId, failure) => {
+        context.announce(runId);
+        context.lifecycle.emit('runEnded', { runId, status: 'stranded', failure });
+      },
     });
     this.scheduler.pump();
   }
