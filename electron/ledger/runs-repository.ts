@@ -56,7 +56,7 @@ export interface RunRow {
   cwd: string | null;
   failure_json: string | null;
   submission_json: string | null;
-  /** What preparation did (shared runSetupSchema; runs/attempt-setup.ts writes it). */
+  /** What preparation did (shared runSetupSchema; runs/attempt/attempt-setup.ts writes it). */
   setup_json: string | null;
   archived_at: number | null;
   /** The project's branch the run started from (null: a detached commit, or a copy). */

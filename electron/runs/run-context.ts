@@ -17,7 +17,7 @@ import type { PtySession } from '../pty/pty-session';
 import type { EventHub } from '../events/event-hub';
 import type { RunEventBus } from '../events/run-events';
 import { configFingerprint, type Admission, type SandboxState } from './admission';
-import type { ConfinedLaunch } from './attempt-confinement';
+import type { ConfinedLaunch } from './attempt/attempt-confinement';
 import type { RunAttempt } from './attempt/attempt-record';
 import type { LongTimer } from '../platform/long-timer';
 import { transitionRun } from './run-transitions';

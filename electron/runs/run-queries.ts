@@ -5,7 +5,7 @@ import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { savedAdmission } from './admission';
 import { attemptsWithOutput } from './attempt-output';
-import { savedRunSetup } from './attempt-setup';
+import { savedRunSetup } from './attempt/attempt-setup';
 import type { RunContext, SandboxProbeSource } from './run-context';
 import { endedStatuses } from './run-transitions';
 import type { RunWorkspace } from './run-workspace';

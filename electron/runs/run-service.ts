@@ -39,7 +39,7 @@ const noSandboxProbe: SandboxProbeSource = { current: () => null, ready: () => P
  * The runs, as the operator acts on them: start, stop, resume, Run again, input, archive, delete, and
  * the console's start-up and shutdown. The lifecycle itself is in its parts: the table of status
  * changes (run-transitions.ts), when runs start (run-scheduler.ts), one attempt from preparation to
- * its outcome (attempt/attempt-steps.ts, attempt-outcome.ts), and what is shown (run-queries.ts).
+ * its outcome (attempt/attempt-steps.ts, attempt/attempt-outcome.ts), and what is shown (run-queries.ts).
  */
 export class RunService {
   /** The run's folder on disk: its diff, its confinement, its cleanup. */

@@ -111,7 +111,7 @@ describe.skipIf(process.platform !== 'linux')('the bubblewrap sandbox', () => {
         networkMode: options.networkMode ?? 'none',
         operatorHome: options.operatorHome ?? fixture.home,
         // The relay script lives in this checkout, which may itself sit in a folder the sandbox hides
-        // (a CI clone under /tmp): the console re-binds it the same way (runs/attempt-confinement.ts).
+        // (a CI clone under /tmp): the console re-binds it the same way (runs/attempt/attempt-confinement.ts).
         readOnlyRebinds: [
           ...(options.readOnlyRebinds ?? []),
           ...root.mounts.readOnlyRebinds,

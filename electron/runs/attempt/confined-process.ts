@@ -1,6 +1,6 @@
 import { OutputPipeline, type PtyOutputSource } from '../../pty/output-pipeline';
 import { startPtySession, type PtySession } from '../../pty/pty-session';
-import { confineLaunch, type ConfinedLaunch, type ConfineLaunchInput } from '../attempt-confinement';
+import { confineLaunch, type ConfinedLaunch, type ConfineLaunchInput } from './attempt-confinement';
 import { processLocator } from '../../platform/process-identity';
 import { stopReason, type ActiveRun, type RunContext } from '../run-context';
 import { takeStop } from './abortable';

@@ -1,5 +1,5 @@
 import { digest, stopReason } from '../run-context';
-import { judgeAttempt } from '../attempt-outcome';
+import { judgeAttempt } from './attempt-outcome';
 import { budgetStoppingRetry, endOverBudget } from '../budget-stop';
 import { need, type AttemptScope } from './attempt-scope';
 import { outputLost } from './output-lost';

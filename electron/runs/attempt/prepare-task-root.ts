@@ -1,6 +1,6 @@
 import { OperatorError } from '../../../shared/errors';
 import { prepareTaskRoot as makeTaskRoot } from '../../task-root/task-root';
-import { prepareRunSetup } from '../attempt-setup';
+import { prepareRunSetup } from './attempt-setup';
 import { abortable, takeStop } from './abortable';
 import type { AttemptScope } from './attempt-scope';
 

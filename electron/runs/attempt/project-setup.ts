@@ -1,7 +1,7 @@
 import { OperatorError } from '../../../shared/errors';
 import { effectiveBaseUrl } from '../../providers/credential-delivery';
 import type { PtyExit } from '../../pty/pty-session';
-import { framedSetupOutput, saveRunSetup, setupClosing, setupFailure, setupOpening } from '../attempt-setup';
+import { framedSetupOutput, saveRunSetup, setupClosing, setupFailure, setupOpening } from './attempt-setup';
 import { stopReason } from '../run-context';
 import { AttemptStopped } from './abortable';
 import type { AttemptOutcomeNote } from './attempt-record';

@@ -1,4 +1,4 @@
-import { followTimeline } from '../attempt-timeline';
+import { followTimeline } from './attempt-timeline';
 import { need, type AttemptScope } from './attempt-scope';
 import { spawnConfined } from './confined-process';
 

@@ -1,8 +1,8 @@
-import { createEventParser } from '../providers/events/parse-event-line';
-import { LineSplitter } from '../providers/events/line-splitter';
-import type { TimelineEvent } from '../providers/events/timeline-event';
-import type { OutputPipeline } from '../pty/output-pipeline';
-import type { ActiveRun, RunContext } from './run-context';
+import { createEventParser } from '../../providers/events/parse-event-line';
+import { LineSplitter } from '../../providers/events/line-splitter';
+import type { TimelineEvent } from '../../providers/events/timeline-event';
+import type { OutputPipeline } from '../../pty/output-pipeline';
+import type { ActiveRun, RunContext } from '../run-context';
 
 /**
  * Parses the CLI's JSON-line stream into timeline entries, off the batches the pipeline cuts. The

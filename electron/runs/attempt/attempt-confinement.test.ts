@@ -1,13 +1,13 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OperatorError } from '../../shared/errors';
-import { probeSandbox, type SandboxProbe } from '../sandbox/sandbox-probe';
-import { prepareTaskRoot } from '../task-root/task-root';
-import type { TaskRoot } from '../task-root/task-root-layout';
-import { makeOperatorFixture, type OperatorFixture } from '../sandbox/test-fixtures';
-import { loadProviderCatalog } from '../providers/catalog';
-import type { Admission } from './admission';
+import { OperatorError } from '../../../shared/errors';
+import { probeSandbox, type SandboxProbe } from '../../sandbox/sandbox-probe';
+import { prepareTaskRoot } from '../../task-root/task-root';
+import type { TaskRoot } from '../../task-root/task-root-layout';
+import { makeOperatorFixture, type OperatorFixture } from '../../sandbox/test-fixtures';
+import { loadProviderCatalog } from '../../providers/catalog';
+import type { Admission } from '../admission';
 import { confineLaunch, egressAllowList, type ConfineLaunchInput } from './attempt-confinement';
 
 /**

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import { runSetupSchema, type RunSetup } from '../../shared/entities';
-import type { OperatorErrorShape } from '../../shared/errors';
-import { actionRoute } from '../../shared/routes';
-import { copyProjectFiles } from '../task-root/run-file-copies';
-import type { TaskRoot } from '../task-root/task-root-layout';
-import type { Owner } from '../platform/safe-path';
-import { logRedaction } from '../platform/log-redaction';
-import type { PtyExit, PtySession } from '../pty/pty-session';
-import type { PtyOutputSource } from '../pty/output-pipeline';
-import type { ActiveRun, RunContext } from './run-context';
+import { runSetupSchema, type RunSetup } from '../../../shared/entities';
+import type { OperatorErrorShape } from '../../../shared/errors';
+import { actionRoute } from '../../../shared/routes';
+import { copyProjectFiles } from '../../task-root/run-file-copies';
+import type { TaskRoot } from '../../task-root/task-root-layout';
+import type { Owner } from '../../platform/safe-path';
+import { logRedaction } from '../../platform/log-redaction';
+import type { PtyExit, PtySession } from '../../pty/pty-session';
+import type { PtyOutputSource } from '../../pty/output-pipeline';
+import type { ActiveRun, RunContext } from '../run-context';
 
 /**
  * A project's setup, in each run's preparation (issue 12): the files copied from the project folder

@@ -1,10 +1,10 @@
-import type { OperatorErrorShape } from '../../shared/errors';
-import { actionRoute } from '../../shared/routes';
-import type { LaunchProfile, ProviderEntry } from '../providers/catalog';
-import { failurePatternsFor } from '../providers/definitions';
-import type { TimelineEvent } from '../providers/events/timeline-event';
-import { classifyAttempt, retryDelayMs, type AttemptFailure } from '../providers/failure-classifier';
-import type { PtyExit } from '../pty/pty-session';
+import type { OperatorErrorShape } from '../../../shared/errors';
+import { actionRoute } from '../../../shared/routes';
+import type { LaunchProfile, ProviderEntry } from '../../providers/catalog';
+import { failurePatternsFor } from '../../providers/definitions';
+import type { TimelineEvent } from '../../providers/events/timeline-event';
+import { classifyAttempt, retryDelayMs, type AttemptFailure } from '../../providers/failure-classifier';
+import type { PtyExit } from '../../pty/pty-session';
 
 /** What an attempt that ran to its end means for its run. */
 export type AttemptOutcome =

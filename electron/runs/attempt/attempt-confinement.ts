@@ -1,22 +1,22 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { OperatorError } from '../../shared/errors';
-import { actionRoute } from '../../shared/routes';
-import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor, type SandboxOverlay } from '../sandbox/bwrap';
-import { endpointFromUrl, endpointsFromAllowedHosts, loopbackForwards, type EgressEndpoint } from '../sandbox/egress-allow-list';
-import { egressSocketPath, startEgressProxy, type EgressDecision, type EgressDecisionNote, type EgressProxy } from '../sandbox/egress-proxy';
-import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, electronRelayEnvironment, findEgressRelayScript } from '../sandbox/egress-relay';
-import { buildConfinedEnvironment } from '../sandbox/confined-environment';
-import { deliverCredentialFiles, prepareProviderHome, type DeliveredCredentials } from '../task-root/provider-home';
-import type { SandboxProbe } from '../sandbox/sandbox-probe';
-import { buildSeatbeltArgs, sandboxExecPath } from '../sandbox/seatbelt';
-import type { CredentialDelivery } from '../providers/credential-delivery';
-import type { TaskRoot } from '../task-root/task-root-layout';
-import { prepareTaskRootMounts } from '../task-root/task-root-mounts';
-import type { LaunchProfile, ProviderEntry } from '../providers/catalog';
-import type { LaunchSpec } from '../providers/launch';
-import { resolveExecutable } from '../pty/pty-session';
-import type { Admission } from './admission';
+import { OperatorError } from '../../../shared/errors';
+import { actionRoute } from '../../../shared/routes';
+import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor, type SandboxOverlay } from '../../sandbox/bwrap';
+import { endpointFromUrl, endpointsFromAllowedHosts, loopbackForwards, type EgressEndpoint } from '../../sandbox/egress-allow-list';
+import { egressSocketPath, startEgressProxy, type EgressDecision, type EgressDecisionNote, type EgressProxy } from '../../sandbox/egress-proxy';
+import { chooseRelayPort, egressProxyEnvironment, egressRelayCommand, electronRelayEnvironment, findEgressRelayScript } from '../../sandbox/egress-relay';
+import { buildConfinedEnvironment } from '../../sandbox/confined-environment';
+import { deliverCredentialFiles, prepareProviderHome, type DeliveredCredentials } from '../../task-root/provider-home';
+import type { SandboxProbe } from '../../sandbox/sandbox-probe';
+import { buildSeatbeltArgs, sandboxExecPath } from '../../sandbox/seatbelt';
+import type { CredentialDelivery } from '../../providers/credential-delivery';
+import type { TaskRoot } from '../../task-root/task-root-layout';
+import { prepareTaskRootMounts } from '../../task-root/task-root-mounts';
+import type { LaunchProfile, ProviderEntry } from '../../providers/catalog';
+import type { LaunchSpec } from '../../providers/launch';
+import { resolveExecutable } from '../../pty/pty-session';
+import type { Admission } from '../admission';
 
 /** One decision of the egress proxy, as the run's timeline records it (the host in display form). */
 function decisionNote(decision: EgressDecision): EgressDecisionNote {
@@ -231,7 +231,7 @@ function seatbeltProtections(overlays: SandboxOverlay[], deliveredPaths: string[
   return { literal, subpath };
 }
 
-/** Folders the sandbox hides (an empty tmpfs over each); see electron/confinement/bwrap.ts. */
+/** Folders the sandbox hides (an empty tmpfs over each); see electron/sandbox/bwrap.ts. */
 const hiddenSystemRoots = ['/tmp', '/var/tmp', '/run'];
 
 /**
