@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,10 +22,13 @@ test.afterEach(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** The messages of the log file's whole records (the console may be writing the last one as this reads: it is left for the next look). */
 function logMessages(dataDir: string): string[] {
-  return readFileSync(path.join(dataDir, 'logs', 'console.log'), 'utf8')
-    .trim()
+  const file = path.join(dataDir, 'logs', 'console.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
     .split('\n')
+    .slice(0, -1)
     .map((line) => (JSON.parse(line) as { message: string }).message);
 }
 
