@@ -35,6 +35,8 @@ import { PriceSettings } from './usage/price-settings';
 import { PriceTableStore } from './usage/price-table-store';
 import { buildUsageReport } from './usage/usage-report';
 import { UsageService } from './usage/usage-service';
+import { SearchIndexUpkeep } from './search/search-index-upkeep';
+import { SearchService } from './search/search-service';
 import { createRequestDispatcher, type CoreHandlers, type RequestDispatcher } from './transport/request-dispatcher';
 
 export interface CoreOptions {
@@ -82,6 +84,8 @@ export interface Core {
   readonly connections: ConnectionService;
   /** The price table in use (shipped, or the operator's edit): one store every cost estimate shares. */
   readonly prices: PriceTableStore;
+  /** The search index's background work (catching up stored output, rebuilding a damaged index). */
+  readonly searchIndex: SearchIndexUpkeep;
   readonly dispatch: RequestDispatcher;
   close(): Promise<void>;
 }
@@ -195,6 +199,10 @@ export function createCore(options: CoreOptions): Core {
   const usage = new UsageService(ledger, prices);
   const priceSettings = new PriceSettings(prices, events);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
+  // Output stored before the search index (or while it failed) is indexed in the background.
+  const searchIndex = new SearchIndexUpkeep(ledger, options.log);
+  searchIndex.start();
+  const search = new SearchService(ledger, searchIndex, options.log);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
   void probed.then(() => {
@@ -385,6 +393,9 @@ export function createCore(options: CoreOptions): Core {
     deleteBudget: (input) => budgets.delete(input.budgetId),
     getNotificationSettings: () => attention.settings(),
     setNotificationSettings: (input) => attention.setSettings(input),
+    // Issue 29: full-text search (electron/handlers/search.ts at merge).
+    searchOutput: (input) => search.search(input),
+    getSearchIndexState: () => searchIndex.state(),
   };
 
   return {
@@ -395,6 +406,7 @@ export function createCore(options: CoreOptions): Core {
     cleanup,
     connections,
     prices,
+    searchIndex,
     dispatch: createRequestDispatcher(handlers, options.log, {
       // A page that goes bad while the console runs (the output is not checked at start) is named as
       // the damaged ledger it is, with the way back; no more daily copies are taken of it.
@@ -416,6 +428,7 @@ export function createCore(options: CoreOptions): Core {
       attention.close();
       // After the runs: a run ending as they stop may still start a measure, which is waited for.
       await cleanup.close();
+      await searchIndex.close();
       // Every run has ended, so its output was handed over: wait for the last commits.
       await ledger.outputWriter.close();
       ledger.close();
