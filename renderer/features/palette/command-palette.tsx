@@ -8,7 +8,7 @@ import { useNotices } from '../notices/use-notices';
 import { useProjects } from '../projects/use-projects';
 import { useRunList } from '../runs/use-runs';
 import { useTasks } from '../tasks/use-tasks';
-import { buildPaletteGroups, buildShortcutGroup, filterPaletteGroups, type PaletteCommand } from './palette-items';
+import { buildPaletteGroups, buildShortcutGroup, filterPaletteGroups, withOutputSearch, type PaletteCommand } from './palette-items';
 import type { PaletteView } from './palette-store';
 import { SearchIcon } from './search-icon';
 import { ShortcutKeys } from './shortcut-keys';
@@ -69,7 +69,10 @@ export function CommandPalette({
   const { data, loading, failed } = usePaletteData();
 
   const groups = useMemo(() => (view === 'shortcuts' ? [buildShortcutGroup()] : buildPaletteGroups(data)), [view, data]);
-  const shown = useMemo(() => filterPaletteGroups(groups, query), [groups, query]);
+  const shown = useMemo(() => {
+    const matching = filterPaletteGroups(groups, query);
+    return view === 'everything' ? withOutputSearch(matching, query) : matching;
+  }, [groups, query, view]);
 
   const switchView = (next: PaletteView) => {
     setTyped({ view: next, query: '' });
