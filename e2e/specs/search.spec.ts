@@ -26,7 +26,9 @@ test('search from the palette finds what a run printed, and opens its terminal a
   await page.keyboard.press(paletteKeys);
   const palette = page.getByRole('dialog', { name: 'Command palette' });
   await palette.getByRole('combobox').fill('quokkaphrase');
-  await palette.getByRole('option', { name: 'Search output for “quokkaphrase”…' }).click();
+  const searchOutput = palette.getByRole('option', { name: 'Search output…', exact: true });
+  await expect(searchOutput).toHaveAccessibleDescription('for “quokkaphrase”');
+  await searchOutput.click();
 
   // The Search page, its field focused with the text in it; the result names the run and marks the word.
   await expect(page.getByRole('heading', { level: 1, name: 'Search' })).toBeVisible();

@@ -151,8 +151,14 @@ export function CommandPalette({
                   onSelect={() => choose(item.command)}
                   className="command-palette__item"
                   aria-keyshortcuts={item.shortcut ? ariaKeyShortcuts(shortcutById(item.shortcut), platform) : undefined}
+                  aria-description={item.hint}
                 >
                   <span className="command-palette__label">{item.label}</span>
+                  {item.hint ? (
+                    <span className="command-palette__hint" aria-hidden="true">
+                      {item.hint}
+                    </span>
+                  ) : null}
                   {/* Beside an action the keys are a hint (aria-keyshortcuts says them, the shortcut list
                       spells sequences out); in the shortcut list they are the point, so part of the name. */}
                   {item.shortcut ? <ShortcutKeys id={item.shortcut} platform={platform} decorative={view === 'everything'} /> : null}

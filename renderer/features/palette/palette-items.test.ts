@@ -126,8 +126,11 @@ describe('searching output from the palette', () => {
     expect(groups.at(0)?.id).toBe('runs');
     expect(groups.at(-1)).toMatchObject({
       heading: 'Search output',
-      items: [{ label: 'Search output for “refund”…', command: { kind: 'navigate', path: '/search?q=refund' } }],
+      items: [{ label: 'Search output…', hint: 'for “refund”', command: { kind: 'navigate', path: '/search?q=refund' } }],
     });
+    // Typing its own name offers it once, with the text.
+    const named = withOutputSearch(filterPaletteGroups(buildPaletteGroups(data), 'search output'), 'search output');
+    expect(named.flatMap((group) => group.items).filter((item) => item.label === 'Search output…')).toHaveLength(1);
     expect(withOutputSearch(filterPaletteGroups(buildPaletteGroups(data), ''), '  ').some((group) => group.id === 'search')).toBe(false);
   });
 });

@@ -20,6 +20,8 @@ export interface PaletteItem {
   keywords: string[];
   /** Shown beside the label. */
   shortcut?: ShortcutId;
+  /** Said after the label, not part of its name (what "Search output…" will search for). */
+  hint?: string;
   /** Only listed once something is typed (one "Run …" per task would bury everything else). */
   searchOnly?: boolean;
   command: PaletteCommand;
@@ -260,9 +262,14 @@ export function withOutputSearch(groups: PaletteGroup[], query: string): Palette
   if (!text) return groups;
   const item: PaletteItem = {
     id: 'search:output',
-    label: `Search output for “${text}”…`,
+    label: 'Search output…',
+    hint: `for “${text}”`,
     keywords: [],
     command: { kind: 'navigate', path: actionPath({ kind: 'search', query: text }) },
   };
-  return [...groups, { id: 'search', heading: 'Search output', items: [item] }];
+  // This one searches for what is typed: the plain action (which opens an empty Search) would be a twin.
+  const others = groups
+    .map((group) => ({ ...group, items: group.items.filter((each) => each.id !== 'action:search-output') }))
+    .filter((group) => group.items.length > 0);
+  return [...others, { id: 'search', heading: 'Search output', items: [item] }];
 }
