@@ -10,6 +10,12 @@ import { searchSnippet } from './search-snippet';
 import type { SearchIndexUpkeep } from './search-index-upkeep';
 
 const defaultPageSize = 20;
+/**
+ * How many of the newest matches are ranked (and filtered): a bound on what a common word costs. A
+ * rarer word has fewer matches than this, and all of them are ranked; for a word in more rows, results
+ * are the best of its newest rows (README "Search").
+ */
+const rankedCandidates = 2000;
 /** An output row's bytes read for its snippet: a row is a few KiB of text, more only with escape sequences. */
 const maxRowBytesRead = 256 * 1024;
 
@@ -43,7 +49,8 @@ export class SearchService {
     const terms = searchTerms(request.query);
     const limit = request.limit ?? defaultPageSize;
     const filters: string[] = [];
-    const params: Record<string, string | number> = { match: terms.match, limit: limit + 1, offset: request.offset ?? 0 };
+    const offset = request.offset ?? 0;
+    const params: Record<string, string | number> = { match: terms.match, limit: limit + 1, offset, candidates: Math.max(rankedCandidates, offset + limit + 1) };
     if (request.agentId !== undefined) {
       filters.push('r.agent_id = @agentId');
       params.agentId = request.agentId;
@@ -68,22 +75,29 @@ export class SearchService {
     try {
       rows = this.ledger.db
         .prepare(
-          `SELECT s.source, coalesce(s.run_id, n.run_id) AS run_id, s.notice_id, s.byte_offset, s.byte_end, s.created_at,
+          // The newest `candidates` matches (rowids grow as rows are indexed: FTS5 walks them newest
+          // first and stops there), ranked by relevance (bm25), and only then joined to their runs and
+          // tasks and filtered. A word in a million rows thus costs a few thousand, not a million:
+          // ranking every match would take seconds on a ledger of a GiB (bench/search.bench.ts).
+          `WITH hits AS (
+             SELECT rowid AS id, rank FROM search_text WHERE search_text MATCH @match ORDER BY rowid DESC LIMIT @candidates
+           )
+           SELECT s.source, coalesce(s.run_id, n.run_id) AS run_id, s.notice_id, s.byte_offset, s.byte_end, s.created_at,
              r.status, r.agent_id, a.name AS agent_name, t.id AS task_id, t.title AS task_title, t.project_id,
              CASE s.source
                WHEN 'task' THEN t.title || char(10) || t.prompt
                WHEN 'notice' THEN n.title || char(10) || n.message
                WHEN 'timeline' THEN ${timelineText('e')}
              END AS text
-           FROM search_text
-           JOIN search_rows s ON s.id = search_text.rowid
+           FROM hits
+           JOIN search_rows s ON s.id = hits.id
            LEFT JOIN run_events e ON e.id = s.event_id
            LEFT JOIN notices n ON n.id = s.notice_id
            LEFT JOIN runs r ON r.id = coalesce(s.run_id, n.run_id)
            LEFT JOIN tasks t ON t.id = coalesce(s.task_id, r.task_id, n.task_id)
            LEFT JOIN agents a ON a.id = r.agent_id
-           WHERE search_text MATCH @match ${filters.map((filter) => `AND ${filter}`).join(' ')}
-           ORDER BY search_text.rank, s.created_at DESC
+           ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}
+           ORDER BY hits.rank, s.created_at DESC
            LIMIT @limit OFFSET @offset`,
         )
         .all(params) as ResultRow[];
