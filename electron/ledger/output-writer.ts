@@ -73,6 +73,8 @@ export class OutputWriter {
   private settledListeners: Array<() => void> = [];
   private searchIndexFailedListener: ((message: string) => void) | undefined;
   private searchIndexDeferredListener: (() => void) | undefined;
+  /** When the last append was handed over (Date.now()): the search index catches up once appends pause. */
+  lastAppendAt = 0;
 
   constructor(private readonly options: OutputWriterOptions) {}
 
@@ -83,6 +85,7 @@ export class OutputWriter {
   appendChunks(chunks: readonly OutputChunk[], options: AppendOptions = {}): Promise<void> {
     if (this.closing) return Promise.reject(new OutputWriterClosedError());
     if (chunks.length === 0) return Promise.resolve();
+    this.lastAppendAt = Date.now();
     let total = 0;
     for (const chunk of chunks) total += chunk.bytes.length;
     // One buffer of the batch's bytes, which is then transferred (not cloned) to the worker. The

@@ -4,10 +4,16 @@ import type { Logger } from '../log';
 import type { SearchIndexState } from '../../shared/search';
 
 /**
- * Output indexed per step on the writer's thread, when no append waits: about 100 ms there, so the
- * appends that come meanwhile queue well under the PTY's pause mark (8 MiB) even in a 32 MiB/s flood.
+ * Output indexed per step on the writer's thread: some 20 ms there on a large index, so appends
+ * that come meanwhile queue far under the PTY's pause mark (8 MiB), even in a 32 MiB/s flood.
  */
-const catchUpStepBytes = 2 * 1024 * 1024;
+const catchUpStepBytes = 128 * 1024;
+/**
+ * A step starts only once no append was handed over for this long: while a flood goes on, the writer
+ * is the run's alone (with catch-up steps between its appends, bench/output-throughput.bench.ts fell
+ * from 0.9 to 0.35 of raw node-pty and the PTY was paused), and the index catches up after it.
+ */
+const writerQuietMs = 100;
 
 /**
  * Brings the search index up to the stored output in the background: at start (a ledger from before
@@ -90,7 +96,7 @@ export class SearchIndexUpkeep {
   private async catchUp(): Promise<void> {
     this.indexedBytes = 0;
     for (;;) {
-      await this.ledger.outputWriter.appendsSettled();
+      await this.writerQuiet();
       if (this.closed) return;
       let progress: SearchIndexProgress;
       if (this.rebuildWanted) {
@@ -112,6 +118,17 @@ export class SearchIndexUpkeep {
 
   private indexExists(): boolean {
     return this.ledger.db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_text'").get() !== undefined;
+  }
+
+  /** Settles once the writer has had no append for `writerQuietMs` and none is waiting. */
+  private async writerQuiet(): Promise<void> {
+    const writer = this.ledger.outputWriter;
+    for (;;) {
+      await writer.appendsSettled();
+      const quiet = Date.now() - writer.lastAppendAt;
+      if (quiet >= writerQuietMs || this.closed) return;
+      await new Promise((resolve) => setTimeout(resolve, writerQuietMs - quiet));
+    }
   }
 
   /** Whether any run's stored output is ahead of its index. */
