@@ -39,6 +39,7 @@ export const folderOrder = [
   'projects',
   'tasks',
   'usage',
+  'search',
   'runs',
   'landing',
   'cleanup',

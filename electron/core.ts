@@ -38,6 +38,8 @@ import { repriceBudgetsOnPriceChange } from './usage/budget-repricing';
 import { SystemService } from './system/system-service';
 import { coreHandlers } from './handlers/core-handlers';
 import { subscribeAttemptUsage } from './usage/attempt-usage';
+import { SearchIndexUpkeep } from './search/search-index-upkeep';
+import { SearchService } from './search/search-service';
 
 export interface CoreOptions {
   dataDir: string;
@@ -86,6 +88,8 @@ export interface Core {
   readonly connections: ConnectionService;
   /** The price table in use (shipped, or the operator's edit): one store every cost estimate shares. */
   readonly prices: PriceTableStore;
+  /** The search index's background work (catching up stored output, rebuilding a damaged index). */
+  readonly searchIndex: SearchIndexUpkeep;
   readonly dispatch: RequestDispatcher;
   close(): Promise<void>;
 }
@@ -165,6 +169,10 @@ export function createCore(options: CoreOptions): Core {
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   const agents = new AgentService({ ledger, catalog, events, connections, verifier, review: reviewAgents, runs, notices, cliVersions });
   const system = new SystemService({ appVersion: options.appVersion, transport: options.transport, dataDir, ledgerFile: ledger.file, operatorHome, log: options.log });
+  // Output stored before the search index (or while it failed) is indexed in the background.
+  const searchIndex = new SearchIndexUpkeep(ledger, options.log);
+  searchIndex.start();
+  const search = new SearchService(ledger, searchIndex, options.log);
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
   // The sandbox's answer is part of every agent's admission.
@@ -191,6 +199,8 @@ export function createCore(options: CoreOptions): Core {
     priceSettings,
     budgets,
     attention,
+    search,
+    searchIndex,
   });
 
   return {
@@ -202,6 +212,7 @@ export function createCore(options: CoreOptions): Core {
     cleanup,
     connections,
     prices,
+    searchIndex,
     dispatch: createRequestDispatcher(handlers, options.log, { explainFailure: explainLedgerDamage(ledger, dailyBackup) }),
     close: async () => {
       if (closed) return;
@@ -215,6 +226,7 @@ export function createCore(options: CoreOptions): Core {
       attention.close();
       // After the runs: a run ending as they stop may still start a measure, which is waited for.
       await cleanup.close();
+      await searchIndex.close();
       // Every run has ended, so its output was handed over: wait for the last commits.
       await ledger.outputWriter.close();
       ledger.close();

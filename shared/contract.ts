@@ -9,6 +9,7 @@ import { landingChannels } from './channels/landing';
 import { noticeChannels } from './channels/notices';
 import { projectChannels } from './channels/projects';
 import { runChannels } from './channels/runs';
+import { searchChannels } from './channels/search';
 import { setupChannels } from './channels/setup';
 import { systemChannels } from './channels/system';
 import { taskChannels } from './channels/tasks';
@@ -39,6 +40,7 @@ export const channels = {
   ...noticeChannels,
   ...usageChannels,
   ...attentionChannels,
+  ...searchChannels,
 } as const;
 
 /**

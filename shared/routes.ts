@@ -6,7 +6,8 @@
 
 export type ActionTarget =
   | { kind: 'runs' }
-  | { kind: 'run'; runId: string }
+  /** A run; with `at`, its terminal opens at that byte of its output with `find` highlighted (a search result). */
+  | { kind: 'run'; runId: string; at?: number; find?: string }
   /** The run's Changes, where it is committed, landed, pushed or discarded; `land` opens the Land dialog (at `target`). */
   | { kind: 'run-changes'; runId: string; land?: boolean; target?: string }
   /** A task's runs side by side. */
@@ -36,7 +37,9 @@ export type ActionTarget =
   | { kind: 'budget'; budgetId: string }
   /** The price table; with `addPrice`, a row for that model (when it has none) is added and its price focused. */
   | { kind: 'settings-prices'; addPrice?: { priceProvider: string; model: string } }
-  | { kind: 'settings-notifications' };
+  | { kind: 'settings-notifications' }
+  /** Full-text search over what runs printed, their timelines, tasks and notices; `query` typed in. */
+  | { kind: 'search'; query?: string };
 
 /** Path patterns the renderer's router matches; kept beside the builder so the two cannot drift. */
 export const routePatterns = {
@@ -55,6 +58,7 @@ export const routePatterns = {
   projectSetup: '/settings/projects/:projectId',
   notices: '/notices',
   usage: '/usage',
+  search: '/search',
   settingsBudget: '/settings/budgets/:budgetId',
 } as const;
 
@@ -65,8 +69,10 @@ export function actionPath(target: ActionTarget): string {
   switch (target.kind) {
     case 'runs':
       return '/runs';
-    case 'run':
-      return `/runs/${enc(target.runId)}`;
+    case 'run': {
+      const query = [target.at !== undefined ? `at=${target.at}` : '', target.find ? `find=${enc(target.find)}` : ''].filter(Boolean).join('&');
+      return `/runs/${enc(target.runId)}${query ? `?${query}` : ''}`;
+    }
     case 'run-changes': {
       const query = [target.land ? 'land=1' : '', target.target ? `target=${enc(target.target)}` : ''].filter(Boolean).join('&');
       return `/runs/${enc(target.runId)}/changes${query ? `?${query}` : ''}`;
@@ -111,6 +117,8 @@ export function actionPath(target: ActionTarget): string {
       return target.addPrice ? `/settings/prices?provider=${enc(target.addPrice.priceProvider)}&model=${enc(target.addPrice.model)}` : '/settings/prices';
     case 'settings-notifications':
       return '/settings/notifications';
+    case 'search':
+      return target.query ? `/search?q=${enc(target.query)}` : '/search';
   }
 }
 

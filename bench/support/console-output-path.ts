@@ -7,6 +7,7 @@ import { HostSocket } from '../../electron/host/host-socket';
 import { createLogger } from '../../electron/platform/log';
 import { OutputFanout } from '../../electron/pty/output-fanout';
 import { OutputPipeline, type OutputPipelineResult } from '../../electron/pty/output-pipeline';
+import { SearchIndexUpkeep } from '../../electron/search/search-index-upkeep';
 import { startPtySession } from '../../electron/pty/pty-session';
 import { OutputStreams } from '../../electron/runs/output-streams';
 import { fixtureEnv, openTestRunLedger } from '../../electron/testing/output-test-kit';
@@ -72,6 +73,9 @@ export async function openConsoleOutputPath(): Promise<ConsoleOutputPath> {
   const test = openTestRunLedger();
   const log = createLogger({ level: 'error' });
   const fanout = new OutputFanout({ output: test.ledger.output, log });
+  // As in the core: output a flood stored ahead of the search index is indexed in the gaps between
+  // writes (electron/search/search-index-upkeep.ts), so its cost is in these figures too.
+  new SearchIndexUpkeep(test.ledger, log).start();
   const streams = new OutputStreams(fanout, () => true);
   const handlers = {
     openRunOutput: (input, context) => streams.open(input.runId, input.from, context.client),

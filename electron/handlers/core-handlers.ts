@@ -8,6 +8,7 @@ import { landingHandlers } from './landing';
 import { noticeHandlers } from './notices';
 import { projectHandlers } from './projects';
 import { runHandlers } from './runs';
+import { searchHandlers } from './search';
 import { setupHandlers } from './setup';
 import { systemHandlers } from './system';
 import { taskHandlers } from './tasks';
@@ -33,5 +34,6 @@ export function coreHandlers(services: CoreServices): CoreHandlers {
     ...noticeHandlers(services),
     ...usageHandlers(services),
     ...attentionHandlers(services),
+    ...searchHandlers(services),
   };
 }

@@ -8,6 +8,8 @@ import type { Ledger } from '../ledger/ledger';
 import type { NoticeService } from '../notices/notice-service';
 import type { ProjectService } from '../projects/project-service';
 import type { ProjectSetupService } from '../projects/project-setup-service';
+import type { SearchIndexUpkeep } from '../search/search-index-upkeep';
+import type { SearchService } from '../search/search-service';
 import type { OutputStreams } from '../runs/output-streams';
 import type { RunService } from '../runs/run-service';
 import type { SystemService } from '../system/system-service';
@@ -38,4 +40,7 @@ export interface CoreServices {
   priceSettings: PriceSettings;
   budgets: BudgetService;
   attention: AttentionService;
+  /** Full-text search over what runs printed, and the index's upkeep (how complete it is). */
+  search: SearchService;
+  searchIndex: SearchIndexUpkeep;
 }

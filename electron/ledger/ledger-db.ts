@@ -125,11 +125,13 @@ export function openLedgerDb(file: string, options: OpenLedgerOptions = {}): Led
  * Reads every page of every table but the runs' output, the bulk of the file (checking it would make
  * start-up as slow as the ledger is large): a file cut short, or a corrupt page in anything the
  * console reads at start, is found here, before anything is written. A corrupt page of output is
- * found when it is read, and answered the same way (code `ledger_damaged`).
+ * found when it is read, and answered the same way (code `ledger_damaged`). The search index
+ * (`search_*`, about as large as the output) is not read either: it is derived from the rest, and a
+ * damaged one is rebuilt in the background (search/search-index-upkeep.ts).
  */
 function findUnreadableTable(db: LedgerDb): string | null {
   const tables = db
-    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'output_chunks'")
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'output_chunks' AND name NOT LIKE 'search\\_%' ESCAPE '\\'")
     .pluck()
     .all() as string[];
   for (const table of ['sqlite_schema', ...tables]) {

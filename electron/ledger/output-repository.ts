@@ -1,6 +1,15 @@
 import type { LedgerDb } from './database-handle';
 
 /** A run's raw PTY bytes starting at `byteOffset` (offsets count from the run's first byte, across attempts). */
+export interface AppendOptions {
+  /**
+   * More output waits behind this transaction: the run prints faster than it is stored, so the
+   * search index leaves these bytes to its background catch-up (ledger/search-index-writer.ts)
+   * rather than slow the storing down.
+   */
+  behind?: boolean;
+}
+
 export interface OutputChunk {
   runId: string;
   attemptId: string | null;

@@ -22,7 +22,14 @@ export interface OutputWriterChunk {
 
 export type OutputWriterRequest =
   /** `bytes` is transferred, not copied: the chunks' bytes back to back. */
-  | { type: 'append'; id: number; chunks: OutputWriterChunk[]; bytes: ArrayBuffer }
+  | {
+      type: 'append';
+      id: number;
+      chunks: OutputWriterChunk[];
+      bytes: ArrayBuffer;
+      /** Index the chunks for search now; false: the run is printing faster than it is stored (catch up later). */
+      indexForSearch: boolean;
+    }
   /** Checkpoint the WAL now (PASSIVE: never waits on readers). */
   | { type: 'checkpoint'; id: number }
   /**
@@ -35,11 +42,20 @@ export type OutputWriterRequest =
    * WAL (TRUNCATE): the file shrinks by what the step moved out of its end, and the WAL is emptied.
    */
   | { type: 'reclaimStep'; id: number; maxPages: number }
+  /** Index up to `maxBytes` of stored output the search index has not reached (search-index-writer.ts). */
+  | { type: 'catchUpSearchIndex'; id: number; maxBytes: number }
+  /** Empty the search index and make it again (its output in later catch-up steps), then one catch-up step. */
+  | { type: 'rebuildSearchIndex'; id: number; maxBytes: number }
   | { type: 'close' };
 
 export type OutputWriterReply =
-  /** Committed: the offset just past the request's last byte. */
-  | { type: 'appended'; id: number; endOffset: number }
+  /**
+   * Committed: the offset just past the request's last byte. `searchIndexError`: the output is stored
+   * but the search index failed on it (and is left alone until rebuilt).
+   */
+  | { type: 'appended'; id: number; endOffset: number; searchIndexError?: string; searchIndexDeferred?: boolean }
+  /** A search index step done: `broken` when the index failed on an append since its last rebuild. */
+  | { type: 'searchIndexProgress'; id: number; indexedBytes: number; remainingBytes: number; broken: boolean }
   | { type: 'failed'; id: number; message: string }
   /** The WAL's frames, and how many of them are now in the database file. */
   | { type: 'checkpointed'; id: number; walFrames: number; checkpointedFrames: number }

@@ -4,14 +4,16 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } from './output-writer-protocol';
+import { SearchIndexWriter } from './search-index-writer';
 
 /**
  * The ledger's output writer, on its own thread: the event loop that reads the PTYs only hands batches
  * over and hears back once they are committed, so an append (and the WAL checkpoint a commit may run)
  * never holds up a read.
  *
- * This file imports nothing but Node's built-ins (better-sqlite3 is required from the path the main
- * thread names): from source it runs as one transformed module with nowhere to resolve packages from.
+ * This file imports nothing but Node's built-ins and siblings that do the same (better-sqlite3 is
+ * required from the path the main thread names): from source each runs as a transformed module with
+ * nowhere to resolve packages from (output-writer.ts).
  * It opens its own connection with the ledger's pragmas and never migrates: the main connection did.
  */
 
@@ -40,13 +42,35 @@ db.pragma('wal_autocheckpoint = 1000');
 db.pragma(`journal_size_limit = ${Math.floor(data.walSizeLimitBytes)}`);
 
 const insert = db.prepare('INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES (?, ?, ?, ?, ?)');
-const appendAll = db.transaction((request: Extract<OutputWriterRequest, { type: 'append' }>) => {
+// The search index's output rows are written in the append's transaction (search-index-writer.ts),
+// in a savepoint of their own: an index that fails (damaged) never costs the output it was indexing.
+// It is then left alone until the main thread has it rebuilt.
+const searchIndex = new SearchIndexWriter(db);
+let searchIndexBroken = false;
+const indexAppend = db.transaction((request: Extract<OutputWriterRequest, { type: 'append' }>) => {
+  let at = 0;
+  for (const chunk of request.chunks) {
+    searchIndex.indexChunk(chunk.runId, chunk.byteOffset, new Uint8Array(request.bytes, at, chunk.length), chunk.createdAt);
+    at += chunk.length;
+  }
+  searchIndex.finishBatch();
+});
+const appendAll = db.transaction((request: Extract<OutputWriterRequest, { type: 'append' }>): { searchIndexError?: string; searchIndexDeferred?: boolean } => {
   let at = 0;
   for (const chunk of request.chunks) {
     // A view into the transferred buffer: better-sqlite3 binds a Buffer as a BLOB without another copy.
     insert.run(chunk.runId, chunk.byteOffset, chunk.attemptId, Buffer.from(request.bytes, at, chunk.length), chunk.createdAt);
     at += chunk.length;
   }
+  if (searchIndexBroken) return {};
+  if (!request.indexForSearch) return { searchIndexDeferred: true };
+  try {
+    indexAppend(request);
+  } catch (error) {
+    searchIndexBroken = true;
+    return { searchIndexError: error instanceof Error ? error.message : String(error) };
+  }
+  return {};
 });
 
 // Deleting a run's output a slice at a time (the first maxBytes of what is left), so that each
@@ -55,6 +79,23 @@ const deleteOutputSlice = db.prepare(
   'DELETE FROM output_chunks WHERE run_id = ? AND byte_offset < (SELECT min(byte_offset) FROM output_chunks WHERE run_id = ?) + ?',
 );
 const hasOutput = db.prepare('SELECT 1 FROM output_chunks WHERE run_id = ? LIMIT 1').pluck();
+
+const outputStart = db.prepare('SELECT min(byte_offset) FROM output_chunks WHERE run_id = ?').pluck();
+const deleteSlice = db.transaction((request: Extract<OutputWriterRequest, { type: 'deleteOutput' }>) => {
+  const maxBytes = Math.max(1, Math.floor(request.maxBytes));
+  const start = outputStart.get(request.runId) as number | null;
+  const rows = deleteOutputSlice.run(request.runId, request.runId, maxBytes).changes;
+  const more = hasOutput.get(request.runId) !== undefined;
+  // The output's search rows go with it: never a result that opens output no longer there.
+  if (!searchIndexBroken && start !== null) searchIndex.forgetOutput(request.runId, start + maxBytes, !more);
+  return { rows, more };
+});
+
+function deleteOutputAndIndex(request: Extract<OutputWriterRequest, { type: 'deleteOutput' }>): OutputWriterReply {
+  const { rows, more } = deleteSlice(request);
+  checkpointTruncating();
+  return { type: 'outputDeleted', id: request.id, rows, more };
+}
 
 /** TRUNCATE: every frame into the file (which then shrinks to its last used page) and the WAL emptied. */
 function checkpointTruncating(): boolean {
@@ -92,15 +133,26 @@ port.on('message', (request: OutputWriterRequest) => {
     port.postMessage(reply);
     return;
   }
+  if (request.type === 'catchUpSearchIndex' || request.type === 'rebuildSearchIndex') {
+    let reply: OutputWriterReply;
+    try {
+      if (request.type === 'rebuildSearchIndex') {
+        searchIndex.rebuild();
+        searchIndexBroken = false;
+      }
+      const { indexedBytes, remainingBytes } = searchIndexBroken ? { indexedBytes: 0, remainingBytes: 0 } : searchIndex.catchUp(request.maxBytes);
+      reply = { type: 'searchIndexProgress', id: request.id, indexedBytes, remainingBytes, broken: searchIndexBroken };
+    } catch (error) {
+      reply = { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(reply);
+    return;
+  }
   if (request.type === 'deleteOutput' || request.type === 'reclaimStep') {
     let reply: OutputWriterReply;
     try {
       if (request.type === 'reclaimStep') reply = reclaimStep(request);
-      else {
-        const rows = deleteOutputSlice.run(request.runId, request.runId, Math.max(1, Math.floor(request.maxBytes))).changes;
-        checkpointTruncating();
-        reply = { type: 'outputDeleted', id: request.id, rows, more: hasOutput.get(request.runId) !== undefined };
-      }
+      else reply = deleteOutputAndIndex(request);
     } catch (error) {
       reply = { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
     }
@@ -109,9 +161,9 @@ port.on('message', (request: OutputWriterRequest) => {
   }
   let reply: OutputWriterReply;
   try {
-    appendAll(request);
+    const search = appendAll(request);
     const last = request.chunks.at(-1);
-    reply = { type: 'appended', id: request.id, endOffset: last ? last.byteOffset + last.length : 0 };
+    reply = { type: 'appended', id: request.id, endOffset: last ? last.byteOffset + last.length : 0, ...search };
   } catch (error) {
     reply = { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
   }

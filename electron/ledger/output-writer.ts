@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { OutputChunk } from './output-repository';
+import type { AppendOptions, OutputChunk } from './output-repository';
 import type { OutputWriterChunk, OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } from './output-writer-protocol';
 import { walSizeLimitBytes } from './database-handle';
 
@@ -49,6 +49,14 @@ export interface ReclaimStepResult {
   walEmptied: boolean;
 }
 
+export interface SearchIndexProgress {
+  indexedBytes: number;
+  /** Stored output the index has not reached yet, over every run. */
+  remainingBytes: number;
+  /** The index failed on an append since it was last rebuilt: it needs a rebuild. */
+  broken: boolean;
+}
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /**
@@ -63,13 +71,21 @@ export class OutputWriter {
   private nextId = 1;
   private closing: Promise<void> | undefined;
   private settledListeners: Array<() => void> = [];
+  private searchIndexFailedListener: ((message: string) => void) | undefined;
+  private searchIndexDeferredListener: (() => void) | undefined;
+  /** When the last append was handed over (Date.now()): the search index catches up once appends pause. */
+  lastAppendAt = 0;
 
   constructor(private readonly options: OutputWriterOptions) {}
 
-  /** Appends in one transaction; resolves once committed. The chunks' own buffers are left alone. */
-  appendChunks(chunks: readonly OutputChunk[]): Promise<void> {
+  /**
+   * Appends in one transaction; resolves once committed. The chunks' own buffers are left alone.
+   * `behind`: more output waits, so the search index is left to catch up later (search-index-upkeep.ts).
+   */
+  appendChunks(chunks: readonly OutputChunk[], options: AppendOptions = {}): Promise<void> {
     if (this.closing) return Promise.reject(new OutputWriterClosedError());
     if (chunks.length === 0) return Promise.resolve();
+    this.lastAppendAt = Date.now();
     let total = 0;
     for (const chunk of chunks) total += chunk.bytes.length;
     // One buffer of the batch's bytes, which is then transferred (not cloned) to the worker. The
@@ -87,7 +103,7 @@ export class OutputWriter {
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { endOffset: last.byteOffset + last.bytes.length, resolve: () => resolve(), reject });
-      const request: OutputWriterRequest = { type: 'append', id, chunks: meta, bytes: packed.buffer };
+      const request: OutputWriterRequest = { type: 'append', id, chunks: meta, bytes: packed.buffer, indexForSearch: !options.behind };
       this.started().postMessage(request, [packed.buffer]);
     });
   }
@@ -113,6 +129,33 @@ export class OutputWriter {
   /** Gives up to `maxPages` of the ledger's free pages back to the disk, on the worker (ledger-space.ts loops). */
   reclaimStep(maxPages: number): Promise<ReclaimStepResult> {
     return this.ask({ type: 'reclaimStep', maxPages }, 'reclaimed').then(({ freePages, pageSize, incremental, walEmptied }) => ({ freePages, pageSize, incremental, walEmptied }));
+  }
+
+  /** Indexes up to `maxBytes` of stored output the search index has not reached, on the worker. */
+  catchUpSearchIndex(maxBytes: number): Promise<SearchIndexProgress> {
+    return this.ask({ type: 'catchUpSearchIndex', maxBytes }, 'searchIndexProgress').then(searchIndexProgress);
+  }
+
+  /** Empties the search index and makes it again on the worker (output: the first `maxBytes`, then catch-up steps). */
+  rebuildSearchIndex(maxBytes: number): Promise<SearchIndexProgress> {
+    return this.ask({ type: 'rebuildSearchIndex', maxBytes }, 'searchIndexProgress').then(searchIndexProgress);
+  }
+
+  /** Hears when the search index failed on an append (the output itself was stored). */
+  onSearchIndexFailed(listener: (message: string) => void): void {
+    this.searchIndexFailedListener = listener;
+  }
+
+  /** Hears when an append left the search index behind its run (the upkeep catches it up). */
+  onSearchIndexDeferred(listener: () => void): void {
+    this.searchIndexDeferredListener = listener;
+  }
+
+  /** Settles once no append is waiting to be committed (the search index catches up in such gaps). */
+  async appendsSettled(): Promise<void> {
+    while ([...this.pending.values()].some((entry) => entry.endOffset !== null)) {
+      await new Promise<void>((resolve) => this.settledListeners.push(resolve));
+    }
   }
 
   /** Sends a request other than an append, after those handed over before it, and waits for its answer. */
@@ -188,6 +231,8 @@ export class OutputWriter {
     else if (reply.type === 'appended' && reply.endOffset !== pending.endOffset) {
       pending.reject(new Error(`The ledger output writer committed up to ${reply.endOffset}, not ${pending.endOffset}.`));
     } else pending.resolve(reply);
+    if (reply.type === 'appended' && reply.searchIndexError !== undefined) this.searchIndexFailedListener?.(reply.searchIndexError);
+    if (reply.type === 'appended' && reply.searchIndexDeferred) this.searchIndexDeferredListener?.();
     this.notifySettled();
   }
 
@@ -205,11 +250,16 @@ export class OutputWriter {
   }
 }
 
+function searchIndexProgress(reply: Extract<OutputWriterReply, { type: 'searchIndexProgress' }>): SearchIndexProgress {
+  return { indexedBytes: reply.indexedBytes, remainingBytes: reply.remainingBytes, broken: reply.broken };
+}
+
 /**
  * The worker's module. Built (dist/electron/output-writer-worker.js, its own entry, next to main.js
  * or one level up from a chunk), it is a plain file. From source (vitest, Node 20 cannot run .ts)
  * the .ts file is stripped of its types with Vite's transform and run as a data: URL, which is why
- * the worker imports only built-ins.
+ * the worker imports only built-ins and sibling modules (each stripped the same way and imported by
+ * its own data: URL, since a data: URL resolves no relative path).
  */
 export function outputWriterWorkerEntry(here: string = import.meta.url): URL {
   if (here.endsWith('.ts')) {
@@ -222,15 +272,19 @@ export function outputWriterWorkerEntry(here: string = import.meta.url): URL {
 
 type TransformSync = (filename: string, source: string) => { code: string; errors: ReadonlyArray<{ message: string }> };
 
-let stripped: string | undefined;
+const stripped = new Map<string, string>();
 function stripTypes(file: string): string {
-  if (stripped === undefined) {
-    // Only from source: Vite's own transformer (a dev dependency, so required by name, never bundled).
-    const transformer = 'rolldown/utils';
-    const { transformSync } = createRequire(import.meta.url)(transformer) as { transformSync: TransformSync };
-    const result = transformSync(file, readFileSync(file, 'utf8'));
-    if (result.errors.length > 0) throw new Error(`Cannot load ${file}: ${result.errors.map((error) => error.message).join('; ')}`);
-    stripped = result.code;
-  }
-  return stripped;
+  const known = stripped.get(file);
+  if (known !== undefined) return known;
+  // Only from source: Vite's own transformer (a dev dependency, so required by name, never bundled).
+  const transformer = 'rolldown/utils';
+  const { transformSync } = createRequire(import.meta.url)(transformer) as { transformSync: TransformSync };
+  const result = transformSync(file, readFileSync(file, 'utf8'));
+  if (result.errors.length > 0) throw new Error(`Cannot load ${file}: ${result.errors.map((error) => error.message).join('; ')}`);
+  const code = result.code.replace(/(\bfrom\s*|\bimport\s*)(['"])(\.\.?\/[^'"]+)\2/g, (_match, keyword: string, quote: string, specifier: string) => {
+    const sibling = fileURLToPath(new URL(`${specifier}.ts`, pathToFileURL(file)));
+    return `${keyword}${quote}data:text/javascript,${encodeURIComponent(stripTypes(sibling))}${quote}`;
+  });
+  stripped.set(file, code);
+  return code;
 }

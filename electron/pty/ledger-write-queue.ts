@@ -1,5 +1,5 @@
 import { isDiskFullError } from '../platform/disk-space';
-import type { OutputChunk } from '../ledger/output-repository';
+import type { AppendOptions, OutputChunk } from '../ledger/output-repository';
 
 /**
  * What the queue writes through: the output repository on this thread (returns once committed), or
@@ -7,8 +7,12 @@ import type { OutputChunk } from '../ledger/output-repository';
  * transaction per call either way.
  */
 export interface OutputAppender {
-  appendChunks(chunks: readonly OutputChunk[]): void | Promise<void>;
+  appendChunks(chunks: readonly OutputChunk[], options?: AppendOptions): void | Promise<void>;
 }
+
+
+/** A transaction this large means the run prints faster than a trickle (a few ms of a flood's output). */
+const floodTransactionBytes = 128 * 1024;
 
 export interface LedgerWriteQueueOptions {
   appender: OutputAppender;
@@ -186,7 +190,9 @@ export class LedgerWriteQueue {
     }
     let written: void | Promise<void>;
     try {
-      written = this.options.appender.appendChunks(this.chunks.slice(0, count));
+      // A flood (more waits, or this much gathered during the last transaction) is stored first and
+      // indexed for search in the gaps; a trickle is indexed as it is stored.
+      written = this.options.appender.appendChunks(this.chunks.slice(0, count), { behind: count < this.chunks.length || bytes >= floodTransactionBytes });
     } catch (error) {
       this.failed(error);
       return;

@@ -8,6 +8,7 @@ import { ComparePage } from '../features/compare/compare-page';
 import { NoticesPage } from '../features/notices/notices-page';
 import { RunDetailPage } from '../features/runs/run-detail-page';
 import { RunsPage } from '../features/runs/runs-page';
+import { SearchPage } from '../features/search/search-page';
 import { SettingsPage } from '../features/settings/settings-page';
 import { TasksPage } from '../features/tasks/tasks-page';
 import { Page } from '../ui/page';
@@ -59,6 +60,7 @@ export function AppRoutes() {
       <Route path={routePatterns.settingsSection}>{(params) => <SettingsPage section={params.section} />}</Route>
       <Route path={routePatterns.notices} component={NoticesPage} />
       <Route path={routePatterns.usage} component={UsageRoute} />
+      <Route path={routePatterns.search} component={SearchPage} />
       <Route component={NotFoundPage} />
     </Switch>
   );

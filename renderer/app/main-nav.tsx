@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { CommandPaletteButton } from '../features/palette/command-palette-button';
+import { SearchIcon } from '../features/palette/search-icon';
 import { useUiStore } from '../state/ui-store';
 import { AgentsIcon, CleanupIcon, CollapseIcon, NoticesIcon, RunsIcon, SettingsIcon, TasksIcon, UsageIcon } from './nav-icons';
 import { useOperatorClient } from './operator-context';
@@ -55,6 +56,7 @@ export function MainNav() {
       <ul className="main-nav__list">
         <NavItem href="/runs" label="Runs" icon={<RunsIcon />} />
         <NavItem href="/tasks" label="Tasks" icon={<TasksIcon />} />
+        <NavItem href="/search" label="Search" icon={<SearchIcon />} />
         <NavItem href="/agents" label="Agents" icon={<AgentsIcon />} />
         <NavItem href="/usage" label="Usage" icon={<UsageIcon />} />
         <NavItem href="/cleanup" label="Clean up" icon={<CleanupIcon />} />

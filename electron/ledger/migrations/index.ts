@@ -11,6 +11,7 @@ import { landing } from './009-landing';
 import { landingIntent } from './010-landing-intent';
 import { usage } from './011-usage';
 import { attemptCause } from './012-attempt-cause';
+import { searchIndex } from './013-search-index';
 
 export interface Migration {
   version: number;
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   { version: 10, name: 'landing-intent', sql: landingIntent },
   { version: 11, name: 'usage', sql: usage },
   { version: 12, name: 'attempt-cause', sql: attemptCause },
+  { version: 13, name: 'search-index', sql: searchIndex },
 ];

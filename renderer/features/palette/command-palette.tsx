@@ -8,7 +8,7 @@ import { useNotices } from '../notices/use-notices';
 import { useProjects } from '../projects/use-projects';
 import { useRunList } from '../runs/use-runs';
 import { useTasks } from '../tasks/use-tasks';
-import { buildPaletteGroups, buildShortcutGroup, filterPaletteGroups, type PaletteCommand } from './palette-items';
+import { buildPaletteGroups, buildShortcutGroup, filterPaletteGroups, withOutputSearch, type PaletteCommand } from './palette-items';
 import type { PaletteView } from './palette-store';
 import { SearchIcon } from './search-icon';
 import { ShortcutKeys } from './shortcut-keys';
@@ -69,7 +69,10 @@ export function CommandPalette({
   const { data, loading, failed } = usePaletteData();
 
   const groups = useMemo(() => (view === 'shortcuts' ? [buildShortcutGroup()] : buildPaletteGroups(data)), [view, data]);
-  const shown = useMemo(() => filterPaletteGroups(groups, query), [groups, query]);
+  const shown = useMemo(() => {
+    const matching = filterPaletteGroups(groups, query);
+    return view === 'everything' ? withOutputSearch(matching, query) : matching;
+  }, [groups, query, view]);
 
   const switchView = (next: PaletteView) => {
     setTyped({ view: next, query: '' });
@@ -148,8 +151,14 @@ export function CommandPalette({
                   onSelect={() => choose(item.command)}
                   className="command-palette__item"
                   aria-keyshortcuts={item.shortcut ? ariaKeyShortcuts(shortcutById(item.shortcut), platform) : undefined}
+                  aria-description={item.hint}
                 >
                   <span className="command-palette__label">{item.label}</span>
+                  {item.hint ? (
+                    <span className="command-palette__hint" aria-hidden="true">
+                      {item.hint}
+                    </span>
+                  ) : null}
                   {/* Beside an action the keys are a hint (aria-keyshortcuts says them, the shortcut list
                       spells sequences out); in the shortcut list they are the point, so part of the name. */}
                   {item.shortcut ? <ShortcutKeys id={item.shortcut} platform={platform} decorative={view === 'everything'} /> : null}

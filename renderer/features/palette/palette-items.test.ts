@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, Notice, Project, RunStatus, RunSummary, Task } from '../../../shared/entities';
-import { browseLimit, buildPaletteGroups, buildShortcutGroup, filterPaletteGroups, matchScore, type PaletteData, type PaletteGroup } from './palette-items';
+import { browseLimit, buildPaletteGroups, buildShortcutGroup, filterPaletteGroups, matchScore, withOutputSearch, type PaletteData, type PaletteGroup } from './palette-items';
 
 const at = '2026-03-01T10:00:00.000Z';
 
@@ -39,6 +39,7 @@ describe('the palette before anything is typed', () => {
     const shown = labels(groups);
     expect(shown['Actions']).toEqual([
       'New task',
+      'Search output…',
       'Open settings: Projects',
       'Open settings: Environments',
       'Open settings: AI connections',
@@ -116,5 +117,20 @@ describe('the shortcut view', () => {
     const group = buildShortcutGroup();
     expect(group.items.map((item) => item.label)).toContain('Go to Tasks');
     expect(group.items.find((item) => item.label === 'New task')?.command).toEqual({ kind: 'shortcut', id: 'new-task' });
+  });
+});
+
+describe('searching output from the palette', () => {
+  it('offers to search everything runs printed for what was typed, after the names that match', () => {
+    const groups = withOutputSearch(filterPaletteGroups(buildPaletteGroups(data), 'refund'), 'refund ');
+    expect(groups.at(0)?.id).toBe('runs');
+    expect(groups.at(-1)).toMatchObject({
+      heading: 'Search output',
+      items: [{ label: 'Search output…', hint: 'for “refund”', command: { kind: 'navigate', path: '/search?q=refund' } }],
+    });
+    // Typing its own name offers it once, with the text.
+    const named = withOutputSearch(filterPaletteGroups(buildPaletteGroups(data), 'search output'), 'search output');
+    expect(named.flatMap((group) => group.items).filter((item) => item.label === 'Search output…')).toHaveLength(1);
+    expect(withOutputSearch(filterPaletteGroups(buildPaletteGroups(data), ''), '  ').some((group) => group.id === 'search')).toBe(false);
   });
 });

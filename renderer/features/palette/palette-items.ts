@@ -20,12 +20,14 @@ export interface PaletteItem {
   keywords: string[];
   /** Shown beside the label. */
   shortcut?: ShortcutId;
+  /** Said after the label, not part of its name (what "Search output…" will search for). */
+  hint?: string;
   /** Only listed once something is typed (one "Run …" per task would bury everything else). */
   searchOnly?: boolean;
   command: PaletteCommand;
 }
 
-export type PaletteGroupId = 'runs' | 'tasks' | 'agents' | 'notices' | 'actions' | 'go-to' | 'shortcuts';
+export type PaletteGroupId = 'runs' | 'tasks' | 'agents' | 'notices' | 'actions' | 'go-to' | 'shortcuts' | 'search';
 
 export interface PaletteGroup {
   id: PaletteGroupId;
@@ -109,6 +111,12 @@ export function buildPaletteGroups(data: PaletteData): PaletteGroup[] {
 
   const actions: PaletteItem[] = [
     { id: 'action:new-task', label: 'New task', keywords: ['create', 'add'], shortcut: 'new-task', command: { kind: 'shortcut', id: 'new-task' } },
+    {
+      id: 'action:search-output',
+      label: 'Search output…',
+      keywords: ['find', 'full text', 'printed', 'grep'],
+      command: { kind: 'navigate', path: actionPath({ kind: 'search' }) },
+    },
     ...settingsSections.map((section): PaletteItem => ({
       id: `action:settings:${section.path}`,
       label: `Open settings: ${section.label}`,
@@ -243,4 +251,25 @@ export function filterPaletteGroups(groups: readonly PaletteGroup[], query: stri
     .filter((entry) => entry.best > 0)
     .sort((a, b) => b.best - a.best || searchOrder.indexOf(a.group.id) - searchOrder.indexOf(b.group.id))
     .map((entry) => entry.group);
+}
+
+/**
+ * With something typed, the palette also offers to search everything runs printed for it (the Search
+ * page, with the text in its field): last, so Enter still picks the best name that matches.
+ */
+export function withOutputSearch(groups: PaletteGroup[], query: string): PaletteGroup[] {
+  const text = query.trim();
+  if (!text) return groups;
+  const item: PaletteItem = {
+    id: 'search:output',
+    label: 'Search output…',
+    hint: `for “${text}”`,
+    keywords: [],
+    command: { kind: 'navigate', path: actionPath({ kind: 'search', query: text }) },
+  };
+  // This one searches for what is typed: the plain action (which opens an empty Search) would be a twin.
+  const others = groups
+    .map((group) => ({ ...group, items: group.items.filter((each) => each.id !== 'action:search-output') }))
+    .filter((group) => group.items.length > 0);
+  return [...others, { id: 'search', heading: 'Search output', items: [item] }];
 }

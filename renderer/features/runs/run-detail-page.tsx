@@ -23,6 +23,8 @@ import { RunUsagePanel } from './run-usage-panel';
 import { useRun } from './use-runs';
 
 // xterm.js is most of the bundle's weight: it loads with the first run detail opened, not at start.
+import type { OutputPosition } from '../terminal/run-terminal';
+
 const RunTerminal = lazy(() => import('../terminal/run-terminal').then((module) => ({ default: module.RunTerminal })));
 
 function TerminalLoading() {
@@ -43,6 +45,7 @@ export function RunDetailPage({ runId, section }: { runId: string; section?: 'ch
   const query = useRun(runId);
   const search = new URLSearchParams(useSearch());
   const landRequest = section === 'changes' && search.get('land') === '1' ? { target: search.get('target') || undefined } : undefined;
+  const outputAt = outputPosition(search);
   const run = query.data;
   const active = run ? isActiveRunStatus(run.status) : false;
   const now = useNow(active);
@@ -89,10 +92,17 @@ export function RunDetailPage({ runId, section }: { runId: string; section?: 'ch
       {run.status === 'refused' ? (
         <RefusedRun run={run} />
       ) : (
-        <StartedRun run={run} now={now} changesFocused={section === 'changes'} landRequest={landRequest} />
+        <StartedRun run={run} now={now} changesFocused={section === 'changes'} landRequest={landRequest} outputAt={outputAt} />
       )}
     </Page>
   );
+}
+
+/** `?at=<byte>&find=<text>` (a search result, shared/routes.ts): where the terminal opens, and what it highlights. */
+function outputPosition(search: URLSearchParams): OutputPosition | undefined {
+  const at = search.get('at');
+  if (at === null || !/^\d+$/.test(at)) return undefined;
+  return { byteOffset: Number(at), find: search.get('find') ?? '' };
 }
 
 /** Everything a run that started has: what went wrong, its output, attempts, timeline, confinement and changes. */
@@ -101,11 +111,13 @@ function StartedRun({
   now,
   changesFocused,
   landRequest,
+  outputAt,
 }: {
   run: RunDetail;
   now: number;
   changesFocused: boolean;
   landRequest: { target?: string | undefined } | undefined;
+  outputAt: OutputPosition | undefined;
 }) {
   const catalog = useCatalog();
   return (
@@ -115,7 +127,14 @@ function StartedRun({
       <div className="run-detail-layout">
         <div className="run-detail-layout__output">
           <Suspense fallback={<TerminalLoading />}>
-            <RunTerminal runId={run.id} running={run.status === 'running' || run.status === 'setting_up'} canSendInput={run.canSendInput} />
+            {/* Keyed by the position: another search result in the same run opens the terminal there again. */}
+            <RunTerminal
+              key={outputAt ? `${outputAt.byteOffset}:${outputAt.find}` : 'live'}
+              runId={run.id}
+              running={run.status === 'running' || run.status === 'setting_up'}
+              canSendInput={run.canSendInput}
+              openAt={outputAt}
+            />
           </Suspense>
           <AttemptsPanel run={run} now={now} />
           <RunUsagePanel run={run} />

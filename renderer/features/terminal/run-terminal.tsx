@@ -19,6 +19,12 @@ type OutputView =
   | { state: 'open'; from: OpenFrom; until?: number; fromOffset: number; totalBytes: number }
   | { state: 'error'; from: OpenFrom; until?: number; error: unknown };
 
+/** Where a terminal opens instead of the live tail (a search result): a page from that byte, `find` highlighted. */
+export interface OutputPosition {
+  byteOffset: number;
+  find: string;
+}
+
 interface TerminalParts {
   terminal: Terminal;
   fit: FitAddon;
@@ -63,13 +69,26 @@ function searchResultText(results: { index: number; count: number } | null, term
  * busy tab is skipped forward by the core instead of slowing the run. While the run takes input, what
  * is typed here goes to its PTY, and the PTY follows the size of this pane.
  */
-export function RunTerminal({ runId, running, canSendInput }: { runId: string; running: boolean; canSendInput: boolean }) {
+export function RunTerminal({
+  runId,
+  running,
+  canSendInput,
+  openAt,
+}: {
+  runId: string;
+  running: boolean;
+  canSendInput: boolean;
+  /** Open a page of output from this position (with its match highlighted) rather than the live tail. */
+  openAt?: OutputPosition | undefined;
+}) {
   const client = useOperatorClient();
   const dark = useDarkScheme();
   const screenRef = useRef<HTMLDivElement>(null);
   const findRef = useRef<HTMLInputElement>(null);
   const partsRef = useRef<TerminalParts | null>(null);
   const liveRef = useRef({ running, canSendInput, dark });
+  // Read once, when the terminal opens (the page keys the terminal by it).
+  const openAtRef = useRef(openAt);
   const [view, setView] = useState<OutputView>({ state: 'opening', from: 'tail' });
   const [skippedBytes, setSkippedBytes] = useState(0);
   /** The operator has scrolled to the top of what the terminal holds (or it all fits on the screen). */
@@ -95,7 +114,7 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
     tabMovesFocusRef.current = tabMovesFocus;
   });
 
-  const openOutput = useCallback((from: OpenFrom, until?: number) => {
+  const openOutput = useCallback((from: OpenFrom, until?: number, onShown?: (parts: TerminalParts) => void) => {
     const parts = partsRef.current;
     if (!parts) return;
     const page = until !== undefined ? { until } : {};
@@ -110,7 +129,12 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
           const shown = opened.untilOffset !== null ? { until: opened.untilOffset } : {};
           setView({ state: 'open', from, ...shown, fromOffset: opened.fromOffset, totalBytes: opened.totalBytes });
           // Earlier output was asked for: show its beginning once it is on the screen, not the end.
-          if (typeof from === 'number') parts.stream.whenParsed(opened.untilOffset ?? opened.totalBytes, () => parts.terminal.scrollToTop());
+          if (typeof from === 'number') {
+            parts.stream.whenParsed(opened.untilOffset ?? opened.totalBytes, () => {
+              parts.terminal.scrollToTop();
+              onShown?.(parts);
+            });
+          }
         }
       },
       (error: unknown) => {
@@ -218,7 +242,16 @@ export function RunTerminal({ runId, running, canSendInput }: { runId: string; r
       setResults({ index: resultIndex, count: resultCount }),
     );
 
-    openOutput('tail');
+    const jump = openAtRef.current;
+    if (jump) {
+      // A search result: the page of output that starts at the result's row (as Show earlier output
+      // opens one), and its first match found there, highlighted and scrolled to, in Find's field.
+      openOutput(jump.byteOffset, jump.byteOffset + maxPageBytes, (shown) => {
+        if (!jump.find) return;
+        setTerm(jump.find);
+        shown.search.findNext(jump.find, { decorations: searchDecorations(liveRef.current.dark) });
+      });
+    } else openOutput('tail');
 
     return () => {
       partsRef.current = null;

@@ -1,0 +1,272 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openLedger } from '../ledger/ledger';
+import { openLedgerDb } from '../ledger/ledger-db';
+import { migrations } from '../ledger/migrations';
+import { maxRowBytes, outputRowText } from '../ledger/output-text';
+import type { OutputChunk } from '../ledger/output-repository';
+import { createMemoryLogger } from '../platform/log';
+import { openTestRunLedger, recordTestRun, startFixtureAgent, type TestRunLedger } from '../testing/output-test-kit';
+import { OutputPipeline } from '../pty/output-pipeline';
+import { SecretRedactor } from '../platform/secret-redaction';
+import { makeTempDir } from '../testing/temp-dir';
+import { SearchIndexUpkeep } from './search-index-upkeep';
+import { SearchService } from './search-service';
+import type { Ledger } from '../ledger/ledger';
+
+const ledgers: TestRunLedger[] = [];
+afterEach(() => ledgers.splice(0).forEach((ledger) => ledger.close()));
+
+function searchOver(ledger: Ledger) {
+  const log = createMemoryLogger();
+  const upkeep = new SearchIndexUpkeep(ledger, log);
+  const service = new SearchService(ledger, upkeep, log);
+  return { upkeep, service, find: (query: string) => service.search({ query }).results };
+}
+
+function setup() {
+  const test = openTestRunLedger();
+  ledgers.push(test);
+  return { test, ...test.createRun(), ...searchOver(test.ledger) };
+}
+
+/** Appends the pieces as successive chunks (each its own write, as a PTY's reads cut them), one batch each. */
+async function print(ledger: Ledger, runId: string, pieces: Array<string | Uint8Array>, at = 0): Promise<number> {
+  let offset = at;
+  for (const piece of pieces) {
+    const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : Buffer.from(piece);
+    const chunk: OutputChunk = { runId, attemptId: null, byteOffset: offset, bytes, createdAt: Date.now() };
+    await ledger.outputWriter.appendChunks([chunk]);
+    offset += bytes.length;
+  }
+  return offset;
+}
+
+const texts = (results: ReturnType<ReturnType<typeof searchOver>['find']>) => results.map((result) => result.snippet.map((piece) => piece.text).join(''));
+
+describe('the search index over what runs printed', () => {
+  it('finds a word as the screen shows it, also when an escape sequence split it across two writes', async () => {
+    const { test, runId, find } = setup();
+    await print(test.ledger, runId, ['build step: pass', '\x1b[1;3', '1mword\x1b[0m accepted\r\n', '\x1b]0;window title with hiddenword\x07done\n']);
+
+    const found = find('password');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ source: 'output', runId, byteOffset: 0 });
+    expect(found[0]!.snippet).toContainEqual({ text: 'password', match: true });
+    // What an OSC carries (a window title) is not on screen: not indexed.
+    expect(find('hiddenword')).toEqual([]);
+    // Nothing of the escape sequences reached the text.
+    expect(texts(find('accepted'))[0]).not.toContain('\x1b');
+    expect(texts(find('accepted'))[0]).not.toMatch(/\[0m|31m/);
+  });
+
+  it('drops NUL bytes and hidden characters inside a word, keeps invalid UTF-8 readable, and finds right-to-left text', async () => {
+    const { test, runId, find } = setup();
+    await print(test.ledger, runId, [
+      Buffer.concat([Buffer.from('token: dead'), Buffer.from([0]), Buffer.from('beef\n')]),
+      'spoofed: admin\u200Buser and \u202Eevil\u202C name\n',
+      Buffer.concat([Buffer.from('broken '), Buffer.from([0xff, 0xfe]), Buffer.from('bytes then café '), Buffer.from([0xd7]), Buffer.from('\n')]),
+      'שלום עולם from the agent\n',
+    ]);
+
+    expect(find('deadbeef')).toHaveLength(1);
+    expect(find('adminuser')).toHaveLength(1);
+    expect(find('evil')).toHaveLength(1);
+    // Invalid bytes read as U+FFFD (a separator), never a lost row: the words beside them are found.
+    expect(find('broken bytes')).toHaveLength(1);
+    expect(find('cafe')).toHaveLength(1);
+    expect(find('עולם')).toHaveLength(1);
+  });
+
+  it('cuts a 10 MB line into rows at spaces, finds its words, and jumps to near where each was printed', async () => {
+    const { test, runId, find } = setup();
+    const words = Array.from({ length: 1_100_000 }, (_, k) => `item${k.toString(36)}`);
+    words[1_000_000] = 'needleinthehaystack';
+    const line = `${words.join(' ')}\n`;
+    expect(line.length).toBeGreaterThan(8_000_000);
+    // Written as a PTY delivers it: 64 KiB reads.
+    const bytes = Buffer.from(line);
+    const reads: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 65_536) reads.push(bytes.subarray(at, at + 65_536));
+    await print(test.ledger, runId, reads);
+
+    const found = find('needleinthehaystack');
+    expect(found).toHaveLength(1);
+    const at = line.indexOf('needleinthehaystack');
+    expect(found[0]!.byteOffset).toBeLessThanOrEqual(at);
+    expect(at - found[0]!.byteOffset!).toBeLessThan(maxRowBytes);
+    // The words next to a cut are whole: every word of the line is found as itself.
+    const rows = test.ledger.db.prepare("SELECT count(*) FROM search_rows WHERE run_id = ? AND source = 'output'").pluck().get(runId) as number;
+    expect(rows).toBeGreaterThan(bytes.length / maxRowBytes);
+    for (const k of [0, 1, 4095, 500_000, 1_099_999]) expect(find(words[k]!)).toHaveLength(1);
+  });
+
+  it('cuts a 10 MB line with no space at a character boundary, never inside a multi-byte character', async () => {
+    const { test, runId, find } = setup();
+    const line = Buffer.from(`${'é'.repeat(5_000_000)}\n`);
+    // 64 KiB reads, as a PTY delivers them: an odd size, so reads end inside characters too.
+    const reads: Buffer[] = [];
+    for (let at = 0; at < line.length; at += 65_535) reads.push(line.subarray(at, at + 65_535));
+    await print(test.ledger, runId, reads);
+    // Each row, read again from the output as a result's snippet is, holds only whole characters.
+    const rows = test.ledger.db.prepare("SELECT byte_offset, byte_end FROM search_rows WHERE run_id = ? AND source = 'output'").all(runId) as Array<{ byte_offset: number; byte_end: number }>;
+    expect(rows.length).toBeGreaterThan(10_000_000 / maxRowBytes);
+    for (const row of rows.filter((_, k) => k % 7 === 0 || k === rows.length - 1)) {
+      const text = outputRowText(test.ledger.output.read(runId, row.byte_offset, row.byte_end - row.byte_offset).bytes, row.byte_offset);
+      expect(text).toMatch(/^é+\n?$/);
+    }
+    expect(find('ping')).toEqual([]);
+  });
+
+  it('finds the line a run is still printing, and the whole line once it ends', async () => {
+    const { test, runId, find } = setup();
+    const end = await print(test.ledger, runId, ['compiling modu']);
+    expect(find('modu')).toHaveLength(1);
+    await print(test.ledger, runId, ['les ok\n'], end);
+    expect(find('modules')).toHaveLength(1);
+    expect(find('modu')).toEqual([]);
+  });
+
+  it('never indexes a secret the console redacted: a run that prints its key is not found by it', async () => {
+    const { test, runId, attemptId, find } = setup();
+    const secret = 'sk-live-abcdef0123456789zyxwvu';
+    // A real PTY and the real pipeline, which redacts before the ledger (pty/output-pipeline.ts).
+    const pty = startFixtureAgent(['--print-env', 'OPENAI_API_KEY'], { env: { OPENAI_API_KEY: secret } });
+    const pipeline = new OutputPipeline({ writer: test.ledger.outputWriter, runId, attemptId, session: pty, output: test.ledger.output, redactor: new SecretRedactor([secret]) });
+    await pipeline.whenFinished();
+
+    expect(find('OPENAI_API_KEY')).toHaveLength(1);
+    expect(texts(find('OPENAI_API_KEY'))[0]).toContain('redacted');
+    expect(find(secret)).toEqual([]);
+    expect(find('abcdef0123456789zyxwvu')).toEqual([]);
+    expect(find('sk-live*')).toEqual([]);
+  });
+
+  it('deleting a run removes every row of its output and timeline from the index', async () => {
+    const { test, runId, find } = setup();
+    await print(test.ledger, runId, ['the unique phrase zanzibar\n'.repeat(50_000)]);
+    test.ledger.runs.appendEvents(runId, null, [{ kind: 'message', data: { role: 'assistant', text: 'zanzibar from the timeline' } }], Date.now());
+    expect(find('zanzibar').length).toBeGreaterThan(1);
+    await test.ledger.space.deleteOutput([runId], createMemoryLogger());
+    test.ledger.runs.delete(runId);
+    expect(find('zanzibar')).toEqual([]);
+    expect(test.ledger.db.prepare('SELECT count(*) FROM search_rows WHERE run_id = ?').pluck().get(runId)).toBe(0);
+    expect(test.ledger.db.prepare("SELECT count(*) FROM search_text WHERE search_text MATCH 'zanzibar'").pluck().get()).toBe(0);
+  });
+
+  it('indexes timeline entries, tasks and notices, and filters by agent, status, project and date', () => {
+    const { test, runId, find, service } = setup();
+    const other = test.createRun();
+    test.ledger.runs.appendEvents(runId, null, [{ kind: 'tool_call', data: { callId: null, name: 'shell', input: 'rm -rf build/quokka' } }], Date.now());
+    test.ledger.runs.appendEvents(other.runId, null, [{ kind: 'file_change', data: { path: 'src/quokka.ts', change: 'add' } }], Date.now());
+    test.ledger.db.prepare("UPDATE tasks SET title = 'Teach the quokka to land' WHERE id = 'tsk_2'").run();
+    test.ledger.db.prepare("UPDATE runs SET status = 'failed' WHERE id = ?").run(other.runId);
+    test.ledger.db
+      .prepare("INSERT INTO notices (id, kind, severity, title, message, run_id, status, created_at) VALUES ('ntc_1', 'run_stranded', 'warning', 'Quokka run stranded', 'Resume it.', ?, 'open', ?)")
+      .run(runId, Date.now());
+
+    expect(find('quokka').map((result) => result.source).sort()).toEqual(['notice', 'task', 'timeline', 'timeline']);
+    expect(service.search({ query: 'quokka', agentId: 'agt_1' }).results.map((result) => result.runId)).toEqual([runId, runId]);
+    expect(service.search({ query: 'quokka', status: 'failed' }).results.map((result) => result.runId)).toEqual([other.runId]);
+    expect(service.search({ query: 'quokka', projectId: 'prj_2' }).results.map((result) => result.source).sort()).toEqual(['task', 'timeline']);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    expect(service.search({ query: 'quokka', from: tomorrow }).results).toEqual([]);
+  });
+
+  it('reads any query a person types without an FTS5 syntax error, and refuses one with no words by a stable code', async () => {
+    const { test, runId, service } = setup();
+    await print(test.ledger, runId, ['error: ECONNRESET at socket-client.ts:42 "quoted" NEAR(x) AND OR\n']);
+    for (const query of ['"unbalanced', 'socket-client', 'ECONN*', '"quoted" AND', 'NEAR(x', 'x)', 'x*', '-error', 'a"b"c', 'OR AND NOT', "it's", '^error']) {
+      expect(() => service.search({ query })).not.toThrow();
+    }
+    expect(service.search({ query: 'socket-client' }).results).toHaveLength(1);
+    expect(service.search({ query: 'ECONN*' }).results).toHaveLength(1);
+    expect(service.search({ query: '"unbalanced' }).results).toHaveLength(0);
+    for (const query of ['', '   ', '"""', '*', '-- !!']) {
+      expect(() => service.search({ query })).toThrow(expect.objectContaining({ code: 'invalid_request', reason: 'no_search_words' }));
+    }
+  });
+});
+
+describe('indexing beside a flood', () => {
+  it('stores a flood first and indexes it in the gaps: search says incomplete, then finds it', async () => {
+    const { test, runId, upkeep, service } = setup();
+    const first = await print(test.ledger, runId, ['a trickle line\n']);
+    // The write queue marks a transaction that more output waits behind (pty/ledger-write-queue.ts).
+    const flood = Buffer.from('flood line with pelican inside\n'.repeat(20_000));
+    await test.ledger.outputWriter.appendChunks([{ runId, attemptId: null, byteOffset: first, bytes: flood, createdAt: Date.now() }], { behind: true });
+    expect(test.ledger.output.totalBytes(runId)).toBe(first + flood.length);
+    expect(service.search({ query: 'pelican' }).index.complete).toBe(false);
+    await upkeep.caughtUp();
+    const after = service.search({ query: 'pelican', limit: 100 });
+    expect(after.index.complete).toBe(true);
+    expect(after.results.length).toBeGreaterThan(10);
+    // Then a trickle is indexed as it is stored again.
+    await print(test.ledger, runId, ['the heron line\n'], first + flood.length);
+    expect(service.search({ query: 'heron' }).results).toHaveLength(1);
+  });
+});
+
+describe('an index that is missing or damaged', () => {
+  it('indexes output a ledger stored before migration 13 in the background, saying it is incomplete meanwhile', async () => {
+    const temp = makeTempDir('oc-search-');
+    try {
+      const file = path.join(temp.path, 'ledger.sqlite');
+      const old = openLedgerDb(file, { migrations: migrations.filter((migration) => migration.version < 13) });
+      const { runId } = recordTestRun(old, '1', path.join(temp.path, 'project'));
+      const insert = old.prepare('INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES (?, ?, NULL, ?, 1)');
+      const line = Buffer.from('an old line of output with marmalade in it\n');
+      let offset = 0;
+      for (let k = 0; k < 40_000; k++, offset += line.length) insert.run(runId, offset, line);
+      old.prepare("INSERT INTO run_events (run_id, kind, payload_json, created_at) VALUES (?, 'message', ?, 1)").run(runId, JSON.stringify({ role: 'assistant', text: 'old timeline marmalade' }));
+      old.close();
+
+      const ledger = openLedger(temp.path);
+      try {
+        const { upkeep, service } = searchOver(ledger);
+        // The timeline and tasks are indexed by the migration; the output is not, yet.
+        expect(service.search({ query: 'marmalade' }).results.map((result) => result.source)).toEqual(['timeline']);
+        upkeep.start();
+        expect(service.search({ query: 'marmalade' }).index).toMatchObject({ complete: false });
+        await upkeep.caughtUp();
+        const after = service.search({ query: 'marmalade', limit: 100 });
+        expect(after.index).toMatchObject({ complete: true, indexedBytes: offset });
+        expect(after.results.filter((result) => result.source === 'output').length).toBeGreaterThan(10);
+        // Appends continue where the catch-up ended.
+        await print(ledger, runId, ['and a new line with kumquat\n'], offset);
+        expect(service.search({ query: 'kumquat' }).results).toHaveLength(1);
+      } finally {
+        await ledger.outputWriter.close();
+        ledger.close();
+      }
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('rebuilds a damaged index from the ledger in the background', async () => {
+    const { test, runId, upkeep, service } = setup();
+    await print(test.ledger, runId, ['the platypus line\n'.repeat(1000)]);
+    // Damage: the FTS table's own data is gone (as a corrupt page of it would read).
+    test.ledger.db.unsafeMode(true);
+    test.ledger.db.prepare('DELETE FROM search_text_data WHERE id > 1').run();
+    test.ledger.db.unsafeMode(false);
+    const during = service.search({ query: 'platypus' });
+    expect(during.index.complete).toBe(false);
+    await upkeep.caughtUp();
+    const after = service.search({ query: 'platypus', limit: 100 });
+    expect(after.index.complete).toBe(true);
+    expect(after.results.length).toBeGreaterThan(5);
+    expect(after.results.every((result) => result.runId === runId)).toBe(true);
+  });
+
+  it('makes a missing index again (its FTS table dropped), from tasks, timelines and output', async () => {
+    const { test, runId, upkeep, service } = setup();
+    await print(test.ledger, runId, ['the wombat line\n']);
+    test.ledger.runs.appendEvents(runId, null, [{ kind: 'message', data: { role: 'assistant', text: 'a wombat said' } }], Date.now());
+    test.ledger.db.exec('DROP TABLE search_text');
+    expect(service.search({ query: 'wombat' }).index.complete).toBe(false);
+    await upkeep.caughtUp();
+    expect(service.search({ query: 'wombat' }).results.map((result) => result.source).sort()).toEqual(['output', 'timeline']);
+  });
+});
