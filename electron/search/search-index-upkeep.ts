@@ -4,16 +4,24 @@ import type { Logger } from '../platform/log';
 import type { SearchIndexState } from '../../shared/search';
 
 /**
- * Output indexed per step on the writer's thread: some 20 ms there on a large index, so appends
+ * Output indexed per step on the writer's thread: some 5 ms there on a large index, so appends
  * that come meanwhile queue far under the PTY's pause mark (8 MiB), even in a 32 MiB/s flood.
  */
-const catchUpStepBytes = 128 * 1024;
+const catchUpStepBytes = 32 * 1024;
 /**
  * A step starts only once no append was handed over for this long: while a flood goes on, the writer
  * is the run's alone (with catch-up steps between its appends, bench/output-throughput.bench.ts fell
- * from 0.9 to 0.35 of raw node-pty and the PTY was paused), and the index catches up after it.
+ * from 0.9 to 0.35 of raw node-pty and the PTY was paused), and the index catches up after it, once
+ * no run has stored anything for a second.
  */
-const writerQuietMs = 100;
+const writerQuietMs = 1000;
+/**
+ * After each step the upkeep rests three times as long as the step took, so it takes at most a
+ * quarter of a core: a run that starts printing meanwhile finds the machine's cores its own (with the
+ * catch-up running flat out between floods, bench/output-throughput.bench.ts fell from about 0.9 to
+ * 0.5 of raw node-pty). A flood's index comes later instead; search says it is incomplete meanwhile.
+ */
+const restPerStepTime = 3;
 
 /**
  * Brings the search index up to the stored output in the background: at start (a ledger from before
@@ -105,7 +113,11 @@ export class SearchIndexUpkeep {
         this.indexedBytes = 0;
         this.log.info('Rebuilding the search index');
         progress = await this.ledger.outputWriter.rebuildSearchIndex(catchUpStepBytes);
-      } else progress = await this.ledger.outputWriter.catchUpSearchIndex(catchUpStepBytes);
+      } else {
+        const stepStarted = Date.now();
+        progress = await this.ledger.outputWriter.catchUpSearchIndex(catchUpStepBytes);
+        await new Promise((resolve) => setTimeout(resolve, (Date.now() - stepStarted) * restPerStepTime));
+      }
       this.indexedBytes += progress.indexedBytes;
       this.remainingBytes = progress.remainingBytes;
       if (progress.broken) {
