@@ -1,5 +1,4 @@
 import { useQuery } from '@tanstack/react-query';
-import { useId } from 'react';
 import { Link } from 'wouter';
 import { runStatuses, type RunStatus, type RunSummary } from '../../../shared/entities';
 import { landingStates, type LandingState } from '../../../shared/landing';
@@ -7,6 +6,7 @@ import { useOperatorClient } from '../../app/operator-context';
 import { queryKeys } from '../../app/query-keys';
 import { useUiStore } from '../../state/ui-store';
 import { EmptyState } from '../../ui/empty-state';
+import { FilterSelect } from '../../ui/filter-select';
 import { operatorMessage } from '../../ui/error-message';
 import { formatBytes, formatDuration, formatFullTimestamp, formatTimestamp, runDurationMs } from '../../ui/format';
 import { Page } from '../../ui/page';
@@ -37,74 +37,37 @@ function RunFilters() {
   const clearRunFilters = useUiStore((state) => state.clearRunFilters);
   const agents = useQuery({ queryKey: queryKeys.agents, queryFn: () => client.listAgents() });
   const projects = useProjects();
-  const ids = { status: useId(), agent: useId(), project: useId(), landing: useId() };
 
   return (
     <div className="filter-bar" role="group" aria-label="Filter runs">
-      <div className="filter-bar__field">
-        <label htmlFor={ids.status}>Status</label>
-        <select
-          id={ids.status}
-          className="select"
-          value={filters.status ?? ''}
-          onChange={(event) => setRunFilter({ status: isRunStatus(event.target.value) ? event.target.value : null })}
-        >
-          <option value="">All statuses</option>
-          {runStatuses.map((status) => (
-            <option key={status} value={status}>
-              {runStatusLabel(status)}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="filter-bar__field">
-        <label htmlFor={ids.agent}>Agent</label>
-        <select
-          id={ids.agent}
-          className="select"
-          value={filters.agentId ?? ''}
-          onChange={(event) => setRunFilter({ agentId: event.target.value || null })}
-        >
-          <option value="">All agents</option>
-          {(agents.data ?? []).map((agent) => (
-            <option key={agent.id} value={agent.id}>
-              {agent.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="filter-bar__field">
-        <label htmlFor={ids.project}>Project</label>
-        <select
-          id={ids.project}
-          className="select"
-          value={filters.projectId ?? ''}
-          onChange={(event) => setRunFilter({ projectId: event.target.value || null })}
-        >
-          <option value="">All projects</option>
-          {(projects.data ?? []).map((project) => (
-            <option key={project.id} value={project.id}>
-              {project.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="filter-bar__field">
-        <label htmlFor={ids.landing}>Landing</label>
-        <select
-          id={ids.landing}
-          className="select"
-          value={filters.landingState ?? ''}
-          onChange={(event) => setRunFilter({ landingState: isLandingState(event.target.value) ? event.target.value : null })}
-        >
-          <option value="">Any landing state</option>
-          {landingStates.map((state) => (
-            <option key={state} value={state}>
-              {landingStateLabels[state]}
-            </option>
-          ))}
-        </select>
-      </div>
+      <FilterSelect
+        label="Status"
+        anyLabel="All statuses"
+        value={filters.status ?? ''}
+        options={runStatuses.map((status) => ({ value: status, label: runStatusLabel(status) }))}
+        onChange={(status) => setRunFilter({ status: isRunStatus(status) ? status : null })}
+      />
+      <FilterSelect
+        label="Agent"
+        anyLabel="All agents"
+        value={filters.agentId ?? ''}
+        options={(agents.data ?? []).map((agent) => ({ value: agent.id, label: agent.name }))}
+        onChange={(agentId) => setRunFilter({ agentId: agentId || null })}
+      />
+      <FilterSelect
+        label="Project"
+        anyLabel="All projects"
+        value={filters.projectId ?? ''}
+        options={(projects.data ?? []).map((project) => ({ value: project.id, label: project.name }))}
+        onChange={(projectId) => setRunFilter({ projectId: projectId || null })}
+      />
+      <FilterSelect
+        label="Landing"
+        anyLabel="Any landing state"
+        value={filters.landingState ?? ''}
+        options={landingStates.map((state) => ({ value: state, label: landingStateLabels[state] }))}
+        onChange={(state) => setRunFilter({ landingState: isLandingState(state) ? state : null })}
+      />
       {hasRunFilters(filters) ? (
         <button type="button" className="button button--quiet" onClick={clearRunFilters}>
           Clear filters

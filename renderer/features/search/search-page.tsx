@@ -5,6 +5,7 @@ import { runStatuses } from '../../../shared/entities';
 import type { SearchResponse, SearchResult } from '../../../shared/search';
 import { useOperatorClient } from '../../app/operator-context';
 import { EmptyState } from '../../ui/empty-state';
+import { FilterSelect } from '../../ui/filter-select';
 import { ErrorAlert } from '../../ui/error-alert';
 import { formatBytes, formatTimestamp } from '../../ui/format';
 import { Page } from '../../ui/page';
@@ -36,7 +37,7 @@ export function SearchPage() {
   const [limit, setLimit] = useState(pageSize);
   const fieldRef = useRef<HTMLInputElement>(null);
   const resultsRef = useRef<HTMLOListElement>(null);
-  const ids = { field: useId(), agent: useId(), status: useId(), project: useId(), from: useId(), to: useId() };
+  const ids = { field: useId(), from: useId(), to: useId() };
   const client = useOperatorClient();
   const agents = useAgents();
   const projects = useProjects();
@@ -113,39 +114,27 @@ export function SearchPage() {
           />
         </div>
         <div className="filter-bar search-form__filters" role="group" aria-label="Filters">
-          <div className="filter-bar__field">
-            <label htmlFor={ids.agent}>Agent</label>
-            <select id={ids.agent} className="select" value={view.agentId} onChange={(event) => change({ agentId: event.target.value })}>
-              <option value="">Any agent</option>
-              {agentList.map((agent) => (
-                <option key={agent.id} value={agent.id}>
-                  {agent.name}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="filter-bar__field">
-            <label htmlFor={ids.status}>Status</label>
-            <select id={ids.status} className="select" value={view.status} onChange={(event) => change({ status: event.target.value as SearchView['status'] })}>
-              <option value="">Any status</option>
-              {runStatuses.map((status) => (
-                <option key={status} value={status}>
-                  {runStatusLabel(status)}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="filter-bar__field">
-            <label htmlFor={ids.project}>Project</label>
-            <select id={ids.project} className="select" value={view.projectId} onChange={(event) => change({ projectId: event.target.value })}>
-              <option value="">Any project</option>
-              {projectList.map((project) => (
-                <option key={project.id} value={project.id}>
-                  {project.name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect
+            label="Agent"
+            anyLabel="Any agent"
+            value={view.agentId}
+            options={agentList.map((agent) => ({ value: agent.id, label: agent.name }))}
+            onChange={(agentId) => change({ agentId })}
+          />
+          <FilterSelect
+            label="Status"
+            anyLabel="Any status"
+            value={view.status}
+            options={runStatuses.map((status) => ({ value: status, label: runStatusLabel(status) }))}
+            onChange={(status) => change({ status: status as SearchView['status'] })}
+          />
+          <FilterSelect
+            label="Project"
+            anyLabel="Any project"
+            value={view.projectId}
+            options={projectList.map((project) => ({ value: project.id, label: project.name }))}
+            onChange={(projectId) => change({ projectId })}
+          />
           <div className="filter-bar__field">
             <label htmlFor={ids.from}>From</label>
             <input id={ids.from} type="date" className="input" value={view.from} max={view.to || undefined} onChange={(event) => change({ from: event.target.value })} />

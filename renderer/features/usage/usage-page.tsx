@@ -5,6 +5,7 @@ import { actionPath } from '../../../shared/routes';
 import type { UsageReport } from '../../../shared/usage';
 import { usageCsv, usageCsvFileName } from '../../../shared/usage-csv';
 import { EmptyState } from '../../ui/empty-state';
+import { FilterSelect } from '../../ui/filter-select';
 import { pluralize } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { Loading, QueryError } from '../../ui/query-error';
@@ -67,7 +68,7 @@ export function UsagePage() {
 }
 
 function UsageControls({ view, today, onChange }: { view: UsageView; today: Date; onChange: (next: Partial<UsageView>) => void }) {
-  const ids = { from: useId(), to: useId(), group: useId(), project: useId(), problem: useId() };
+  const ids = { from: useId(), to: useId(), group: useId(), problem: useId() };
   const projects = useProjects();
   // What the operator typed, while it is not a range that can be shown; the address holds the rest.
   const [draft, setDraft] = useState<{ from: string; to: string } | null>(null);
@@ -136,17 +137,13 @@ function UsageControls({ view, today, onChange }: { view: UsageView; today: Date
           <option value="connection">Connection</option>
         </select>
       </div>
-      <div className="filter-bar__field">
-        <label htmlFor={ids.project}>Project</label>
-        <select id={ids.project} className="select" value={view.projectId ?? ''} onChange={(event) => onChange({ projectId: event.target.value || null })}>
-          <option value="">All projects</option>
-          {(projects.data ?? []).map((project) => (
-            <option key={project.id} value={project.id}>
-              {project.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <FilterSelect
+        label="Project"
+        anyLabel="All projects"
+        value={view.projectId ?? ''}
+        options={(projects.data ?? []).map((project) => ({ value: project.id, label: project.name }))}
+        onChange={(projectId) => onChange({ projectId: projectId || null })}
+      />
       {problem ? (
         <p id={ids.problem} className="field__problem usage-controls__problem" role="alert">
           {problem.message}
