@@ -54,6 +54,9 @@ export function useCoreSync(): void {
         void queryClient.invalidateQueries({ queryKey: queryKeys.agents });
         void queryClient.invalidateQueries({ queryKey: queryKeys.agentAll });
       }),
+      client.subscribe('hostsChanged', () => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.hosts });
+      }),
       client.subscribe('connectionsChanged', () => {
         void queryClient.invalidateQueries({ queryKey: queryKeys.connections });
         // A connection change re-verifies the agents that may use it.
