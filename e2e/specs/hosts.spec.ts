@@ -62,4 +62,25 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await expect(facts).toContainText('user namespaces work', { timeout: 60_000 });
   await page.reload();
   await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready');
+
+  // An environment can name the host; its runs are not executed there yet, and the page says so.
+  await page.getByRole('link', { name: 'Environments' }).click();
+  await page.getByRole('button', { name: 'New environment' }).click();
+  const create = page.getByRole('dialog', { name: 'New environment' });
+  await create.getByLabel('Name').fill('On the build box');
+  await create.getByLabel('SSH host').selectOption({ label: sshServer.alias });
+  await expect(create.getByLabel('SSH host')).toHaveAccessibleDescription(/not available yet/);
+  await create.getByRole('button', { name: 'Create environment' }).click();
+  await expect(create).toBeHidden();
+  const environment = page.getByRole('list', { name: 'Environments' }).getByRole('listitem').filter({ hasText: 'On the build box' });
+  await expect(environment.getByLabel('On the build box details')).toContainText(`Host${sshServer.alias} (runs there are not available yet: they are refused)`);
+
+  // The host is not removed while the environment names it.
+  await environment.getByRole('link', { name: sshServer.alias }).click();
+  const hostRow = page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias });
+  await expect(hostRow.getByLabel(`${sshServer.alias} details`)).toContainText('On the build box');
+  await hostRow.getByRole('button', { name: `Remove ${sshServer.alias}` }).click();
+  const remove = page.getByRole('alertdialog', { name: 'Remove host' });
+  await remove.getByRole('button', { name: 'Remove' }).click();
+  await expect(remove.getByRole('alert')).toContainText('is the host of the environment On the build box');
 });

@@ -5,6 +5,7 @@ import { ErrorAlert } from '../../ui/error-alert';
 import { Loading, QueryError } from '../../ui/query-error';
 import { AddHostDialog } from './add-host-dialog';
 import { HostTestView, destinationLabel, hostStateLabel } from './host-test-view';
+import { useEnvironments } from '../environments/use-environments';
 import { useHosts, useRemoveHost, useTestHost, useTrustHostKey } from './use-hosts';
 
 type OpenDialog = { kind: 'add' } | { kind: 'remove'; host: Host } | null;
@@ -16,6 +17,7 @@ type OpenDialog = { kind: 'add' } | { kind: 'remove'; host: Host } | null;
  */
 export function HostsSection() {
   const hosts = useHosts();
+  const environments = useEnvironments();
   const [dialog, setDialog] = useState<OpenDialog>(null);
   const [done, setDone] = useState<string | null>(null);
   const [justAdded, setJustAdded] = useState<string | null>(null);
@@ -28,7 +30,13 @@ export function HostsSection() {
     body = (
       <ul className="item-list host-list" aria-label="Hosts">
         {hosts.data.map((host) => (
-          <HostRow key={host.id} host={host} testAtOnce={host.id === justAdded} onRemove={() => setDialog({ kind: 'remove', host })} />
+          <HostRow
+            key={host.id}
+            host={host}
+            environmentNames={(environments.data ?? []).filter((environment) => host.environmentIds.includes(environment.id)).map((environment) => environment.name)}
+            testAtOnce={host.id === justAdded}
+            onRemove={() => setDialog({ kind: 'remove', host })}
+          />
         ))}
       </ul>
     );
@@ -75,7 +83,7 @@ export function HostsSection() {
   );
 }
 
-function HostRow({ host, testAtOnce, onRemove }: { host: Host; testAtOnce: boolean; onRemove: () => void }) {
+function HostRow({ host, environmentNames, testAtOnce, onRemove }: { host: Host; environmentNames: string[]; testAtOnce: boolean; onRemove: () => void }) {
   const test = useTestHost();
   const trust = useTrustHostKey();
   const state = hostStateLabel(host);
@@ -103,20 +111,26 @@ function HostRow({ host, testAtOnce, onRemove }: { host: Host; testAtOnce: boole
             {state.label}
           </span>
         </div>
-        {lastTest ? (
-          <dl className="inline-facts" aria-label={`${host.name} details`}>
-            <div>
-              <dt>Destination</dt>
-              <dd>
-                <code>{destinationLabel(lastTest.destination)}</code>
-              </dd>
-            </div>
-            <div>
-              <dt>Tested</dt>
-              <dd>{new Date(lastTest.testedAt).toLocaleString()}</dd>
-            </div>
-          </dl>
-        ) : null}
+        <dl className="inline-facts" aria-label={`${host.name} details`}>
+          {lastTest ? (
+            <>
+              <div>
+                <dt>Destination</dt>
+                <dd>
+                  <code>{destinationLabel(lastTest.destination)}</code>
+                </dd>
+              </div>
+              <div>
+                <dt>Tested</dt>
+                <dd>{new Date(lastTest.testedAt).toLocaleString()}</dd>
+              </div>
+            </>
+          ) : null}
+          <div>
+            <dt>Environments</dt>
+            <dd>{environmentNames.length > 0 ? environmentNames.join(', ') : <span className="muted">None</span>}</dd>
+          </div>
+        </dl>
         <div aria-live="polite">
           {testing ? <p className="muted">Testing {host.name}…</p> : null}
           {!testing && test.isError ? <ErrorAlert error={test.error} prefix={`Could not test ${host.name}.`} /> : null}
