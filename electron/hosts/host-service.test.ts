@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostTest } from '../../shared/hosts';
@@ -150,5 +150,21 @@ describe('SSH hosts', () => {
     });
     expect(await b.call('removeHost', { hostId: host.id })).toEqual({ hostId: host.id });
     expect(await b.call('listHosts')).toEqual([]);
+  }, 60_000);
+
+  it('test at once a host the operator’s own known_hosts knows, reached through a ProxyJump of their ssh config', async () => {
+    // The operator trusted the key themselves, long ago: the console asks nothing and writes nothing.
+    writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine()}\n`);
+    try {
+      const b = await consoleWith();
+      const host = await b.call('addHost', { name: server.jumpAlias });
+      const tested = await b.call('testHost', { hostId: host.id });
+      expect(tested).toMatchObject({ outcome: 'ready', destination: { user: remoteTestUser, hostname: '127.0.0.1', port: server.port, proxyJump: server.alias } });
+      expect(ready(tested).git?.version).toMatch(/^git version/);
+      expect(existsSync(consoleKnownHostsFile(b.dataDir))).toBe(false);
+      expect(readFileSync(server.operatorKnownHosts, 'utf8')).toBe(`${server.knownHostsLine()}\n`);
+    } finally {
+      rmSync(server.operatorKnownHosts, { force: true });
+    }
   }, 60_000);
 });

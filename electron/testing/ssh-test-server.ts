@@ -21,6 +21,8 @@ const waitMs = 10_000;
 export interface SshTestServer {
   /** The Host alias the client config gives the server. */
   alias: string;
+  /** Another alias for the same server, reached through the first one (`ProxyJump`). */
+  jumpAlias: string;
   port: number;
   user: string;
   /** The client's ssh config (`ssh -F`), with the alias. */
@@ -31,6 +33,8 @@ export interface SshTestServer {
   env: { SSH_AUTH_SOCK: string };
   /** The server's host key as `ssh-keygen -lf` prints its fingerprint. */
   hostKeyFingerprint(): string;
+  /** The server's host key as a known_hosts line, as the operator's own file would hold it. */
+  knownHostsLine(): string;
   /** Restarts sshd on the same port with a new host key (what a changed key looks like). */
   replaceHostKey(): Promise<void>;
   stop(): Promise<void>;
@@ -136,7 +140,9 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       'PermitRootLogin no',
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
-      'AllowTcpForwarding no',
+      // Only what ProxyJump needs (ssh -W to this server itself).
+      'AllowTcpForwarding local',
+      `PermitOpen 127.0.0.1:${port}`,
       'X11Forwarding no',
       '',
     ].join('\n'),
@@ -150,6 +156,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   execFileSync('ssh-add', ['-q', clientKey], { env: { ...process.env, ...env }, stdio: 'pipe' });
 
   const alias = 'test-box';
+  const jumpAlias = 'test-box-via-jump';
   const operatorKnownHosts = path.join(dir, 'operator_known_hosts');
   const configFile = path.join(dir, 'ssh_config');
   writeFileSync(
@@ -162,17 +169,29 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       `  UserKnownHostsFile ${operatorKnownHosts}`,
       // The machine's own known hosts play no part in the test.
       '  GlobalKnownHostsFile /dev/null',
+      `Host ${jumpAlias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${port}`,
+      `  User ${remoteTestUser}`,
+      `  ProxyJump ${alias}`,
+      `  UserKnownHostsFile ${operatorKnownHosts}`,
+      '  GlobalKnownHostsFile /dev/null',
       '',
     ].join('\n'),
   );
 
   return {
     alias,
+    jumpAlias,
     port,
     user: remoteTestUser,
     configFile,
     operatorKnownHosts,
     env,
+    knownHostsLine: () => {
+      const [type, key] = readFileSync(`${hostKey}.pub`, 'utf8').split(' ');
+      return `[127.0.0.1]:${port} ${type} ${key}`;
+    },
     hostKeyFingerprint: () => execFileSync('ssh-keygen', ['-lf', `${hostKey}.pub`], { encoding: 'utf8' }).split(' ')[1]!,
     replaceHostKey: async () => {
       await stopChild(server);
