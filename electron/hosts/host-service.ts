@@ -125,7 +125,7 @@ export class HostService {
       throw new OperatorError({
         code: 'conflict',
         reason: 'host_key_not_presented',
-        message: `${fingerprint} is not the key ${host.name} showed at its last test, so nothing was trusted. Test the host again and compare the fingerprint it shows.`,
+        message: `Nothing was trusted: ${fingerprint} is not a key the console holds from a test of ${host.name} since it started. Test the host again and compare the fingerprint it shows before you trust it.`,
         actionUrl: actionRoute({ kind: 'settings-hosts' }),
       });
     }
@@ -141,8 +141,9 @@ export class HostService {
     if (!parsed.ok) throw new OperatorError({ code: 'invalid_request', reason: 'invalid_host_name', message: parsed.problem });
     const name = parsed.name;
     const { destination, userKnownHostsFiles } = await resolveDestination(this.settings, name);
+    const knownHostsFiles = [...userKnownHostsFiles, this.knownHosts.file];
     const result = await runSsh(this.settings, {
-      args: [...sshBaseArgs(this.settings), '-o', 'StrictHostKeyChecking=yes', '-o', knownHostsFilesOption([...userKnownHostsFiles, this.knownHosts.file]), '--', name, 'sh -s'],
+      args: [...sshBaseArgs(this.settings), '-o', 'StrictHostKeyChecking=yes', '-o', knownHostsFilesOption(knownHostsFiles), '--', name, 'sh -s'],
       stdin: Buffer.from(probeScript()),
       timeoutMs: this.testTimeoutMs,
       maxOutputBytes: maxProbeBytes,
@@ -161,7 +162,8 @@ export class HostService {
         this.presented.set(host.id, presented);
         test = { outcome: 'host_key_unknown', testedAt, destination, presented: presented.key };
       } else {
-        const onFile = refusal.onFile ? await knownHostsFileKey(refusal.onFile.file, refusal.onFile.line) : null;
+        // Read only from a file ssh was given: the line ssh names is looked up, never any path its output could name.
+        const onFile = refusal.onFile && knownHostsFiles.includes(refusal.onFile.file) ? await knownHostsFileKey(refusal.onFile.file, refusal.onFile.line) : null;
         test = {
           outcome: 'host_key_changed',
           testedAt,
