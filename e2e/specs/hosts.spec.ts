@@ -54,7 +54,10 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await expect(facts).toContainText(/git version \d/);
   await expect(facts).toContainText('Cores');
   await expect(facts).toContainText(`in /home/${sshServer.user}`);
-  await expect(row.getByRole('list', { name: `Agent CLIs on ${sshServer.alias}` }).getByRole('listitem')).toHaveCount(4);
+  const clis = row.getByRole('list', { name: `Agent CLIs on ${sshServer.alias}` }).getByRole('listitem');
+  await expect(clis).toHaveCount(4);
+  await expect(clis.filter({ hasText: 'Codex CLI' })).toHaveText('Codex CLI: 0.171.0');
+  await expect(clis.filter({ hasText: 'Claude Code' })).toContainText('not found on the PATH ssh gives');
 
   // Test host again, by keyboard: the same report, and it is kept across a reload.
   await row.getByRole('button', { name: `Test ${sshServer.alias}` }).focus();

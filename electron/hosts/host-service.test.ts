@@ -88,7 +88,12 @@ describe('SSH hosts', () => {
     expect(report.cores).toBeGreaterThanOrEqual(1);
     expect(report.home).toBe(`/home/${remoteTestUser}`);
     expect(report.homeFreeBytes).toBeGreaterThan(0);
-    expect(report.clis.map((cli) => cli.executable)).toEqual(['codex', 'claude', 'pi', 'gemini']);
+    expect(report.clis.map((cli) => [cli.executable, cli.version])).toEqual([
+      ['codex', '0.171.0'],
+      ['claude', null],
+      ['pi', null],
+      ['gemini', null],
+    ]);
     // What the last test found stays with the host.
     expect((await b.call('listHosts'))[0]!.lastTest).toEqual(tested);
 

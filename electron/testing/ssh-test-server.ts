@@ -122,6 +122,10 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   keygen(hostKey, 'oc-sshd-test-host');
   keygen(clientKey, 'oc-sshd-test-client');
   writeFileSync(path.join(authorizedKeys, remoteTestUser), readFileSync(`${clientKey}.pub`), { mode: 0o644 });
+  // An agent CLI on the remote's PATH (a stand-in that prints Codex's version line), so Test host finds one.
+  const remoteBin = path.join(dir, 'remote-bin');
+  mkdirSync(remoteBin, { mode: 0o755 });
+  writeFileSync(path.join(remoteBin, 'codex'), '#!/bin/sh\necho "codex-cli 0.171.0"\n', { mode: 0o755 });
   const port = await freePort();
   const sshdConfig = path.join(dir, 'sshd_config');
   writeFileSync(
@@ -137,6 +141,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       'StrictModes no',
       `AuthorizedKeysFile ${authorizedKeys}/%u`,
       `AllowUsers ${remoteTestUser}`,
+      `SetEnv PATH=${remoteBin}:/usr/local/bin:/usr/bin:/bin`,
       'PermitRootLogin no',
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
