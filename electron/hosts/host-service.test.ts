@@ -172,4 +172,25 @@ describe('SSH hosts', () => {
       rmSync(server.operatorKnownHosts, { force: true });
     }
   }, 60_000);
+
+  it('refuse a hostile host’s answer with probe_garbled, and a host nothing answers for with unreachable, each saying what to do', async () => {
+    writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine(server.garbledPort)}\n`);
+    try {
+      const b = await consoleWith();
+      const garbled = await b.call('addHost', { name: server.garbledAlias });
+      await expect(b.call('testHost', { hostId: garbled.id })).rejects.toMatchObject({
+        code: 'ssh_failed',
+        reason: 'probe_garbled',
+        // The escape sequence the host sent is named, never passed on.
+        message: expect.stringContaining("garbled-box answered Test host with something other than the console's report (line 3, “home /?]0;owned?”)"),
+      });
+      // Nothing of the answer was kept.
+      expect((await b.call('listHosts'))[0]!.lastTest).toBeNull();
+
+      const closed = await b.call('addHost', { name: server.closedAlias });
+      await expect(b.call('testHost', { hostId: closed.id })).rejects.toMatchObject({ code: 'ssh_failed', reason: 'unreachable', message: expect.stringContaining('Connection refused') });
+    } finally {
+      rmSync(server.operatorKnownHosts, { force: true });
+    }
+  }, 60_000);
 });

@@ -23,6 +23,11 @@ export interface SshTestServer {
   alias: string;
   /** Another alias for the same server, reached through the first one (`ProxyJump`). */
   jumpAlias: string;
+  /** An alias for a second port of the server, where every session prints a report that is not one (a hostile host). */
+  garbledAlias: string;
+  garbledPort: number;
+  /** An alias for a port where nothing listens. */
+  closedAlias: string;
   port: number;
   user: string;
   /** The client's ssh config (`ssh -F`), with the alias. */
@@ -33,8 +38,8 @@ export interface SshTestServer {
   env: { SSH_AUTH_SOCK: string };
   /** The server's host key as `ssh-keygen -lf` prints its fingerprint. */
   hostKeyFingerprint(): string;
-  /** The server's host key as a known_hosts line, as the operator's own file would hold it. */
-  knownHostsLine(): string;
+  /** The server's host key as a known_hosts line for one of its ports (default the main one), as the operator's own file would hold it. */
+  knownHostsLine(port?: number): string;
   /** Restarts sshd on the same port with a new host key (what a changed key looks like). */
   replaceHostKey(): Promise<void>;
   stop(): Promise<void>;
@@ -127,12 +132,15 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   mkdirSync(remoteBin, { mode: 0o755 });
   writeFileSync(path.join(remoteBin, 'codex'), '#!/bin/sh\necho "codex-cli 0.171.0"\n', { mode: 0o755 });
   const port = await freePort();
+  const garbledPort = await freePort();
+  const closedPort = await freePort();
   const sshdConfig = path.join(dir, 'sshd_config');
   writeFileSync(
     sshdConfig,
     [
       'ListenAddress 127.0.0.1',
       `Port ${port}`,
+      `Port ${garbledPort}`,
       `HostKey ${hostKey}`,
       'PidFile none',
       // The remote account's password is '*' (not locked), so sshd's own account check lets it in without PAM.
@@ -148,11 +156,15 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       // Only what ProxyJump needs (ssh -W to this server itself).
       'AllowTcpForwarding local',
       `PermitOpen 127.0.0.1:${port}`,
+      // The hostile host: whatever it is asked, it answers with a report that is not one.
+      `Match LocalPort ${garbledPort}`,
+      `  ForceCommand printf 'operator-console-probe 1\\ncores lots\\nhome /\\033]0;owned\\007\\nend\\n'`,
       'X11Forwarding no',
       '',
     ].join('\n'),
   );
-  const startSshd = () => startAndWait(sshd, ['-f', sshdConfig, '-D', '-e'], { line: /Server listening on 127\.0\.0\.1 port/ });
+  const listening = new RegExp(`(?=[\\s\\S]*port ${port}\\.)(?=[\\s\\S]*port ${garbledPort}\\.)`);
+  const startSshd = () => startAndWait(sshd, ['-f', sshdConfig, '-D', '-e'], { line: listening });
   let server = await startSshd();
 
   const agentSocket = path.join(dir, 'agent.sock');
@@ -162,6 +174,8 @@ export async function startSshTestServer(): Promise<SshTestServer> {
 
   const alias = 'test-box';
   const jumpAlias = 'test-box-via-jump';
+  const garbledAlias = 'garbled-box';
+  const closedAlias = 'closed-box';
   const operatorKnownHosts = path.join(dir, 'operator_known_hosts');
   const configFile = path.join(dir, 'ssh_config');
   writeFileSync(
@@ -181,6 +195,18 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       `  ProxyJump ${alias}`,
       `  UserKnownHostsFile ${operatorKnownHosts}`,
       '  GlobalKnownHostsFile /dev/null',
+      `Host ${garbledAlias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${garbledPort}`,
+      `  User ${remoteTestUser}`,
+      `  UserKnownHostsFile ${operatorKnownHosts}`,
+      '  GlobalKnownHostsFile /dev/null',
+      `Host ${closedAlias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${closedPort}`,
+      `  User ${remoteTestUser}`,
+      `  UserKnownHostsFile ${operatorKnownHosts}`,
+      '  GlobalKnownHostsFile /dev/null',
       '',
     ].join('\n'),
   );
@@ -188,14 +214,17 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   return {
     alias,
     jumpAlias,
+    garbledAlias,
+    garbledPort,
+    closedAlias,
     port,
     user: remoteTestUser,
     configFile,
     operatorKnownHosts,
     env,
-    knownHostsLine: () => {
+    knownHostsLine: (on = port) => {
       const [type, key] = readFileSync(`${hostKey}.pub`, 'utf8').split(' ');
-      return `[127.0.0.1]:${port} ${type} ${key}`;
+      return `[127.0.0.1]:${on} ${type} ${key}`;
     },
     hostKeyFingerprint: () => execFileSync('ssh-keygen', ['-lf', `${hostKey}.pub`], { encoding: 'utf8' }).split(' ')[1]!,
     replaceHostKey: async () => {
