@@ -87,11 +87,14 @@ function quoteLine(line: string): string {
   return `“${plain.length > 60 ? `${plain.slice(0, 59)}…` : plain}”`;
 }
 
+/** The host answered more than a report can be: ssh was stopped and nothing of it is read. */
+export function probeTooLarge(name: string): Error {
+  return sshError('probe_too_large', `${name} answered Test host with more than ${maxProbeBytes / 1024} KiB, far more than the report is: it was not read. Check what its login shell prints, then test again.`);
+}
+
 /** The host's answer, strictly, as a report; `probe_garbled` (or `probe_too_large`) otherwise. */
 export function readProbeAnswer(name: string, stdout: Buffer, clis: ProviderDefinition[] = probedClis()): HostReport {
-  if (stdout.length > maxProbeBytes) {
-    throw sshError('probe_too_large', `${name} answered Test host with more than ${maxProbeBytes / 1024} KiB, far more than the report is: the answer was not read. Check what its login shell prints, then test again.`);
-  }
+  if (stdout.length > maxProbeBytes) throw probeTooLarge(name);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(stdout);

@@ -173,8 +173,8 @@ describe('SSH hosts', () => {
     }
   }, 60_000);
 
-  it('refuse a hostile host’s answer with probe_garbled, and a host nothing answers for with unreachable, each saying what to do', async () => {
-    writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine(server.garbledPort)}\n`);
+  it('refuse a hostile host’s answer with probe_garbled, one that floods with probe_too_large, and a host nothing answers for with unreachable, each saying what to do', async () => {
+    writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine(server.garbledPort)}\n${server.knownHostsLine(server.floodPort)}\n`);
     try {
       const b = await consoleWith();
       const garbled = await b.call('addHost', { name: server.garbledAlias });
@@ -186,6 +186,12 @@ describe('SSH hosts', () => {
       });
       // Nothing of the answer was kept.
       expect((await b.call('listHosts'))[0]!.lastTest).toBeNull();
+
+      // A flood is cut at the bound and ssh stopped, long before the test's time limit.
+      const flood = await b.call('addHost', { name: server.floodAlias });
+      const started = Date.now();
+      await expect(b.call('testHost', { hostId: flood.id })).rejects.toMatchObject({ code: 'ssh_failed', reason: 'probe_too_large' });
+      expect(Date.now() - started).toBeLessThan(30_000);
 
       const closed = await b.call('addHost', { name: server.closedAlias });
       await expect(b.call('testHost', { hostId: closed.id })).rejects.toMatchObject({ code: 'ssh_failed', reason: 'unreachable', message: expect.stringContaining('Connection refused') });

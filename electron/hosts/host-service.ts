@@ -9,10 +9,10 @@ import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../platform/log';
 import { ConsoleKnownHosts, fetchPresentedKey, hostKeyRefusal, knownHostsFileKey, type PresentedKey } from './host-key-check';
-import { maxProbeBytes, probeScript, readProbeAnswer } from './host-probe';
+import { maxProbeBytes, probeScript, probeTooLarge, readProbeAnswer } from './host-probe';
 import { knownHostsFilesOption, runSsh, sshBaseArgs, sshEnvironment, type SshSettings } from './ssh-command';
 import { resolveDestination } from './ssh-destination';
-import { sshError, sshFailure } from './ssh-failure';
+import { sshFailure } from './ssh-failure';
 
 export interface HostServiceOptions {
   ledger: Ledger;
@@ -149,10 +149,9 @@ export class HostService {
       maxOutputBytes: maxProbeBytes,
     });
     const testedAt = this.now();
+    if (result.truncated) throw probeTooLarge(name);
     let test: HostTest;
-    if (result.truncated) {
-      throw sshError('probe_too_large', `${name} answered Test host with more than ${maxProbeBytes / 1024} KiB, far more than the report is: it was stopped. Check what its login shell prints, then test again.`);
-    } else if (result.exitCode === 0 && !result.timedOut) {
+    if (result.exitCode === 0 && !result.timedOut) {
       test = { outcome: 'ready', testedAt, destination, report: readProbeAnswer(name, result.stdout) };
     } else {
       const refusal = result.timedOut ? null : hostKeyRefusal(result.stderr);

@@ -26,6 +26,9 @@ export interface SshTestServer {
   /** An alias for a second port of the server, where every session prints a report that is not one (a hostile host). */
   garbledAlias: string;
   garbledPort: number;
+  /** An alias for a third port, where every session floods its output without end. */
+  floodAlias: string;
+  floodPort: number;
   /** An alias for a port where nothing listens. */
   closedAlias: string;
   port: number;
@@ -133,6 +136,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   writeFileSync(path.join(remoteBin, 'codex'), '#!/bin/sh\necho "codex-cli 0.171.0"\n', { mode: 0o755 });
   const port = await freePort();
   const garbledPort = await freePort();
+  const floodPort = await freePort();
   const closedPort = await freePort();
   const sshdConfig = path.join(dir, 'sshd_config');
   writeFileSync(
@@ -141,6 +145,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       'ListenAddress 127.0.0.1',
       `Port ${port}`,
       `Port ${garbledPort}`,
+      `Port ${floodPort}`,
       `HostKey ${hostKey}`,
       'PidFile none',
       // The remote account's password is '*' (not locked), so sshd's own account check lets it in without PAM.
@@ -159,11 +164,13 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       // The hostile host: whatever it is asked, it answers with a report that is not one.
       `Match LocalPort ${garbledPort}`,
       `  ForceCommand printf 'operator-console-probe 1\\ncores lots\\nhome /\\033]0;owned\\007\\nend\\n'`,
+      `Match LocalPort ${floodPort}`,
+      '  ForceCommand yes operator-console-probe',
       'X11Forwarding no',
       '',
     ].join('\n'),
   );
-  const listening = new RegExp(`(?=[\\s\\S]*port ${port}\\.)(?=[\\s\\S]*port ${garbledPort}\\.)`);
+  const listening = new RegExp([port, garbledPort, floodPort].map((each) => `(?=[\\s\\S]*port ${each}\\.)`).join(''));
   const startSshd = () => startAndWait(sshd, ['-f', sshdConfig, '-D', '-e'], { line: listening });
   let server = await startSshd();
 
@@ -176,6 +183,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   const jumpAlias = 'test-box-via-jump';
   const garbledAlias = 'garbled-box';
   const closedAlias = 'closed-box';
+  const floodAlias = 'flood-box';
   const operatorKnownHosts = path.join(dir, 'operator_known_hosts');
   const configFile = path.join(dir, 'ssh_config');
   writeFileSync(
@@ -201,6 +209,12 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       `  User ${remoteTestUser}`,
       `  UserKnownHostsFile ${operatorKnownHosts}`,
       '  GlobalKnownHostsFile /dev/null',
+      `Host ${floodAlias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${floodPort}`,
+      `  User ${remoteTestUser}`,
+      `  UserKnownHostsFile ${operatorKnownHosts}`,
+      '  GlobalKnownHostsFile /dev/null',
       `Host ${closedAlias}`,
       '  HostName 127.0.0.1',
       `  Port ${closedPort}`,
@@ -216,6 +230,8 @@ export async function startSshTestServer(): Promise<SshTestServer> {
     jumpAlias,
     garbledAlias,
     garbledPort,
+    floodAlias,
+    floodPort,
     closedAlias,
     port,
     user: remoteTestUser,
