@@ -60,7 +60,7 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await expect(clis.filter({ hasText: 'Claude Code' })).toContainText('not found on the PATH ssh gives');
 
   // Test host again, by keyboard: the same report, and it is kept across a reload.
-  await row.getByRole('button', { name: `Test ${sshServer.alias}` }).focus();
+  await row.getByRole('button', { name: `Test host ${sshServer.alias}` }).focus();
   await page.keyboard.press('Enter');
   await expect(facts).toContainText('user namespaces work', { timeout: 60_000 });
   await page.reload();

@@ -73,7 +73,7 @@ export function HostsSection() {
           onClose={() => setDialog(null)}
           onAdded={(host) => {
             setDialog(null);
-            setDone(`Added ${host.name}. Testing it…`);
+            setDone(`Added ${host.name}.`);
             setJustAdded(host.id);
           }}
         />
@@ -146,7 +146,7 @@ function HostRow({ host, environmentNames, testAtOnce, onRemove }: { host: Host;
         </div>
       </div>
       <div className="item-list__actions">
-        <button type="button" className="button button--small" aria-label={`Test ${host.name}`} aria-disabled={testing || undefined} onClick={runTest}>
+        <button type="button" className="button button--small" aria-label={`Test host ${host.name}`} aria-disabled={testing || undefined} onClick={runTest}>
           {testing ? 'Testing…' : 'Test host'}
         </button>
         <button type="button" className="button button--small button--danger-quiet" aria-label={`Remove ${host.name}`} onClick={onRemove}>
