@@ -3,6 +3,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import type { HostKey } from '../../shared/hosts';
+import type { PresentedHostKey } from '../ledger/hosts-repository';
 import { knownHostsFilesOption, runSsh, sshBaseArgs, type SshSettings } from './ssh-command';
 import { sshFailure } from './ssh-failure';
 
@@ -72,16 +73,12 @@ export async function knownHostsFileKey(file: string, lineNumber: number): Promi
   }
 }
 
-/** The key a host presents now, with the known_hosts entries ssh wrote for it, for Trust to append. */
-export interface PresentedKey {
-  key: HostKey;
-  entries: string[];
-}
 
 const fetchTimeoutMs = 30_000;
 const entryLine = /^\S+ [A-Za-z0-9@.-]+ [A-Za-z0-9+/]+={0,2}$/;
 
-export async function fetchPresentedKey(settings: SshSettings, name: string): Promise<PresentedKey> {
+/** The key a host presents now, with the known_hosts entries ssh wrote for it, for Trust to append. */
+export async function fetchPresentedKey(settings: SshSettings, name: string): Promise<PresentedHostKey> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'operator-console-host-key-'));
   try {
     const scratchFile = path.join(scratch, 'known_hosts');

@@ -4,11 +4,11 @@ import type { Host, HostTest } from '../../shared/hosts';
 import { actionRoute } from '../../shared/routes';
 import { parseSshHostName } from '../../shared/ssh-host-name';
 import type { EventHub } from '../events/event-hub';
-import type { StoredHost } from '../ledger/hosts-repository';
+import type { PresentedHostKey, StoredHost } from '../ledger/hosts-repository';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../platform/log';
-import { ConsoleKnownHosts, fetchPresentedKey, hostKeyRefusal, knownHostsFileKey, type PresentedKey } from './host-key-check';
+import { ConsoleKnownHosts, fetchPresentedKey, hostKeyRefusal, knownHostsFileKey } from './host-key-check';
 import { maxProbeBytes, probeScript, probeTooLarge, readProbeAnswer } from './host-probe';
 import { knownHostsFilesOption, runSsh, sshBaseArgs, sshEnvironment, type SshSettings } from './ssh-command';
 import { resolveDestination } from './ssh-destination';
@@ -41,8 +41,6 @@ export function consoleKnownHostsFile(dataDir: string): string {
 export class HostService {
   private readonly settings: SshSettings;
   private readonly knownHosts: ConsoleKnownHosts;
-  /** The key each host presented at its last test, when no known_hosts file knew it: what Trust writes. */
-  private readonly presented = new Map<string, PresentedKey>();
   /** One test per host at a time: a second click joins the one under way. */
   private readonly testing = new Map<string, Promise<HostTest>>();
   private readonly now: () => number;
@@ -99,7 +97,6 @@ export class HostService {
       });
     }
     this.options.ledger.hosts.delete(hostId);
-    this.presented.delete(hostId);
     this.options.log.info('host removed', { hostId, name: host.name });
     this.changed();
     return { hostId };
@@ -120,17 +117,18 @@ export class HostService {
    */
   async trust(hostId: string, fingerprint: string): Promise<Host> {
     const host = this.requireHost(hostId);
-    const presented = this.presented.get(hostId);
+    // The key the last test was presented, kept in the ledger: the operator may compare fingerprints for days.
+    const presented = this.options.ledger.hosts.presentedKey(hostId);
     if (!presented || presented.key.fingerprint !== fingerprint) {
       throw new OperatorError({
         code: 'conflict',
         reason: 'host_key_not_presented',
-        message: `Nothing was trusted: ${fingerprint} is not a key the console holds from a test of ${host.name} since it started. Test the host again and compare the fingerprint it shows before you trust it.`,
+        message: `Nothing was trusted: ${fingerprint} is not the key ${host.name} presented at its last test. Test the host again and compare the fingerprint it shows before you trust it.`,
         actionUrl: actionRoute({ kind: 'settings-hosts' }),
       });
     }
     await this.knownHosts.append(presented.entries);
-    this.presented.delete(hostId);
+    this.options.ledger.hosts.forgetPresentedKey(hostId);
     this.options.log.info('host key trusted', { hostId, name: host.name, type: presented.key.type, fingerprint: presented.key.fingerprint, file: this.knownHosts.file });
     this.changed();
     return this.get(hostId);
@@ -151,14 +149,14 @@ export class HostService {
     const testedAt = this.now();
     if (result.truncated) throw probeTooLarge(name);
     let test: HostTest;
+    let presented: PresentedHostKey | null = null;
     if (result.exitCode === 0 && !result.timedOut) {
       test = { outcome: 'ready', testedAt, destination, report: readProbeAnswer(name, result.stdout) };
     } else {
       const refusal = result.timedOut ? null : hostKeyRefusal(result.stderr);
       if (!refusal) throw sshFailure(name, result, { during: 'connect', timeoutMs: this.testTimeoutMs });
       if (refusal.kind === 'unknown') {
-        const presented = await fetchPresentedKey(this.settings, name);
-        this.presented.set(host.id, presented);
+        presented = await fetchPresentedKey(this.settings, name);
         test = { outcome: 'host_key_unknown', testedAt, destination, presented: presented.key };
       } else {
         // Read only from a file ssh was given: the line ssh names is looked up, never any path its output could name.
@@ -172,8 +170,7 @@ export class HostService {
         };
       }
     }
-    if (test.outcome !== 'host_key_unknown') this.presented.delete(host.id);
-    this.options.ledger.hosts.recordTest(host.id, test);
+    this.options.ledger.hosts.recordTest(host.id, test, presented);
     this.options.log.info('host tested', { hostId: host.id, name, outcome: test.outcome, hostname: destination.hostname, port: destination.port });
     this.changed();
     return test;

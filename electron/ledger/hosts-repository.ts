@@ -1,4 +1,5 @@
-import { hostTestSchema, type HostTest } from '../../shared/hosts';
+import { z } from 'zod';
+import { hostKeySchema, hostTestSchema, type HostKey, type HostTest } from '../../shared/hosts';
 import type { LedgerDb } from './database-handle';
 
 interface HostRow {
@@ -6,7 +7,16 @@ interface HostRow {
   name: string;
   added_at: number;
   last_test_json: string | null;
+  presented_key_json: string | null;
 }
+
+/** The key an unknown host presented, with the known_hosts entries ssh wrote for it. */
+export interface PresentedHostKey {
+  key: HostKey;
+  entries: string[];
+}
+
+const presentedKeySchema = z.object({ key: hostKeySchema, entries: z.array(z.string()).min(1) });
 
 export interface StoredHost {
   id: string;
@@ -52,8 +62,25 @@ export class HostsRepository {
     this.db.prepare('INSERT INTO hosts (id, name, added_at) VALUES (?, ?, ?)').run(id, name, at);
   }
 
-  recordTest(id: string, test: HostTest): void {
-    this.db.prepare('UPDATE hosts SET last_test_json = ? WHERE id = ?').run(JSON.stringify(test), id);
+  /** The test's answer, and the key it was presented when no known_hosts file knew it (null otherwise). */
+  recordTest(id: string, test: HostTest, presented: PresentedHostKey | null): void {
+    this.db.prepare('UPDATE hosts SET last_test_json = ?, presented_key_json = ? WHERE id = ?').run(JSON.stringify(test), presented && JSON.stringify(presented), id);
+  }
+
+  presentedKey(id: string): PresentedHostKey | null {
+    const row = this.db.prepare('SELECT presented_key_json FROM hosts WHERE id = ?').get(id) as { presented_key_json: string | null } | undefined;
+    if (!row?.presented_key_json) return null;
+    try {
+      const parsed = presentedKeySchema.safeParse(JSON.parse(row.presented_key_json));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Trusted, or no longer what the host presents: nothing is left to trust. */
+  forgetPresentedKey(id: string): void {
+    this.db.prepare('UPDATE hosts SET presented_key_json = NULL WHERE id = ?').run(id);
   }
 
   /** The live environments that name the host. */
