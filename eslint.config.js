@@ -35,6 +35,7 @@ export const folderOrder = [
   'notices',
   'agents',
   'connections',
+  'hosts',
   'environments',
   'projects',
   'tasks',

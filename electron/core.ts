@@ -16,6 +16,7 @@ import { ProjectSetupService } from './projects/project-setup-service';
 import { TaskService } from './tasks/task-service';
 import { AgentService } from './agents/agent-service';
 import { EnvironmentService } from './environments/environment-service';
+import { HostService } from './hosts/host-service';
 import { CliVersionService } from './agents/cli-version';
 import { loadProviderCatalog } from './providers/catalog';
 import { OutputFanout } from './pty/output-fanout';
@@ -73,6 +74,11 @@ export interface CoreOptions {
   diskCheckIntervalMs?: number | undefined;
   /** How long a run's failing output writes are retried before it is ended (tests shorten it). */
   outputGiveUpAfterMs?: number | undefined;
+  /**
+   * The ssh config file the console's ssh reads (`ssh -F`). Default: `OPERATOR_CONSOLE_SSH_CONFIG`
+   * from the operator's environment, else ssh's own (~/.ssh/config).
+   */
+  sshConfigFile?: string | undefined;
 }
 
 /** The console's core: plain Node, the same in the desktop app and the browser host. */
@@ -114,6 +120,16 @@ export function createCore(options: CoreOptions): Core {
   const tasks = new TaskService(ledger, events);
   const catalog = loadProviderCatalog(options.catalogPath ? { path: options.catalogPath } : {});
   const environments = new EnvironmentService(ledger, events);
+  const operatorEnv = options.operatorEnv ?? process.env;
+  const hosts = new HostService({
+    ledger,
+    events,
+    log: options.log,
+    dataDir,
+    operatorEnv,
+    sshConfigFile: options.sshConfigFile ?? (operatorEnv.OPERATOR_CONSOLE_SSH_CONFIG || null),
+    now,
+  });
   // The key-file vault is made lazily: the desktop app needs it only to read secrets a browser host sealed.
   let keyFileVault: KeyFileVault | undefined = options.vault ? undefined : new KeyFileVault(dataDir, options.log);
   const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)));
@@ -188,6 +204,7 @@ export function createCore(options: CoreOptions): Core {
     tasks,
     agents,
     environments,
+    hosts,
     connections,
     runs,
     ledger,

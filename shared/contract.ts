@@ -5,6 +5,7 @@ import { attentionChannels } from './channels/attention';
 import { agentChannels } from './channels/agents';
 import { connectionChannels } from './channels/connections';
 import { environmentChannels } from './channels/environments';
+import { hostChannels } from './channels/hosts';
 import { landingChannels } from './channels/landing';
 import { noticeChannels } from './channels/notices';
 import { projectChannels } from './channels/projects';
@@ -34,6 +35,7 @@ export const channels = {
   ...taskChannels,
   ...agentChannels,
   ...environmentChannels,
+  ...hostChannels,
   ...connectionChannels,
   ...runChannels,
   ...landingChannels,
@@ -54,6 +56,8 @@ export const events = {
   agentsChanged: z.object({}),
   /** Environments were created, changed or deleted: refetch listEnvironments (and the agents, whose admission may change). */
   environmentsChanged: z.object({}),
+  /** SSH hosts were added, tested, trusted or removed: refetch listHosts. */
+  hostsChanged: z.object({}),
   /** AI connections were created, changed, tested or deleted: refetch listConnections. */
   connectionsChanged: z.object({}),
   runsChanged: z.object({ runIds: z.array(z.string()) }),

@@ -52,6 +52,11 @@ export const environmentSchema = z.object({
   allowedHosts: z.array(z.string()),
   /** Local and Sandboxed, which every console has: editable, never deleted. */
   builtIn: z.boolean(),
+  /**
+   * The SSH host (Settings → Hosts) its runs are meant for; null: this machine. Runs on a host are not
+   * executed yet: admission refuses them, saying so (issue 28).
+   */
+  hostId: z.string().nullable(),
 });
 export type Environment = z.infer<typeof environmentSchema>;
 

@@ -51,6 +51,9 @@ export const errorCodes = [
   // The ledger file cannot be read (not a database, or a page of it is corrupt): the message names the
   // file, its newest backup and how to restore it (electron/ledger/ledger-damage.ts).
   'ledger_damaged',
+  // The system ssh could not reach or log in to a host, or the host's answer was not what the console
+  // asked for; `reason` names the case (electron/hosts/ssh-failure.ts) and the message the fix.
+  'ssh_failed',
   // The failure taxonomy (DESIGN.md section 3): every failed attempt and refused run gets one.
   ...failureTaxonomy,
   // Anything unexpected. The message is generic; details go to the log, never to the UI.

@@ -27,6 +27,8 @@ export type ActionTarget =
   | { kind: 'project-setup'; projectId: string; field?: 'setup-command' | 'copy-patterns' | 'variables' }
   | { kind: 'settings-ai-connections' }
   | { kind: 'settings-environments' }
+  /** SSH hosts: add, test, trust a host key, remove. */
+  | { kind: 'settings-hosts' }
   /** An environment's settings; with `allowHost`, its Allowed hosts open with that host filled in, ready to save. */
   | { kind: 'settings-environment'; environmentId: string; allowHost?: string }
   | { kind: 'notices' }
@@ -103,6 +105,8 @@ export function actionPath(target: ActionTarget): string {
       return '/settings/ai-connections';
     case 'settings-environments':
       return '/settings/environments';
+    case 'settings-hosts':
+      return '/settings/hosts';
     case 'settings-environment':
       return `/settings/environments/${enc(target.environmentId)}${target.allowHost ? `?allow=${enc(target.allowHost)}` : ''}`;
     case 'notices':

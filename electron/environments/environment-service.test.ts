@@ -20,8 +20,8 @@ describe('environments', () => {
   it('start with the built-in Local and Sandboxed, and take new ones: sandboxed, provider-only and needing a managed connection unless told otherwise', async () => {
     const b = await bed();
     expect(await b.call('listEnvironments')).toEqual([
-      { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false, allowedHosts: [], builtIn: true },
-      { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true, allowedHosts: [], builtIn: true },
+      { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false, allowedHosts: [], builtIn: true, hostId: null },
+      { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true, allowedHosts: [], builtIn: true, hostId: null },
     ]);
     const created = await b.call('createEnvironment', { name: '  Node builds ', allowedHosts: ['Registry.NPMjs.org', 'registry.npmjs.org:443', '127.0.0.1:4873', '*.internal.example'] });
     expect(created).toMatchObject({
@@ -32,6 +32,7 @@ describe('environments', () => {
       // Canonical, each once: the same host written twice is one entry.
       allowedHosts: ['registry.npmjs.org', '127.0.0.1:4873', '*.internal.example'],
       builtIn: false,
+      hostId: null,
     });
     expect(created.id).toMatch(/^env_/);
     expect((await b.call('listEnvironments')).map((env: { name: string }) => env.name)).toEqual(['Local', 'Sandboxed', 'Node builds']);

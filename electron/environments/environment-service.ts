@@ -13,6 +13,8 @@ export interface EnvironmentFields {
   networkMode?: Environment['networkMode'] | undefined;
   allowedHosts?: string[] | undefined;
   requiresConnection?: boolean | undefined;
+  /** An SSH host's id, or null: this machine. */
+  hostId?: string | null | undefined;
 }
 
 /** What an edit changed, for those who act on it (notices a newly allowed host resolves, agents to look at again). */
@@ -67,6 +69,7 @@ export class EnvironmentService {
         networkMode: fields.networkMode ?? (kind === 'local' ? 'open' : 'provider-only'),
         allowedHosts: fields.allowedHosts ?? [],
         requiresConnection: fields.requiresConnection ?? kind === 'sandboxed',
+        hostId: fields.hostId ?? null,
       },
       fields,
     );
@@ -90,6 +93,7 @@ export class EnvironmentService {
         networkMode: changes.networkMode ?? (leavesSandbox ? 'open' : before.networkMode),
         allowedHosts: changes.allowedHosts ?? (leavesSandbox ? [] : before.allowedHosts),
         requiresConnection: changes.requiresConnection ?? before.requiresConnection,
+        hostId: changes.hostId === undefined ? before.hostId : changes.hostId,
       },
       changes,
     );
@@ -161,6 +165,14 @@ export class EnvironmentService {
         throw new OperatorError({ code: 'invalid_request', message: `${noPolicy} Choose the OS sandbox to limit it to allowed hosts.` });
       }
     }
+    if (write.hostId !== null && !this.ledger.hosts.get(write.hostId)) {
+      throw new OperatorError({
+        code: 'invalid_request',
+        reason: 'host_missing',
+        message: 'That host is no longer in Settings → Hosts. Choose another host, or this machine.',
+        actionUrl: actionRoute({ kind: 'settings-hosts' }),
+      });
+    }
     return {
       name,
       kind: write.kind,
@@ -168,6 +180,7 @@ export class EnvironmentService {
       allowedHosts: write.kind === 'local' ? [] : canonicalAllowedHosts(write.allowedHosts),
       // An unattended (sandboxed) run must never see the operator's own login: always on there.
       requiresConnection: write.kind === 'sandboxed' ? true : write.requiresConnection,
+      hostId: write.hostId,
     };
   }
 

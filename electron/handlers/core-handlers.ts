@@ -4,6 +4,7 @@ import { attentionHandlers } from './attention';
 import { connectionHandlers } from './connections';
 import type { CoreServices } from './core-services';
 import { environmentHandlers } from './environments';
+import { hostHandlers } from './hosts';
 import { landingHandlers } from './landing';
 import { noticeHandlers } from './notices';
 import { projectHandlers } from './projects';
@@ -28,6 +29,7 @@ export function coreHandlers(services: CoreServices): CoreHandlers {
     ...taskHandlers(services),
     ...agentHandlers(services),
     ...environmentHandlers(services),
+    ...hostHandlers(services),
     ...connectionHandlers(services),
     ...runHandlers(services),
     ...landingHandlers(services),

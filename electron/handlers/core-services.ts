@@ -3,6 +3,7 @@ import type { AttentionService } from '../attention/attention-service';
 import type { CleanupService } from '../cleanup/cleanup-service';
 import type { ConnectionService } from '../connections/connection-service';
 import type { EnvironmentService } from '../environments/environment-service';
+import type { HostService } from '../hosts/host-service';
 import type { LandingService } from '../landing/landing-service';
 import type { Ledger } from '../ledger/ledger';
 import type { NoticeService } from '../notices/notice-service';
@@ -28,6 +29,8 @@ export interface CoreServices {
   tasks: TaskService;
   agents: AgentService;
   environments: EnvironmentService;
+  /** SSH hosts: add, test, trust a key, remove. */
+  hosts: HostService;
   connections: ConnectionService;
   runs: RunService;
   /** The runs list reads the ledger's runs table directly: it is a page of records, nothing more. */

@@ -10,13 +10,14 @@ interface EnvironmentRow {
   allowed_hosts_json: string;
   built_in: number;
   deleted_at: number | null;
+  host_id: string | null;
 }
 
 /** An environment as stored, deleted ones too (runs they confined still name them). */
 export type StoredEnvironment = Environment & { deleted: boolean };
 
 /** What a create or an edit writes. */
-export type EnvironmentWrite = Pick<Environment, 'name' | 'kind' | 'networkMode' | 'requiresConnection' | 'allowedHosts'>;
+export type EnvironmentWrite = Pick<Environment, 'name' | 'kind' | 'networkMode' | 'requiresConnection' | 'allowedHosts' | 'hostId'>;
 
 function toEnvironment(row: EnvironmentRow): StoredEnvironment {
   return {
@@ -27,6 +28,7 @@ function toEnvironment(row: EnvironmentRow): StoredEnvironment {
     requiresConnection: row.requires_connection === 1,
     allowedHosts: JSON.parse(row.allowed_hosts_json) as string[],
     builtIn: row.built_in === 1,
+    hostId: row.host_id,
     deleted: row.deleted_at !== null,
   };
 }
@@ -56,15 +58,15 @@ export class EnvironmentsRepository {
   insert(id: string, environment: EnvironmentWrite, at: number): void {
     this.db
       .prepare(
-        `INSERT INTO environments (id, name, kind, network_mode, requires_connection, allowed_hosts_json, built_in, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+        `INSERT INTO environments (id, name, kind, network_mode, requires_connection, allowed_hosts_json, host_id, built_in, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
       )
       .run(id, ...values(environment), at, at);
   }
 
   update(id: string, environment: EnvironmentWrite, at: number): void {
     this.db
-      .prepare('UPDATE environments SET name = ?, kind = ?, network_mode = ?, requires_connection = ?, allowed_hosts_json = ?, updated_at = ? WHERE id = ?')
+      .prepare('UPDATE environments SET name = ?, kind = ?, network_mode = ?, requires_connection = ?, allowed_hosts_json = ?, host_id = ?, updated_at = ? WHERE id = ?')
       .run(...values(environment), at, id);
   }
 
@@ -87,5 +89,6 @@ function values(environment: EnvironmentWrite) {
     environment.networkMode,
     environment.requiresConnection ? 1 : 0,
     JSON.stringify(environment.allowedHosts),
+    environment.hostId,
   ] as const;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 /** Ids carry their kind (`prj_…`, `run_…`) so a stray id in a log or URL says what it names. */
-export function newId(prefix: 'prj' | 'tsk' | 'agt' | 'env' | 'con' | 'run' | 'att' | 'ntc' | 'bgt'): string {
+export function newId(prefix: 'prj' | 'tsk' | 'agt' | 'env' | 'con' | 'run' | 'att' | 'ntc' | 'bgt' | 'hst'): string {
   return `${prefix}_${randomUUID().replaceAll('-', '')}`;
 }
 

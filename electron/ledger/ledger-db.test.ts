@@ -270,10 +270,10 @@ describe('migration 8 (project setup)', () => {
     expect(ledger.db.prepare("SELECT count(*) AS n FROM run_events WHERE run_id = 'run_1' AND kind = 'egress'").get()).toEqual({ n: 1 });
     expect(ledger.db.pragma('foreign_keys', { simple: true })).toBe(1);
     // Nothing earlier migrations made is lost or changed but the two tables this one alters (and
-    // attempts, which migration 12 gives a cause): every index (migration 7's on notices and
-    // run_events too), trigger and other table is as it was.
+    // attempts, which migration 12 gives a cause, and environments, which migration 14 gives a host):
+    // every index (migration 7's on notices and run_events too), trigger and other table is as it was.
     const after = new Set(schemaOf(ledger.db));
-    expect(before.filter((entry) => !after.has(entry) && !/^table (runs|projects|attempts):/.test(entry))).toEqual([]);
+    expect(before.filter((entry) => !after.has(entry) && !/^table (runs|projects|attempts|environments):/.test(entry))).toEqual([]);
     // The new status is allowed, an unknown one still is not, and the indexes came back.
     expect(ledger.runs.setStatus('run_1', 'succeeded', 'setting_up')).toBe(true);
     expect(() => ledger.db.prepare("UPDATE runs SET status = 'bogus' WHERE id = 'run_1'").run()).toThrow(/CHECK/);

@@ -3,6 +3,7 @@ import { AgentsRepository } from './agents-repository';
 import { BudgetsRepository } from './budgets-repository';
 import { ConnectionsRepository } from './connections-repository';
 import { EnvironmentsRepository } from './environments-repository';
+import { HostsRepository } from './hosts-repository';
 import { LedgerBackups } from './ledger-backups';
 import { type LedgerDb } from './database-handle';
 import { openLedgerDb, type OpenLedgerOptions } from './ledger-db';
@@ -33,6 +34,8 @@ export interface Ledger {
   readonly tasks: TasksRepository;
   readonly agents: AgentsRepository;
   readonly environments: EnvironmentsRepository;
+  /** SSH hosts (Settings → Hosts). */
+  readonly hosts: HostsRepository;
   readonly connections: ConnectionsRepository;
   readonly runs: RunsRepository;
   readonly notices: NoticesRepository;
@@ -69,6 +72,7 @@ export function openLedger(dataDir: string, options: OpenLedgerOptions = {}): Le
     tasks: new TasksRepository(db),
     agents: new AgentsRepository(db),
     environments: new EnvironmentsRepository(db),
+    hosts: new HostsRepository(db),
     connections: new ConnectionsRepository(db),
     runs: new RunsRepository(db),
     notices: new NoticesRepository(db),

@@ -9,8 +9,8 @@ import type { ConnectionState } from '../connections/connection-problem';
 import { admissionConfigRevision, admitRun, savedAdmission, type AdmissionInput } from './admission';
 
 const catalog = new ProviderCatalog(testCatalog() as never);
-const local: Environment = { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false, allowedHosts: [], builtIn: true };
-const sandboxed: Environment = { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true, allowedHosts: [], builtIn: true };
+const local: Environment = { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false, allowedHosts: [], builtIn: true, hostId: null };
+const sandboxed: Environment = { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true, allowedHosts: [], builtIn: true, hostId: null };
 
 function agent(overrides: Partial<StoredAgent> = {}): StoredAgent & { deleted: boolean } {
   return {

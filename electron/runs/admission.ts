@@ -37,6 +37,8 @@ export interface SandboxState {
 export interface AdmissionInput {
   agent: StoredAgent & { deleted: boolean };
   environment: Environment | undefined;
+  /** The SSH host the environment names (its name, for the refusal); undefined when it names none. */
+  host?: { name: string } | undefined;
   catalog: ProviderCatalog;
   /** The sandbox probe's answer; null while the console has not probed yet. */
   sandbox: SandboxState | null;
@@ -109,6 +111,9 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       actionUrl: agentRoute,
     });
   }
+  // Runs on an SSH host are not executed yet (issue 28): refused, saying so, rather than run here
+  // instead. A resumed run keeps the admission it was given, which named no host.
+  if (environment.hostId !== null && !saved) return refuse(remoteRunRefusal(agent, environment, input.host));
   const homeMode = saved?.homeMode ?? agent.homeMode;
 
   // The AI-connection rule. A resumed run is held to what it was admitted under.
@@ -179,6 +184,20 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       connection,
       admittedAt: new Date(input.now).toISOString(),
     },
+  };
+}
+
+export const remoteRunsUnavailable = 'remote_runs_unavailable';
+
+function remoteRunRefusal(agent: StoredAgent, environment: Environment, host: { name: string } | undefined): OperatorErrorShape {
+  return {
+    code: 'configuration_incomplete',
+    reason: remoteRunsUnavailable,
+    message:
+      `${agent.name} runs in the ${environment.name} environment, which names the SSH host ${host ? host.name : 'that is no longer in Settings → Hosts'}, and ` +
+      `runs on SSH hosts are not available yet: the console can add and test a host, not run on it. Nothing was started. ` +
+      `Set the environment's SSH host to None (this machine), or put ${agent.name} in another environment, then run it again.`,
+    actionUrl: actionRoute({ kind: 'settings-environment', environmentId: environment.id }),
   };
 }
 
@@ -268,7 +287,15 @@ export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'e
       connectionId: agent.connectionId,
       deleted: agent.deleted,
     },
-    environment: environment ? { kind: environment.kind, requiresConnection: environment.requiresConnection, networkMode: environment.networkMode } : null,
+    environment: environment
+      ? {
+          kind: environment.kind,
+          requiresConnection: environment.requiresConnection,
+          networkMode: environment.networkMode,
+          // Left out for this machine, so the revisions recorded before hosts existed still hold.
+          ...(environment.hostId !== null ? { hostId: environment.hostId } : {}),
+        }
+      : null,
     // Installing bubblewrap (and restarting) changes the answer as much as editing the agent does.
     // Not yet probed counts as available, as admission treats it.
     sandboxUnavailable: input.sandbox?.available === false,

@@ -346,6 +346,7 @@ export class RunService {
     return admitRun({
       agent,
       environment: environment && (!environment.deleted || saved) ? environment : undefined,
+      host: environment?.hostId ? this.context.ledger.hosts.get(environment.hostId) : undefined,
       catalog: this.options.catalog,
       sandbox: this.options.sandbox?.() ?? null,
       connection,

@@ -39,6 +39,7 @@ export const queryKeys = {
   agentDraft: (draft: unknown) => ['agents', 'draft', draft] as const,
   catalog: ['catalog'] as const,
   environments: ['environments'] as const,
+  hosts: ['hosts'] as const,
   connections: ['connections'] as const,
   /** Under the connections family: a connection change refreshes every agent's picker too. */
   connectionsForAgent: (agentId: string) => ['connections', 'agent', agentId] as const,

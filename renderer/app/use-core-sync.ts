@@ -53,6 +53,11 @@ export function useCoreSync(): void {
         // Runs show their environment's name; agents are re-verified against it.
         void queryClient.invalidateQueries({ queryKey: queryKeys.agents });
         void queryClient.invalidateQueries({ queryKey: queryKeys.agentAll });
+        // A host lists the environments that name it.
+        void queryClient.invalidateQueries({ queryKey: queryKeys.hosts });
+      }),
+      client.subscribe('hostsChanged', () => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.hosts });
       }),
       client.subscribe('connectionsChanged', () => {
         void queryClient.invalidateQueries({ queryKey: queryKeys.connections });

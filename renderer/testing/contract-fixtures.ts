@@ -243,6 +243,7 @@ export function anEnvironment(changes: Partial<Environment> = {}): Environment {
     requiresConnection: false,
     allowedHosts: [],
     builtIn: true,
+    hostId: null,
     ...changes,
   });
 }

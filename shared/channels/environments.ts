@@ -21,6 +21,8 @@ const environmentFields = {
   allowedHosts: z.array(allowedHost).max(maxAllowedHosts),
   /** Forced on for a sandboxed environment (shared/connection-rule.ts): only a local one can turn it off. */
   requiresConnection: z.boolean(),
+  /** An SSH host's id (Settings → Hosts), or null for this machine. */
+  hostId: entityId.nullable(),
 };
 
 export const environmentChannels = {
@@ -33,6 +35,7 @@ export const environmentChannels = {
       networkMode: environmentFields.networkMode.optional(),
       allowedHosts: environmentFields.allowedHosts.optional(),
       requiresConnection: environmentFields.requiresConnection.optional(),
+      hostId: environmentFields.hostId.optional(),
     }),
     environmentSchema,
   ),
@@ -48,6 +51,7 @@ export const environmentChannels = {
       networkMode: environmentFields.networkMode.optional(),
       allowedHosts: environmentFields.allowedHosts.optional(),
       requiresConnection: environmentFields.requiresConnection.optional(),
+      hostId: environmentFields.hostId.optional(),
     }),
     environmentSchema,
   ),

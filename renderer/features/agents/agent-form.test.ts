@@ -39,8 +39,8 @@ const command: CatalogProvider = {
 };
 
 const environments: Environment[] = [
-  { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true, allowedHosts: [], builtIn: true },
-  { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false, allowedHosts: [], builtIn: true },
+  { id: 'env_sandboxed', name: 'Sandboxed', kind: 'sandboxed', networkMode: 'provider-only', requiresConnection: true, allowedHosts: [], builtIn: true, hostId: null },
+  { id: 'env_local', name: 'Local', kind: 'local', networkMode: 'open', requiresConnection: false, allowedHosts: [], builtIn: true, hostId: null },
 ];
 
 describe('parseArgumentLines', () => {

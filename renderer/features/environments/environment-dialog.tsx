@@ -21,6 +21,7 @@ import {
 } from './environment-form';
 import { networkChoices, openNetworkWarning, sandboxChoices } from './environment-labels';
 import { useCreateEnvironment, useUpdateEnvironment } from './use-environments';
+import { useHosts } from '../hosts/use-hosts';
 
 /**
  * New environment and Edit <name>: one form. Opened from a "Network request blocked" notice's link
@@ -43,6 +44,7 @@ export function EnvironmentDialog({
     environment ? environmentFormFromEnvironment(environment, allowHost) : emptyEnvironmentForm(),
   );
   const [problems, setProblems] = useState<EnvironmentFormProblems>({});
+  const hosts = useHosts();
   const create = useCreateEnvironment();
   const update = useUpdateEnvironment();
   const { pending: saving, submit: submitOnce } = useSingleSubmit();
@@ -142,6 +144,26 @@ export function EnvironmentDialog({
               onChange={(event) => change({ name: event.target.value })}
               autoComplete="off"
             />
+          )}
+        </FormField>
+
+        <FormField
+          label="SSH host"
+          hint={
+            values.hostId === null
+              ? 'None: its runs execute on this machine. Add SSH hosts in Settings → Hosts.'
+              : 'Runs on an SSH host are not available yet: while the environment names one, its runs are refused, saying so. Nothing runs on this machine instead.'
+          }
+        >
+          {(control) => (
+            <select {...control} className="input" value={values.hostId ?? ''} onChange={(event) => change({ hostId: event.target.value === '' ? null : event.target.value })}>
+              <option value="">None (this machine)</option>
+              {(hosts.data ?? []).map((host) => (
+                <option key={host.id} value={host.id}>
+                  {host.name}
+                </option>
+              ))}
+            </select>
           )}
         </FormField>
 

@@ -10,6 +10,7 @@ const builds: Environment = {
   requiresConnection: true,
   allowedHosts: ['registry.npmjs.org', 'github.com', 'codeload.github.com', 'objects.githubusercontent.com', '127.0.0.1:4873', 'pypi.org'],
   builtIn: false,
+  hostId: null,
 };
 
 describe('the environment form', () => {
@@ -42,13 +43,14 @@ describe('the environment form', () => {
 
   it('sends a local environment as open with no hosts, and a sandboxed one always needing a managed connection', () => {
     const values = { ...environmentFormFromEnvironment(builds), kind: 'local' as const, requiresConnection: false };
-    expect(environmentInput(values)).toEqual({ name: 'Node builds', kind: 'local', networkMode: 'open', allowedHosts: [], requiresConnection: false });
+    expect(environmentInput(values)).toEqual({ name: 'Node builds', kind: 'local', networkMode: 'open', allowedHosts: [], requiresConnection: false, hostId: null });
     expect(environmentInput({ ...emptyEnvironmentForm(), name: ' New ', requiresConnection: false, presets: ['pypi'] })).toEqual({
       name: 'New',
       kind: 'sandboxed',
       networkMode: 'provider-only',
       allowedHosts: ['pypi.org', 'files.pythonhosted.org'],
       requiresConnection: true,
+      hostId: null,
     });
   });
 
@@ -59,5 +61,8 @@ describe('the environment form', () => {
       allowedHosts: [...builds.allowedHosts, '127.0.0.1:5000'],
     });
     expect(environmentUpdate(builds, { ...environmentFormFromEnvironment(builds), networkMode: 'open' })).toEqual({ environmentId: 'env_1', networkMode: 'open' });
+    // An SSH host chosen, and back to this machine.
+    expect(environmentUpdate(builds, { ...environmentFormFromEnvironment(builds), hostId: 'hst_1' })).toEqual({ environmentId: 'env_1', hostId: 'hst_1' });
+    expect(environmentUpdate({ ...builds, hostId: 'hst_1' }, { ...environmentFormFromEnvironment(builds), hostId: null })).toEqual({ environmentId: 'env_1', hostId: null });
   });
 });

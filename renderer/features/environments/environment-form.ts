@@ -17,13 +17,15 @@ export interface EnvironmentFormValues {
   /** The other allowed hosts, one per line, as typed. */
   otherHosts: string;
   requiresConnection: boolean;
+  /** The SSH host its runs are meant for (Settings → Hosts), or null: this machine. */
+  hostId: string | null;
 }
 
 export type EnvironmentFormField = 'name' | 'otherHosts';
 export type EnvironmentFormProblems = Partial<Record<EnvironmentFormField, string>>;
 
 export function emptyEnvironmentForm(): EnvironmentFormValues {
-  return { name: '', kind: 'sandboxed', networkMode: 'provider-only', presets: [], otherHosts: '', requiresConnection: true };
+  return { name: '', kind: 'sandboxed', networkMode: 'provider-only', presets: [], otherHosts: '', requiresConnection: true, hostId: null };
 }
 
 /**
@@ -45,6 +47,7 @@ export function environmentFormFromEnvironment(environment: Environment, allowHo
     presets: presets.map((preset) => preset.id),
     otherHosts: others.length > 0 ? `${others.join('\n')}\n` : '',
     requiresConnection: environment.requiresConnection,
+    hostId: environment.hostId,
   };
 }
 
@@ -98,6 +101,7 @@ export function environmentInput(values: EnvironmentFormValues): Omit<ChannelInp
     networkMode: local ? 'open' : values.networkMode,
     allowedHosts: local ? [] : allowedHosts(values),
     requiresConnection: local ? values.requiresConnection : true,
+    hostId: values.hostId,
   };
 }
 
@@ -109,6 +113,7 @@ export function environmentUpdate(environment: Environment, values: EnvironmentF
   if (next.kind !== environment.kind) update.kind = next.kind;
   if (next.networkMode !== environment.networkMode) update.networkMode = next.networkMode;
   if (next.requiresConnection !== environment.requiresConnection) update.requiresConnection = next.requiresConnection;
+  if (next.hostId !== environment.hostId) update.hostId = next.hostId;
   // The order a list is shown in is not a change.
   const hosts = next.allowedHosts ?? [];
   const saved = new Set(environment.allowedHosts);

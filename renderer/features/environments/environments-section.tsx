@@ -9,6 +9,7 @@ import { EnvironmentDialog } from './environment-dialog';
 import { EnvironmentNotices } from './environment-notices';
 import { networkSummary, sandboxLabel } from './environment-labels';
 import { useDeleteEnvironment, useEnvironments } from './use-environments';
+import { useHosts } from '../hosts/use-hosts';
 
 type OpenDialog = { kind: 'create' } | { kind: 'edit'; environmentId: string; allowHost?: string } | { kind: 'delete'; environmentId: string } | null;
 
@@ -20,6 +21,7 @@ type OpenDialog = { kind: 'create' } | { kind: 'edit'; environmentId: string; al
 export function EnvironmentsSection({ environmentId, allowHost }: { environmentId?: string | undefined; allowHost?: string | undefined }) {
   const environments = useEnvironments();
   const agents = useAgents();
+  const hosts = useHosts();
   const [, navigate] = useLocation();
   const [dialog, setDialog] = useState<OpenDialog>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -58,6 +60,7 @@ export function EnvironmentsSection({ environmentId, allowHost }: { environmentI
             key={environment.id}
             environment={environment}
             agents={(agents.data ?? []).filter((agent) => agent.environmentId === environment.id)}
+            hostName={environment.hostId ? (hosts.data?.find((host) => host.id === environment.hostId)?.name ?? 'an SSH host') : null}
             selected={environment.id === environmentId}
             onEdit={() => open({ kind: 'edit', environmentId: environment.id })}
             onDelete={() => open({ kind: 'delete', environmentId: environment.id })}
@@ -132,12 +135,15 @@ export function EnvironmentsSection({ environmentId, allowHost }: { environmentI
 function EnvironmentRow({
   environment,
   agents,
+  hostName,
   selected,
   onEdit,
   onDelete,
 }: {
   environment: Environment;
   agents: Agent[];
+  /** The SSH host it names; null: this machine. */
+  hostName: string | null;
   selected: boolean;
   onEdit: () => void;
   onDelete: () => void;
@@ -155,6 +161,18 @@ function EnvironmentRow({
           {environment.builtIn ? <span className="status-badge tone-muted">Built in</span> : null}
         </div>
         <dl className="inline-facts" aria-label={`${environment.name} details`}>
+          <div>
+            <dt>Host</dt>
+            <dd>
+              {hostName === null ? (
+                'This machine'
+              ) : (
+                <>
+                  <Link href="/settings/hosts">{hostName}</Link> <span className="muted">(runs there are not available yet: they are refused)</span>
+                </>
+              )}
+            </dd>
+          </div>
           <div>
             <dt>Sandbox</dt>
             <dd>{sandboxLabel(environment.kind)}</dd>

@@ -19,6 +19,8 @@ function useEnvironmentMutation<I, O>(mutationFn: (input: I) => Promise<O>) {
         queryClient.invalidateQueries({ queryKey: queryKeys.agents }),
         queryClient.invalidateQueries({ queryKey: queryKeys.agentAll }),
         queryClient.invalidateQueries({ queryKey: queryKeys.noticesAll }),
+        // A host lists the environments that name it.
+        queryClient.invalidateQueries({ queryKey: queryKeys.hosts }),
       ]);
     },
   });

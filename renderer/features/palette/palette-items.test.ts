@@ -42,6 +42,7 @@ describe('the palette before anything is typed', () => {
       'Search output…',
       'Open settings: Projects',
       'Open settings: Environments',
+      'Open settings: Hosts',
       'Open settings: AI connections',
       'Open settings: Budgets',
       'Open settings: Prices',

@@ -62,6 +62,7 @@ const pages: { label: string; shortcut?: ShortcutId; path: string; keywords?: st
 const settingsSections: { label: string; path: string }[] = [
   { label: 'Projects', path: actionPath({ kind: 'settings-projects' }) },
   { label: 'Environments', path: actionPath({ kind: 'settings-environments' }) },
+  { label: 'Hosts', path: actionPath({ kind: 'settings-hosts' }) },
   { label: 'AI connections', path: actionPath({ kind: 'settings-ai-connections' }) },
   { label: 'Budgets', path: actionPath({ kind: 'settings-budgets' }) },
   { label: 'Prices', path: actionPath({ kind: 'settings-prices' }) },

@@ -6,6 +6,7 @@ import { AboutSection } from './about-section';
 import { budgetFilterFromSearch } from '../budgets/budget-links';
 import { BudgetsSection } from '../budgets/budgets-section';
 import { EnvironmentsSection } from '../environments/environments-section';
+import { HostsSection } from '../hosts/hosts-section';
 import { PricesSection, priceToAddFromSearch } from '../usage/prices-section';
 import { AiConnectionsSection } from './ai-connections-section';
 import { ProjectSetupSection, isProjectSetupField } from './project-setup-section';
@@ -14,6 +15,7 @@ import { ProjectsSection } from './projects-section';
 export const settingsSections = [
   { id: 'projects', label: 'Projects' },
   { id: 'environments', label: 'Environments' },
+  { id: 'hosts', label: 'Hosts' },
   { id: 'ai-connections', label: 'AI connections' },
   { id: 'budgets', label: 'Budgets' },
   { id: 'prices', label: 'Prices' },
@@ -73,6 +75,7 @@ export function SettingsPage({
           {section === 'projects' && projectId === undefined ? <ProjectsSection /> : null}
           {section === 'projects' && projectId !== undefined ? <ProjectSetupSection projectId={projectId} field={isProjectSetupField(field) ? field : null} /> : null}
           {section === 'environments' ? <EnvironmentsSection environmentId={environmentId} allowHost={allowHost} /> : null}
+          {section === 'hosts' ? <HostsSection /> : null}
           {section === 'ai-connections' ? <AiConnectionsSection /> : null}
           {section === 'budgets' ? <BudgetsSection budgetId={budgetId} filter={budgetFilterFromSearch(search)} /> : null}
           {section === 'prices' ? <PricesSection addPrice={priceToAddFromSearch(search)} /> : null}

@@ -1,0 +1,89 @@
+import { startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
+import { test as consoleTest, expect } from '../console-test';
+
+/**
+ * Settings → Hosts as an operator meets it (issue 28): they add a host by its alias in their ssh
+ * config, the console shows the host key's fingerprint and connects to nothing until they trust it,
+ * and Test host then says what the host has. A real sshd on 127.0.0.1 (its own host key, another
+ * user account as the remote), the console's system ssh with the operator's config and a test agent.
+ */
+const test = consoleTest.extend<{ sshServer: SshTestServer }>({
+  sshServer: async ({}, use) => {
+    const server = await startSshTestServer();
+    await use(server);
+    await server.stop();
+  },
+  consoleEnv: async ({ sshServer }, use) => {
+    await use({ OPERATOR_CONSOLE_SSH_CONFIG: sshServer.configFile, SSH_AUTH_SOCK: sshServer.env.SSH_AUTH_SOCK });
+  },
+});
+
+test('an operator adds a host by its ssh alias, sees its key’s fingerprint, trusts it, and Test host reports what the host has', async ({ console: app, sshServer }) => {
+  const { page } = app;
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Hosts' }).click();
+  await expect(page.getByRole('heading', { name: 'Hosts' })).toBeVisible();
+
+  // A name ssh would read as an option is refused where it is typed.
+  await page.getByRole('button', { name: 'Add host' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add host' });
+  await expect(dialog.getByLabel('Host')).toBeFocused();
+  await dialog.getByLabel('Host').fill('-oProxyCommand=id');
+  await dialog.getByRole('button', { name: 'Add host' }).click();
+  await expect(dialog.getByText(/cannot start with “-”: ssh would read it as an option/)).toBeVisible();
+  await expect(dialog.getByLabel('Host')).toBeFocused();
+
+  await dialog.getByLabel('Host').fill(sshServer.alias);
+  await dialog.getByRole('button', { name: 'Add host' }).click();
+  await expect(dialog).toBeHidden();
+
+  // Tested at once: ssh does not know the key, so it shows the fingerprint and logs in to nothing.
+  const row = page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias });
+  const hostKey = row.getByRole('region', { name: `Host key of ${sshServer.alias}` });
+  await expect(hostKey).toContainText(sshServer.hostKeyFingerprint(), { timeout: 30_000 });
+  await expect(hostKey).toContainText('ED25519');
+  await expect(row).toContainText('Host key not trusted');
+  await expect(row).toContainText(`${sshServer.user}@127.0.0.1:${sshServer.port}`);
+
+  await hostKey.getByRole('button', { name: 'Trust this key' }).click();
+  const report = row.getByRole('definition').filter({ hasText: 'user namespaces' });
+  await expect(report).toContainText('user namespaces work', { timeout: 60_000 });
+  await expect(row).toContainText('Ready');
+  await expect(row.getByRole('region', { name: `Host key of ${sshServer.alias}` })).toHaveCount(0);
+  const facts = row.getByLabel(`What ${sshServer.alias} has`);
+  await expect(facts).toContainText(/git version \d/);
+  await expect(facts).toContainText('Cores');
+  await expect(facts).toContainText(`in /home/${sshServer.user}`);
+  const clis = row.getByRole('list', { name: `Agent CLIs on ${sshServer.alias}` }).getByRole('listitem');
+  await expect(clis).toHaveCount(4);
+  await expect(clis.filter({ hasText: 'Codex CLI' })).toHaveText('Codex CLI: 0.171.0');
+  await expect(clis.filter({ hasText: 'Claude Code' })).toContainText('not found on the PATH ssh gives');
+
+  // Test host again, by keyboard: the same report, and it is kept across a reload.
+  await row.getByRole('button', { name: `Test host ${sshServer.alias}` }).focus();
+  await page.keyboard.press('Enter');
+  await expect(facts).toContainText('user namespaces work', { timeout: 60_000 });
+  await page.reload();
+  await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready');
+
+  // An environment can name the host; its runs are not executed there yet, and the page says so.
+  await page.getByRole('link', { name: 'Environments' }).click();
+  await page.getByRole('button', { name: 'New environment' }).click();
+  const create = page.getByRole('dialog', { name: 'New environment' });
+  await create.getByLabel('Name').fill('On the build box');
+  await create.getByLabel('SSH host').selectOption({ label: sshServer.alias });
+  await expect(create.getByLabel('SSH host')).toHaveAccessibleDescription(/not available yet/);
+  await create.getByRole('button', { name: 'Create environment' }).click();
+  await expect(create).toBeHidden();
+  const environment = page.getByRole('list', { name: 'Environments' }).getByRole('listitem').filter({ hasText: 'On the build box' });
+  await expect(environment.getByLabel('On the build box details')).toContainText(`Host${sshServer.alias} (runs there are not available yet: they are refused)`);
+
+  // The host is not removed while the environment names it.
+  await environment.getByRole('link', { name: sshServer.alias }).click();
+  const hostRow = page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias });
+  await expect(hostRow.getByLabel(`${sshServer.alias} details`)).toContainText('On the build box');
+  await hostRow.getByRole('button', { name: `Remove ${sshServer.alias}` }).click();
+  const remove = page.getByRole('alertdialog', { name: 'Remove host' });
+  await remove.getByRole('button', { name: 'Remove' }).click();
+  await expect(remove.getByRole('alert')).toContainText('is the host of the environment On the build box');
+});
