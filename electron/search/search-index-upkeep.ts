@@ -118,8 +118,10 @@ export class SearchIndexUpkeep {
         progress = await this.ledger.outputWriter.catchUpSearchIndex(catchUpStepBytes);
         await new Promise((resolve) => setTimeout(resolve, (Date.now() - stepStarted) * restPerStepTime));
       }
+      // A step that gave way to an append is done again once the writer is quiet again.
+      if (progress.yielded) continue;
       this.indexedBytes += progress.indexedBytes;
-      this.remainingBytes = progress.remainingBytes;
+      this.remainingBytes = progress.remainingBytes ?? this.remainingBytes;
       if (progress.broken) {
         this.rebuildWanted = true;
         continue;
