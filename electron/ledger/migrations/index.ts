@@ -12,7 +12,7 @@ import { landingIntent } from './010-landing-intent';
 import { usage } from './011-usage';
 import { attemptCause } from './012-attempt-cause';
 import { searchIndex } from './013-search-index';
-import { searchIndexMerging } from './014-search-index-merging';
+import { searchIndexMerging } from './015-search-index-merging';
 
 export interface Migration {
   version: number;
@@ -45,5 +45,5 @@ export const migrations: readonly Migration[] = [
   { version: 11, name: 'usage', sql: usage },
   { version: 12, name: 'attempt-cause', sql: attemptCause },
   { version: 13, name: 'search-index', sql: searchIndex },
-  { version: 14, name: 'search-index-merging', sql: '', run: searchIndexMerging },
+  { version: 15, name: 'search-index-merging', sql: '', run: searchIndexMerging },
 ];
