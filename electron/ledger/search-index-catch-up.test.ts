@@ -1,4 +1,9 @@
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openLedger } from './ledger';
+import { openLedgerDb } from './ledger-db';
+import { migrations } from './migrations';
+import { makeTempDir } from '../testing/temp-dir';
 import { createMemoryLogger } from '../platform/log';
 import { SearchIndexUpkeep } from '../search/search-index-upkeep';
 import { SearchService } from '../search/search-service';
@@ -52,5 +57,34 @@ describe('a search index catch-up step beside a run printing', () => {
       expect(found[0]).toMatchObject({ runId: backlogRun.runId });
     }
     expect(service.search({ query: 'kingfisher' }).results).toHaveLength(1);
+  });
+});
+
+describe('how the search index merges its segments', () => {
+  const automerge = (ledger: { db: { prepare(sql: string): { pluck(): { get(): unknown } } } }) =>
+    ledger.db.prepare("SELECT v FROM search_text_config WHERE k = 'automerge'").pluck().get();
+
+  it('at 8 segments per level: in an index made before (migration 15), and in one rebuilt', async () => {
+    const dir = makeTempDir('oc-search-merge-');
+    try {
+      const file = path.join(dir.path, 'ledger.sqlite');
+      const old = openLedgerDb(file, { migrations: migrations.filter((migration) => migration.version < 15) });
+      // As migration 13 made the index before it said how to merge: at FTS5's default, 4.
+      old.exec("INSERT INTO search_text (search_text, rank) VALUES ('automerge', 4)");
+      old.close();
+
+      const ledger = openLedger(dir.path);
+      try {
+        expect(automerge(ledger)).toBe(8);
+        const upkeep = new SearchIndexUpkeep(ledger, createMemoryLogger());
+        upkeep.rebuild();
+        await upkeep.caughtUp();
+        expect(automerge(ledger)).toBe(8);
+      } finally {
+        ledger.close();
+      }
+    } finally {
+      dir.remove();
+    }
   });
 });
