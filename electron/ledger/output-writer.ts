@@ -213,7 +213,7 @@ export class OutputWriter {
     // A fresh count for a fresh worker: appends a dead one never began are failed, not waiting.
     this.appendsWaiting = new Int32Array(new SharedArrayBuffer(4));
     const data: OutputWriterWorkerData = {
-      appendsWaiting: this.appendsWaiting.buffer as SharedArrayBuffer,
+      appendsWaiting: this.appendsWaiting.buffer,
       file: this.options.file,
       nativeBinding: this.options.nativeBinding,
       requireFrom: fileURLToPath(import.meta.url),
