@@ -54,7 +54,19 @@ export async function rawPty(command: CommandLine): Promise<{ bytes: number; sec
 export interface ConsoleOutputPath {
   /** Starts `command` as a run; with a viewer, the viewer process has it open before the first byte. */
   run(command: CommandLine, viewer: ViewerMode, options?: { latency?: boolean }): Promise<StartedRun>;
+  /** The search index's catch-up (electron/search/search-index-upkeep.ts); null when opened without it. */
+  searchIndex: SearchIndexUpkeep | null;
+  /** Stores `bytes` as a new run's output the way a flood is stored: ahead of the search index. */
+  leaveIndexBehind(bytes: Buffer): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface ConsoleOutputPathOptions {
+  /**
+   * Whether output a flood stored ahead of the search index is indexed in the gaps between writes, as
+   * in the core (default). Without it the index is never caught up: a flood meets no indexing at all.
+   */
+  searchCatchUp?: boolean;
 }
 
 export interface StartedRun {
@@ -69,13 +81,14 @@ export interface StartedRun {
   viewerStats(untilBytes?: number): Promise<ViewerStats>;
 }
 
-export async function openConsoleOutputPath(): Promise<ConsoleOutputPath> {
+export async function openConsoleOutputPath(options: ConsoleOutputPathOptions = {}): Promise<ConsoleOutputPath> {
   const test = openTestRunLedger();
   const log = createLogger({ level: 'error' });
   const fanout = new OutputFanout({ output: test.ledger.output, log });
   // As in the core: output a flood stored ahead of the search index is indexed in the gaps between
   // writes (electron/search/search-index-upkeep.ts), so its cost is in these figures too.
-  new SearchIndexUpkeep(test.ledger, log).start();
+  const searchIndex = options.searchCatchUp === false ? null : new SearchIndexUpkeep(test.ledger, log);
+  searchIndex?.start();
   const streams = new OutputStreams(fanout, () => true);
   const handlers = {
     openRunOutput: (input, context) => streams.open(input.runId, input.from, context.client),
@@ -91,6 +104,15 @@ export async function openConsoleOutputPath(): Promise<ConsoleOutputPath> {
   const client = await startViewerProcess(`ws://127.0.0.1:${address.port}/`);
 
   return {
+    searchIndex,
+    async leaveIndexBehind(bytes) {
+      const { runId, attemptId } = test.createRun();
+      const slice = 1024 * 1024;
+      for (let at = 0; at < bytes.length; at += slice) {
+        const chunk = { runId, attemptId, byteOffset: at, bytes: bytes.subarray(at, at + slice), createdAt: Date.now() };
+        await test.ledger.outputWriter.appendChunks([chunk], { behind: true });
+      }
+    },
     async run(command, viewer, options = {}) {
       const { runId, attemptId } = test.createRun();
       if (viewer !== 'none') await client.open(runId, viewer, options.latency ?? false);

@@ -9,6 +9,11 @@ export interface OutputWriterWorkerData {
   requireFrom: string;
   /** The ledger's `journal_size_limit` (database-handle.ts walSizeLimitBytes), set on this connection too. */
   walSizeLimitBytes: number;
+  /**
+   * One Int32: appends handed over and not yet begun. The main thread adds one as it posts an append,
+   * the worker takes one as it begins it; a search index catch-up step that sees it above zero gives way.
+   */
+  appendsWaiting: SharedArrayBuffer;
 }
 
 /** One chunk of an append: its bytes are the next `length` bytes of the request's buffer. */
@@ -54,8 +59,11 @@ export type OutputWriterReply =
    * but the search index failed on it (and is left alone until rebuilt).
    */
   | { type: 'appended'; id: number; endOffset: number; searchIndexError?: string; searchIndexDeferred?: boolean }
-  /** A search index step done: `broken` when the index failed on an append since its last rebuild. */
-  | { type: 'searchIndexProgress'; id: number; indexedBytes: number; remainingBytes: number; broken: boolean }
+  /**
+   * A search index step done: `broken` when the index failed on an append since its last rebuild;
+   * `yielded` when an append came meanwhile and the step gave way (rolled back, `remainingBytes` null).
+   */
+  | { type: 'searchIndexProgress'; id: number; indexedBytes: number; remainingBytes: number | null; broken: boolean; yielded: boolean }
   | { type: 'failed'; id: number; message: string }
   /** The WAL's frames, and how many of them are now in the database file. */
   | { type: 'checkpointed'; id: number; walFrames: number; checkpointedFrames: number }

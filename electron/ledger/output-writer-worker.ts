@@ -41,6 +41,10 @@ db.pragma('wal_autocheckpoint = 1000');
 // during a flood) is cut back to it: the WAL never stays huge (ledger-db.ts sets the same).
 db.pragma(`journal_size_limit = ${Math.floor(data.walSizeLimitBytes)}`);
 
+const appendsWaiting = new Int32Array(data.appendsWaiting);
+/** An append waits behind the step under way (the main thread counts them as it posts them). */
+const appendWaiting = () => Atomics.load(appendsWaiting, 0) > 0;
+
 const insert = db.prepare('INSERT INTO output_chunks (run_id, byte_offset, attempt_id, bytes, created_at) VALUES (?, ?, ?, ?, ?)');
 // The search index's output rows are written in the append's transaction (search-index-writer.ts),
 // in a savepoint of their own: an index that fails (damaged) never costs the output it was indexing.
@@ -140,8 +144,10 @@ port.on('message', (request: OutputWriterRequest) => {
         searchIndex.rebuild();
         searchIndexBroken = false;
       }
-      const { indexedBytes, remainingBytes } = searchIndexBroken ? { indexedBytes: 0, remainingBytes: 0 } : searchIndex.catchUp(request.maxBytes);
-      reply = { type: 'searchIndexProgress', id: request.id, indexedBytes, remainingBytes, broken: searchIndexBroken };
+      const { indexedBytes, remainingBytes, yielded } = searchIndexBroken
+        ? { indexedBytes: 0, remainingBytes: 0, yielded: false }
+        : searchIndex.catchUp(request.maxBytes, appendWaiting);
+      reply = { type: 'searchIndexProgress', id: request.id, indexedBytes, remainingBytes, broken: searchIndexBroken, yielded };
     } catch (error) {
       reply = { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
     }
@@ -159,6 +165,7 @@ port.on('message', (request: OutputWriterRequest) => {
     port.postMessage(reply);
     return;
   }
+  Atomics.sub(appendsWaiting, 0, 1);
   let reply: OutputWriterReply;
   try {
     const search = appendAll(request);

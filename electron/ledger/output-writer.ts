@@ -51,10 +51,12 @@ export interface ReclaimStepResult {
 
 export interface SearchIndexProgress {
   indexedBytes: number;
-  /** Stored output the index has not reached yet, over every run. */
-  remainingBytes: number;
+  /** Stored output the index has not reached yet, over every run; null when the step gave way. */
+  remainingBytes: number | null;
   /** The index failed on an append since it was last rebuilt: it needs a rebuild. */
   broken: boolean;
+  /** An append came while the step ran: it gave way (rolled back) for the append to go first. */
+  yielded: boolean;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -67,6 +69,8 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  */
 export class OutputWriter {
   private worker: Worker | undefined;
+  /** Appends posted to the worker and not yet begun there (output-writer-protocol.ts `appendsWaiting`). */
+  private appendsWaiting = new Int32Array(new SharedArrayBuffer(4));
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closing: Promise<void> | undefined;
@@ -104,7 +108,10 @@ export class OutputWriter {
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { endOffset: last.byteOffset + last.bytes.length, resolve: () => resolve(), reject });
       const request: OutputWriterRequest = { type: 'append', id, chunks: meta, bytes: packed.buffer, indexForSearch: !options.behind };
-      this.started().postMessage(request, [packed.buffer]);
+      const worker = this.started();
+      // Counted before it is posted, so a catch-up step under way gives way to it (output-writer-worker.ts).
+      Atomics.add(this.appendsWaiting, 0, 1);
+      worker.postMessage(request, [packed.buffer]);
     });
   }
 
@@ -203,7 +210,10 @@ export class OutputWriter {
 
   private started(): Worker {
     if (this.worker) return this.worker;
+    // A fresh count for a fresh worker: appends a dead one never began are failed, not waiting.
+    this.appendsWaiting = new Int32Array(new SharedArrayBuffer(4));
     const data: OutputWriterWorkerData = {
+      appendsWaiting: this.appendsWaiting.buffer,
       file: this.options.file,
       nativeBinding: this.options.nativeBinding,
       requireFrom: fileURLToPath(import.meta.url),
@@ -251,7 +261,7 @@ export class OutputWriter {
 }
 
 function searchIndexProgress(reply: Extract<OutputWriterReply, { type: 'searchIndexProgress' }>): SearchIndexProgress {
-  return { indexedBytes: reply.indexedBytes, remainingBytes: reply.remainingBytes, broken: reply.broken };
+  return { indexedBytes: reply.indexedBytes, remainingBytes: reply.remainingBytes, broken: reply.broken, yielded: reply.yielded };
 }
 
 /**

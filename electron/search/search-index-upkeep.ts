@@ -4,8 +4,9 @@ import type { Logger } from '../platform/log';
 import type { SearchIndexState } from '../../shared/search';
 
 /**
- * Output indexed per step on the writer's thread: some 5 ms there on a large index, so appends
- * that come meanwhile queue far under the PTY's pause mark (8 MiB), even in a 32 MiB/s flood.
+ * Output indexed per step on the writer's thread (a few milliseconds on a large index). An append
+ * that comes meanwhile does not wait for the step: the step rolls back and gives way within a 4 KiB
+ * slice (ledger/search-index-writer.ts), so this only bounds the work such a step throws away.
  */
 const catchUpStepBytes = 32 * 1024;
 /**
@@ -27,8 +28,9 @@ const restPerStepTime = 3;
  * Brings the search index up to the stored output in the background: at start (a ledger from before
  * the index, output stored while indexing failed), after a flood stored faster than it could be
  * indexed (the storing comes first), and after a rebuild (a damaged index). The work is done a step
- * at a time on the output writer's thread (ledger/search-index-writer.ts), each when no append waits;
- * search says the index is incomplete, and how far it has got, meanwhile.
+ * at a time on the output writer's thread (ledger/search-index-writer.ts), each when no append waits,
+ * and a step an append arrives during gives way to it; search says the index is incomplete, and how
+ * far it has got, meanwhile. bench/search-catch-up.bench.ts measures what it costs a flood.
  */
 export class SearchIndexUpkeep {
   private working: Promise<void> | null = null;
@@ -118,8 +120,10 @@ export class SearchIndexUpkeep {
         progress = await this.ledger.outputWriter.catchUpSearchIndex(catchUpStepBytes);
         await new Promise((resolve) => setTimeout(resolve, (Date.now() - stepStarted) * restPerStepTime));
       }
+      // A step that gave way to an append is done again once the writer is quiet again.
+      if (progress.yielded) continue;
       this.indexedBytes += progress.indexedBytes;
-      this.remainingBytes = progress.remainingBytes;
+      this.remainingBytes = progress.remainingBytes ?? this.remainingBytes;
       if (progress.broken) {
         this.rebuildWanted = true;
         continue;

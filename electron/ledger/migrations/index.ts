@@ -13,6 +13,7 @@ import { usage } from './011-usage';
 import { attemptCause } from './012-attempt-cause';
 import { searchIndex } from './013-search-index';
 import { hosts } from './014-hosts';
+import { searchIndexMerging } from './015-search-index-merging';
 
 export interface Migration {
   version: number;
@@ -46,4 +47,5 @@ export const migrations: readonly Migration[] = [
   { version: 12, name: 'attempt-cause', sql: attemptCause },
   { version: 13, name: 'search-index', sql: searchIndex },
   { version: 14, name: 'hosts', sql: hosts },
+  { version: 15, name: 'search-index-merging', sql: '', run: searchIndexMerging },
 ];
