@@ -173,6 +173,29 @@ describe('the search index over what runs printed', () => {
     expect(service.search({ query: 'quokka', from: tomorrow }).results).toEqual([]);
   });
 
+  it('applies the filters to every match, not only the newest: an older match in another agent is found among many newer ones', async () => {
+    const { test, runId: olderRunId, service } = setup();
+    const newer = test.createRun();
+    // One match in the first agent's run, then many more (well past any cap on what is ranked) in another's.
+    await print(test.ledger, olderRunId, ['the deploy failed with checksum mismatch\n']);
+    await print(test.ledger, newer.runId, ['retrying: checksum mismatch again\n'.repeat(25_000)]);
+    expect(test.ledger.db.prepare("SELECT count(*) FROM search_rows WHERE run_id = ? AND source = 'output'").pluck().get(newer.runId)).toBeGreaterThan(600);
+
+    const inOlder = service.search({ query: 'checksum', agentId: 'agt_1' });
+    expect(inOlder.results).toHaveLength(1);
+    expect(inOlder.results[0]).toMatchObject({ runId: olderRunId, agentId: 'agt_1' });
+    expect(inOlder.results[0]!.snippet.map((piece) => piece.text).join('')).toContain('deploy failed');
+    // The same by project, and by a range of days that holds only the older row.
+    expect(service.search({ query: 'checksum', projectId: 'prj_1' }).results.map((result) => result.runId)).toEqual([olderRunId]);
+    const olderAt = test.ledger.db.prepare("SELECT max(created_at) FROM search_rows WHERE run_id = ? AND source = 'output'").pluck().get(olderRunId) as number;
+    test.ledger.db.prepare("UPDATE search_rows SET created_at = ? WHERE run_id = ? AND source = 'output'").run(olderAt - 86_400_000, olderRunId);
+    const yesterday = new Date(olderAt - 86_400_000);
+    const dayRange = { from: new Date(yesterday.getTime() - 1000).toISOString(), to: new Date(yesterday.getTime() + 1000).toISOString() };
+    expect(service.search({ query: 'checksum', ...dayRange }).results.map((result) => result.runId)).toEqual([olderRunId]);
+    // And a page past the first still counts only what the filters keep.
+    expect(service.search({ query: 'checksum', agentId: 'agt_2', limit: 100 }).hasMore).toBe(true);
+  });
+
   it('reads any query a person types without an FTS5 syntax error, and refuses one with no words by a stable code', async () => {
     const { test, runId, service } = setup();
     await print(test.ledger, runId, ['error: ECONNRESET at socket-client.ts:42 "quoted" NEAR(x) AND OR\n']);

@@ -1,4 +1,5 @@
 import { OperatorError } from '../../shared/errors';
+import { foldWord, searchWordPattern, type SearchWordMatcher } from './search-words';
 
 /**
  * A query as a person types it, made into an FTS5 MATCH expression by us, token by token: what is
@@ -19,11 +20,9 @@ export interface SearchTerms {
   /** The words, as typed (in order, without repeats), for highlighting. */
   words: string[];
   /** The words folded as the index compares them; `prefix` for a word that ended in `*`. */
-  matchers: Array<{ word: string; prefix: boolean }>;
+  matchers: SearchWordMatcher[];
 }
 
-/** A word as the unicode61 tokenizer reads one (letters and numbers, with their marks; everything else separates). */
-export const searchWordPattern = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 /** More would only slow the query: no person types this many. */
 const maxTerms = 32;
 
@@ -74,9 +73,4 @@ export function searchTerms(query: string): SearchTerms {
 
 function wordsOf(text: string): string[] {
   return text.match(searchWordPattern) ?? [];
-}
-
-/** A word as the index compares it: lower case, without diacritics (unicode61 remove_diacritics). */
-export function foldWord(word: string): string {
-  return word.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 }

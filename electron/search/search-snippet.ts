@@ -1,5 +1,5 @@
 import type { SnippetPiece } from '../../shared/search';
-import { foldWord, searchWordPattern, type SearchTerms } from './search-query';
+import { foldWord, searchWordPattern, type SearchWordMatcher } from './search-words';
 
 /** Characters of context before the first match, and of snippet in all. */
 const leadChars = 60;
@@ -11,11 +11,11 @@ const snippetChars = 220;
  * index keeps no text (search-index-schema.ts), so this reads the text it was given and finds the
  * words again the way the tokenizer does: letters and digits, case and diacritics folded.
  */
-export function searchSnippet(text: string, terms: SearchTerms): SnippetPiece[] {
+export function searchSnippet(text: string, matchers: readonly SearchWordMatcher[]): SnippetPiece[] {
   const matches: Array<{ start: number; end: number }> = [];
   for (const token of text.matchAll(searchWordPattern)) {
     const folded = foldWord(token[0]);
-    if (terms.matchers.some((matcher) => (matcher.prefix ? folded.startsWith(matcher.word) : folded === matcher.word))) {
+    if (matchers.some((matcher) => (matcher.prefix ? folded.startsWith(matcher.word) : folded === matcher.word))) {
       matches.push({ start: token.index, end: token.index + token[0].length });
     }
   }
