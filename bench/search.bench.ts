@@ -172,10 +172,10 @@ report.push(
 describe(`search over ${totalMiB} MiB of agent output`, () => {
   bench(
     `${queries.length} queries, 20 results each`,
-    () => {
+    async () => {
       for (const query of queries) {
         const started = performance.now();
-        search.search({ query, limit: 20 });
+        await search.search({ query, limit: 20 });
         const took = performance.now() - started;
         times.push(took);
         perQuery.set(query, [...(perQuery.get(query) ?? []), took]);
@@ -185,7 +185,7 @@ describe(`search over ${totalMiB} MiB of agent output`, () => {
       for (const query of queries.slice(0, 8)) {
         for (const agentId of ['agt_1', `agt_${runs}`]) {
           const started = performance.now();
-          search.search({ query, limit: 20, agentId, status: 'running' });
+          await search.search({ query, limit: 20, agentId, status: 'running' });
           const took = performance.now() - started;
           times.push(took);
           perQuery.set(`${query} [${agentId}]`, [...(perQuery.get(`${query} [${agentId}]`) ?? []), took]);
@@ -203,6 +203,7 @@ afterAll(async () => {
   const slowest = [...perQuery].map(([query, each]) => [query, Math.max(...each)] as const).sort((a, b) => b[1] - a[1]).slice(0, 8);
   report.push(`slowest: ${slowest.map(([query, ms]) => `${query} ${ms.toFixed(0)} ms`).join(', ')}`);
   console.log(`\nsearch benchmark\n  ${report.join('\n  ')}\n`);
+  await search.close();
   await built.ledger.outputWriter.close();
   built.ledger.close();
   dir.remove();

@@ -3,29 +3,35 @@ import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../platform/log';
 import { searchRequestSchema, type SearchRequest, type SearchResponse } from '../../shared/search';
 import { searchTerms } from './search-query';
-import { SearchResultsReader, type SearchPage } from './search-results';
+import { SearchReader } from './search-reader';
+import type { SearchPage } from './search-results';
 import type { SearchIndexUpkeep } from './search-index-upkeep';
 
 const defaultPageSize = 20;
 
-/** Ranked full-text search over the index (ledger/search-index-schema.ts), with the operator's filters. */
+/**
+ * Ranked full-text search over the index (ledger/search-index-schema.ts), with the operator's filters.
+ * The request is checked and its words read here (a bad one is refused at once, by code); the query
+ * and the snippets run on the search reader's thread (search-reader.ts), off the event loop.
+ */
 export class SearchService {
-  private readonly reader: SearchResultsReader;
+  private readonly reader: SearchReader;
 
   constructor(
     ledger: Ledger,
     private readonly upkeep: SearchIndexUpkeep,
     private readonly log: Logger,
+    options: { nativeBinding?: string | undefined } = {},
   ) {
-    this.reader = new SearchResultsReader(ledger.db);
+    this.reader = new SearchReader({ file: ledger.file, nativeBinding: options.nativeBinding });
   }
 
-  search(input: SearchRequest): SearchResponse {
+  async search(input: SearchRequest): Promise<SearchResponse> {
     const request = searchRequestSchema.parse(input);
     const terms = searchTerms(request.query);
     let page: SearchPage;
     try {
-      page = this.reader.find({
+      page = await this.reader.find({
         match: terms.match,
         matchers: terms.matchers,
         agentId: request.agentId,
@@ -44,6 +50,11 @@ export class SearchService {
       return { results: [], hasMore: false, terms: terms.words, index: this.upkeep.state() };
     }
     return { ...page, terms: terms.words, index: this.upkeep.state() };
+  }
+
+  /** Ends the reader's thread (the console is closing). */
+  close(): Promise<void> {
+    return this.reader.close();
   }
 }
 
