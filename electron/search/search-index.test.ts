@@ -83,6 +83,68 @@ describe('the search index over what runs printed', () => {
     expect(await find('עולם')).toHaveLength(1);
   });
 
+  it('indexes what a progress bar or spinner ends with on screen, not every frame it drew', async () => {
+    const { test, runId, find } = setup();
+    await print(test.ledger, runId, [
+      // A progress bar rewritten in place, each frame in its own write (as a PTY reads them).
+      'downloading kestrel.tar 10%',
+      '\rdownloading kestrel.tar 55%',
+      '\rdownloading kestrel.tar 100%\r\n',
+      // A spinner drawn with backspaces, then its result.
+      'resolving |\b/\b-\b\\\bdone\r\n',
+      // A status line erased (CSI K) and written again shorter: what it said before is gone.
+      'status: compilingwidget',
+      '\r\x1b[Kstatus: ok\r\n',
+      // Written over only in part: the screen keeps the end of the longer text.
+      'abcdefghij\rXYZ\n',
+      // A carriage return that only ends a line (CR LF) erases nothing, in any write.
+      'first half of a line\r',
+      '\nsecond line here\r\n',
+    ]);
+
+    // The row reads as the screen ends (its lines, spaces folded in the snippet): no frame before the last.
+    expect(texts(await find('kestrel'))).toEqual(['downloading kestrel.tar 100% resolving done status: ok XYZdefghij first half of a line second line here ']);
+    expect(await find('55')).toEqual([]);
+    expect(await find('10')).toEqual([]);
+    expect(await find('compilingwidget')).toEqual([]);
+    expect(await find('status ok')).toHaveLength(1);
+    expect(await find('XYZdefghij')).toHaveLength(1);
+    expect(await find('abcdefghij')).toEqual([]);
+    expect(await find('"first half of a line"')).toHaveLength(1);
+    expect(await find('"second line here"')).toHaveLength(1);
+  });
+
+  it('drops characters that draw nothing but are not format characters, so a word they split is found whole', async () => {
+    const { test, runId, find } = setup();
+    // Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), variation selectors (U+FE0F, U+E0100), the
+    // combining grapheme joiner (U+034F) and a tag character (U+E0041): each draws nothing on screen.
+    const hidden = ['\u115F', '\u1160', '\u3164', '\uFFA0', '\uFE0F', '\u{E0100}', '\u034F', '\u{E0041}'];
+    await print(
+      test.ledger,
+      runId,
+      hidden.map((character, k) => `token ${k}: pass${character}phrase${k}\n`),
+    );
+    for (let k = 0; k < hidden.length; k++) expect(await find(`passphrase${k}`)).toHaveLength(1);
+    // A word copied with one of them in it is found too: the query drops them as the index does.
+    expect(await find('pass\u3164phrase2')).toHaveLength(1);
+    expect(await find('pass\u200Bphrase5')).toHaveLength(1);
+    // And the snippet reads as the screen does: none of them is in it.
+    expect(texts(await find('passphrase3'))[0]).toContain('passphrase3');
+  });
+
+  it('finds right-to-left text as typed, also inside bidirectional marks and isolates', async () => {
+    const { test, runId, find } = setup();
+    await print(test.ledger, runId, [
+      'deploy: \u2067مرحبا بالعالم\u2069 and \u200Fשלום\u200F done\n',
+      'mixed: \u202Bخطأ في الاتصال\u202C (ECONNRESET)\n',
+    ]);
+    expect(await find('بالعالم')).toHaveLength(1);
+    expect(await find('"مرحبا بالعالم"')).toHaveLength(1);
+    expect(await find('שלום')).toHaveLength(1);
+    expect(await find('"خطأ في الاتصال" ECONNRESET')).toHaveLength(1);
+    expect(texts(await find('بالعالم'))[0]).toContain('مرحبا بالعالم');
+  });
+
   it('cuts a 10 MB line into rows at spaces, finds its words, and jumps to near where each was printed', async () => {
     const { test, runId, find } = setup();
     const words = Array.from({ length: 1_100_000 }, (_, k) => `item${k.toString(36)}`);

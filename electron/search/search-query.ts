@@ -1,4 +1,5 @@
 import { OperatorError } from '../../shared/errors';
+import { hiddenCharacters } from '../ledger/output-text';
 import { foldWord, searchWordPattern, type SearchWordMatcher } from './search-words';
 
 /**
@@ -11,7 +12,8 @@ import { foldWord, searchWordPattern, type SearchWordMatcher } from './search-wo
  *   the index's unicode61 tokenizer reads them) are a phrase too: `ERR_CONN-RESET` finds the words
  *   ERR CONN RESET in a row, as it was printed;
  * - a term ending in `*` matches its last word as a prefix;
- * - every term must match (AND).
+ * - every term must match (AND);
+ * - characters that draw nothing are dropped first, as the index drops them (ledger/output-text.ts).
  */
 
 export interface SearchTerms {
@@ -26,7 +28,9 @@ export interface SearchTerms {
 /** More would only slow the query: no person types this many. */
 const maxTerms = 32;
 
-export function searchTerms(query: string): SearchTerms {
+export function searchTerms(typed: string): SearchTerms {
+  // What draws nothing is dropped as the index drops it: a word pasted with a zero-width space in it is found whole.
+  const query = typed.replace(hiddenCharacters, '');
   const phrases: Array<{ words: string[]; prefix: boolean }> = [];
   let at = 0;
   while (at < query.length) {
