@@ -194,6 +194,27 @@ describe('the search index over what runs printed', () => {
     expect(await find('modu')).toEqual([]);
   });
 
+  it('opens a timeline entry at the line it was parsed from, also when the stored output was megabytes behind it', async () => {
+    const { test, runId, find } = setup();
+    let end = await print(test.ledger, runId, ['starting the agent\n'.repeat(1000)]);
+    // In a flood the entry is parsed, and stored, while its line still waits in the write queue: the
+    // ledger's output then ends 2 MB before the line.
+    const text = 'closing the zebra crossing now';
+    test.ledger.runs.appendEvents(runId, null, [{ kind: 'message', data: { role: 'assistant', text } }], Date.now());
+    end = await print(test.ledger, runId, ['flood filler line of build output\n'.repeat(64_000)], end);
+    const lineAt = end;
+    await print(test.ledger, runId, [`${JSON.stringify({ type: 'item.completed', item: { type: 'agent_message', text } })}\n`, 'after\n'.repeat(100)], end);
+
+    const timeline = (await find('zebra crossing')).filter((result) => result.source === 'timeline');
+    expect(timeline).toHaveLength(1);
+    expect(timeline[0]!.byteOffset).toBeLessThanOrEqual(lineAt);
+    expect(lineAt - timeline[0]!.byteOffset!).toBeLessThan(maxRowBytes);
+    // A word the output never printed (only the timeline holds it): where the output stood, as before.
+    test.ledger.runs.appendEvents(runId, null, [{ kind: 'error', data: { message: 'okapi quota reached' } }], Date.now());
+    const quiet = (await find('okapi')).filter((result) => result.source === 'timeline');
+    expect(quiet).toMatchObject([{ byteOffset: test.ledger.output.totalBytes(runId) }]);
+  });
+
   it('never indexes a secret the console redacted: a run that prints its key is not found by it', async () => {
     const { test, runId, attemptId, find } = setup();
     const secret = 'sk-live-abcdef0123456789zyxwvu';

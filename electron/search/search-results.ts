@@ -41,6 +41,14 @@ export interface SearchPage {
 const rankedCandidates = 500;
 /** An output row's bytes read for its snippet: a row is a few KiB of text, more only with escape sequences. */
 const maxRowBytesRead = 256 * 1024;
+/**
+ * Where a timeline entry's line can be, around where the stored output ended when the entry was
+ * stored (its search row's offset): a line begins before that by at most its own length (a long JSON
+ * event), and ends after it by at most what the write queue held back then (it pauses the run at
+ * 8 MiB: pty/ledger-write-queue.ts).
+ */
+const timelineLineBefore = 1024 * 1024;
+const timelineLineAfter = 16 * 1024 * 1024;
 
 /** What a search row belongs to, for its filters and its result: its run (a notice's through the notice), its task. */
 const rowJoins = (row: string) => `JOIN search_rows s ON s.id = ${row}
@@ -67,6 +75,9 @@ interface ResultRow {
 
 export class SearchResultsReader {
   private readonly output: OutputRepository;
+
+  /** Prepared on first use: a reader made while the index is missing must still start (and say so). */
+  private timelineStatements: ReturnType<typeof prepareTimelineStatements> | undefined;
 
   constructor(private readonly db: BetterSqlite3.Database) {
     this.output = new OutputRepository(db);
@@ -127,9 +138,26 @@ export class SearchResultsReader {
       )
       .all(params) as ResultRow[];
     return {
-      results: rows.slice(0, query.limit).map((row) => searchResult(row, searchSnippet(this.rowText(row), query.matchers))),
+      results: rows.slice(0, query.limit).map((row) => searchResult({ ...row, byte_offset: this.resultOffset(row, query.match) }, searchSnippet(this.rowText(row), query.matchers))),
       hasMore: rows.length > query.limit,
     };
+  }
+
+  /**
+   * Where a result opens the run's terminal. An output row's own offset; a timeline entry's is not
+   * recorded (the timeline keeps no offsets: its row has where the stored output ended when the entry
+   * was stored, and during a flood its line is megabytes further on), so it is the first output row
+   * of the run near there that the query matches too (the line the entry was parsed from, for a CLI
+   * that prints JSON events), else that offset.
+   */
+  private resultOffset(row: ResultRow, match: string): number | null {
+    if (row.source !== 'timeline' || row.run_id === null || row.byte_offset === null) return row.byte_offset;
+    const statements = (this.timelineStatements ??= prepareTimelineStatements(this.db));
+    const first = statements.firstOutputRowFrom.get(row.run_id, Math.max(0, row.byte_offset - timelineLineBefore)) as number | undefined;
+    const last = statements.lastOutputRowUntil.get(row.run_id, row.byte_offset + timelineLineAfter) as number | undefined;
+    if (first === undefined || last === undefined || last < first) return row.byte_offset;
+    const found = statements.firstMatchingOutputRow.get({ match, first, last, runId: row.run_id }) as number | undefined;
+    return found ?? row.byte_offset;
   }
 
   /**
@@ -163,6 +191,25 @@ export class SearchResultsReader {
     const slice = this.output.read(row.run_id, row.byte_offset, Math.min(row.byte_end - row.byte_offset, maxRowBytesRead));
     return outputRowText(slice.bytes, row.byte_offset);
   }
+}
+
+/**
+ * The output rows of a run near a timeline entry that a query matches. A run's output rows are
+ * indexed in order, so their ids grow with their offsets: the rows between two offsets are the ids
+ * between the first and the last of them (search_rows_by_run finds both), a range FTS5 walks in order.
+ */
+function prepareTimelineStatements(db: BetterSqlite3.Database) {
+  return {
+    firstOutputRowFrom: db.prepare("SELECT id FROM search_rows WHERE run_id = ? AND source = 'output' AND byte_offset >= ? ORDER BY byte_offset LIMIT 1").pluck(),
+    lastOutputRowUntil: db.prepare("SELECT id FROM search_rows WHERE run_id = ? AND source = 'output' AND byte_offset <= ? ORDER BY byte_offset DESC LIMIT 1").pluck(),
+    firstMatchingOutputRow: db
+      .prepare(
+        `SELECT s.byte_offset FROM search_text f JOIN search_rows s ON s.id = f.rowid
+         WHERE f.search_text MATCH @match AND f.rowid BETWEEN @first AND @last AND s.run_id = @runId AND s.source = 'output'
+         ORDER BY f.rowid LIMIT 1`,
+      )
+      .pluck(),
+  };
 }
 
 function searchResult(row: ResultRow, snippet: SearchResult['snippet']): SearchResult {
