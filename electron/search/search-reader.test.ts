@@ -37,13 +37,19 @@ function ledgerWithSlowQuery(test: TestRunLedger, runId: string): void {
   `);
 }
 
+/** A test ledger and the search service over it (its reader thread closed after the test). */
+function searchedLedger() {
+  const test = openTestRunLedger();
+  cleanups.push(() => test.close());
+  const log = createMemoryLogger();
+  const service = new SearchService(test.ledger, new SearchIndexUpkeep(test.ledger, log), log);
+  cleanups.push(() => service.close());
+  return { test, service };
+}
+
 describe('search off the event loop', () => {
   it('keeps live output reaching a viewer while a slow query runs', async () => {
-    const test = openTestRunLedger();
-    cleanups.push(() => test.close());
-    const log = createMemoryLogger();
-    const service = new SearchService(test.ledger, new SearchIndexUpkeep(test.ledger, log), log);
-    cleanups.push(() => service.close());
+    const { test, service } = searchedLedger();
     const { runId, attemptId } = test.createRun();
     ledgerWithSlowQuery(test, runId);
 
@@ -76,11 +82,7 @@ describe('search off the event loop', () => {
   });
 
   it('still refuses a query with no words by its stable code, and answers the next one (search-channel.test.ts: the rest of the contract)', async () => {
-    const test = openTestRunLedger();
-    cleanups.push(() => test.close());
-    const log = createMemoryLogger();
-    const service = new SearchService(test.ledger, new SearchIndexUpkeep(test.ledger, log), log);
-    cleanups.push(() => service.close());
+    const { test, service } = searchedLedger();
     test.ledger.db.prepare("UPDATE tasks SET title = 'Find the ocelot' WHERE id = ?").run(test.createRun().runId.replace('run_', 'tsk_'));
     await expect(service.search({ query: '" -- *' })).rejects.toMatchObject({ code: 'invalid_request', reason: 'no_search_words' });
     expect((await service.search({ query: 'ocelot' })).results).toMatchObject([{ source: 'task', taskTitle: 'Find the ocelot' }]);
