@@ -24,7 +24,7 @@
  */
 
 export interface OutputTextRow {
-  /** The offset in the run's output of the row's first visible byte: where a search result jumps. */
+  /** The offset in the run's output of the row's first visible byte: reading again starts there. */
   byteOffset: number;
   /** Just past its last visible byte: reading [byteOffset, byteEnd) again gives the same text (outputRowText). */
   byteEnd: number;
@@ -87,10 +87,19 @@ export class OutputTextExtractor {
   private sequenceParameter = 0;
   private sequenceParameterEnded = false;
   private sequencePrivate = false;
+  /** Where each line of the row in progress began (outputRowLines only; null on the writer's path). */
+  private lineOffsets: number[] | null = null;
+  private linesEnded = 0;
   private end: number;
 
-  constructor(startOffset: number) {
+  constructor(startOffset: number, options: { lineOffsets?: boolean } = {}) {
     this.end = startOffset;
+    if (options.lineOffsets) this.lineOffsets = [];
+  }
+
+  /** Where each line of the row in progress began in the output (made with `lineOffsets`). */
+  get rowLineOffsets(): readonly number[] {
+    return this.lineOffsets ?? [];
   }
 
   /** The offset just past the last byte read. */
@@ -125,6 +134,7 @@ export class OutputTextExtractor {
             this.cursor = this.length;
             this.append(LF, offset, createdAt, rows);
             this.lineStart = this.cursor = this.length;
+            this.linesEnded++;
             if (this.length >= targetRowBytes) this.emit(this.length, rows);
           } else if (byte === CR) this.moveCursor(this.lineStart, offset);
           else if (byte === BS) this.moveCursor(this.previousCharacter(), offset);
@@ -221,7 +231,10 @@ export class OutputTextExtractor {
       this.rowOpen = true;
       this.rowStart = offset;
       this.rowCreatedAt = createdAt;
+      this.linesEnded = 0;
+      if (this.lineOffsets) this.lineOffsets.length = 0;
     }
+    if (this.lineOffsets && this.lineOffsets.length <= this.linesEnded) this.lineOffsets.push(offset);
     if (byte >= 0x80) this.nonAscii = true;
     this.row[this.length] = byte;
     this.offsets[this.length] = offset;
@@ -320,6 +333,20 @@ export function outputRowText(bytes: Uint8Array, byteOffset: number): string {
   const pending = extractor.pending();
   if (pending) rows.push(pending);
   return rows.map((row) => row.text).join('');
+}
+
+/**
+ * The row at [byteOffset, …) read again as outputRowText reads it, with where each of its lines
+ * begins in the output: a result jumps to the line that holds its match, not to the row's first line.
+ */
+export function outputRowLines(bytes: Uint8Array, byteOffset: number): { text: string; lineOffsets: readonly number[] } {
+  const extractor = new OutputTextExtractor(byteOffset, { lineOffsets: true });
+  const rows: OutputTextRow[] = [];
+  extractor.push(bytes, 0, rows);
+  const pending = extractor.pending();
+  if (pending) rows.push(pending);
+  // The range holds one row; should it hold more (it never does), the line offsets are the last one's.
+  return { text: rows.map((row) => row.text).join(''), lineOffsets: rows.length <= 1 ? extractor.rowLineOffsets : [] };
 }
 
 /** The row's text as it reads, or null when nothing but spaces shows. */

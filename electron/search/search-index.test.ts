@@ -83,6 +83,17 @@ describe('the search index over what runs printed', () => {
     expect(await find('עולם')).toHaveLength(1);
   });
 
+  it('opens a result at the line that holds the match, not at the first of the lines its row holds', async () => {
+    const { test, runId, find } = setup();
+    const lines = Array.from({ length: 40 }, (_, k) => (k === 25 ? 'error: the \x1b[1mnarwhal\x1b[0m migration failed\r\n' : `step ${k} of the migration passed\r\n`));
+    await print(test.ledger, runId, [lines.join('')]);
+    const found = await find('narwhal');
+    expect(found).toHaveLength(1);
+    // The row starts at the first line; the result opens at the 26th, where the word is.
+    expect(test.ledger.db.prepare("SELECT min(byte_offset) FROM search_rows WHERE run_id = ? AND source = 'output'").pluck().get(runId)).toBe(0);
+    expect(found[0]!.byteOffset).toBe(Buffer.byteLength(lines.slice(0, 25).join('')));
+  });
+
   it('indexes what a progress bar or spinner ends with on screen, not every frame it drew', async () => {
     const { test, runId, find } = setup();
     await print(test.ledger, runId, [

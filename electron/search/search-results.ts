@@ -2,9 +2,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { RunStatus } from '../../shared/entities';
 import type { SearchResult, SearchSource } from '../../shared/search';
 import { OutputRepository } from '../ledger/output-repository';
-import { outputRowText } from '../ledger/output-text';
+import { outputRowLines } from '../ledger/output-text';
 import { timelineText } from '../ledger/search-index-schema';
-import { searchSnippet } from './search-snippet';
+import { searchSnippet, wordsFound } from './search-snippet';
 import type { SearchWordMatcher } from './search-words';
 
 /**
@@ -138,19 +138,29 @@ export class SearchResultsReader {
       )
       .all(params) as ResultRow[];
     return {
-      results: rows.slice(0, query.limit).map((row) => searchResult({ ...row, byte_offset: this.resultOffset(row, query.match) }, searchSnippet(this.rowText(row), query.matchers))),
+      results: rows.slice(0, query.limit).map((row) => this.result(row, query)),
       hasMore: rows.length > query.limit,
     };
   }
 
+  /** A row as a result: its snippet, and where it opens the run's terminal. */
+  private result(row: ResultRow, query: SearchQuery): SearchResult {
+    if (row.source !== 'output') return searchResult({ ...row, byte_offset: this.timelineOffset(row, query.match) }, searchSnippet(row.text ?? '', query.matchers));
+    const { text, lineOffsets } = this.outputRow(row);
+    // The line that holds the first word found: the row's first line is up to a KiB of lines earlier.
+    const first = wordsFound(text, query.matchers)[0];
+    const line = first === undefined ? 0 : text.slice(0, first.start).split('\n').length - 1;
+    return searchResult({ ...row, byte_offset: lineOffsets[line] ?? row.byte_offset }, searchSnippet(text, query.matchers));
+  }
+
   /**
-   * Where a result opens the run's terminal. An output row's own offset; a timeline entry's is not
+   * Where a timeline result opens the run's terminal: its entry's offset is not
    * recorded (the timeline keeps no offsets: its row has where the stored output ended when the entry
    * was stored, and during a flood its line is megabytes further on), so it is the first output row
    * of the run near there that the query matches too (the line the entry was parsed from, for a CLI
    * that prints JSON events), else that offset.
    */
-  private resultOffset(row: ResultRow, match: string): number | null {
+  private timelineOffset(row: ResultRow, match: string): number | null {
     if (row.source !== 'timeline' || row.run_id === null || row.byte_offset === null) return row.byte_offset;
     const statements = (this.timelineStatements ??= prepareTimelineStatements(this.db));
     const first = statements.firstOutputRowFrom.get(row.run_id, Math.max(0, row.byte_offset - timelineLineBefore)) as number | undefined;
@@ -185,11 +195,11 @@ export class SearchResultsReader {
     return window.lo === null || window.hi === null ? null : { lo: window.lo, hi: window.hi };
   }
 
-  private rowText(row: ResultRow): string {
-    if (row.source !== 'output') return row.text ?? '';
-    if (row.run_id === null || row.byte_offset === null || row.byte_end === null) return '';
+  /** An output row's text, read again from the output it came from, with where its lines begin. */
+  private outputRow(row: ResultRow): { text: string; lineOffsets: readonly number[] } {
+    if (row.run_id === null || row.byte_offset === null || row.byte_end === null) return { text: '', lineOffsets: [] };
     const slice = this.output.read(row.run_id, row.byte_offset, Math.min(row.byte_end - row.byte_offset, maxRowBytesRead));
-    return outputRowText(slice.bytes, row.byte_offset);
+    return outputRowLines(slice.bytes, row.byte_offset);
   }
 }
 
