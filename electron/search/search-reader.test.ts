@@ -25,7 +25,7 @@ afterEach(async () => {
 /**
  * A ledger whose index holds 400,000 rows of three distinct ids each (commit hashes, request ids: what
  * agents print), so a one-letter prefix (`q*`, under the 3-character prefix index) merges over a
- * million terms' lists: a query of a few hundred milliseconds, as on a large ledger.
+ * million terms: a query of a few hundred milliseconds, as on a large ledger.
  */
 function ledgerWithSlowQuery(test: TestRunLedger, runId: string): void {
   test.ledger.db.exec(`
@@ -74,7 +74,7 @@ describe('search off the event loop', () => {
     const bytesAfter = arrivals.at(-1) ?? 0;
 
     expect(answer.results.length).toBe(20);
-    expect(took).toBeGreaterThan(150);
+    expect(took).toBeGreaterThan(100);
     // The event loop went on: the viewer was sent output while the query ran, not only after it.
     expect(during).toBeGreaterThan(20);
     expect(bytesAfter).toBeGreaterThan(bytesBefore);
