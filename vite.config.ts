@@ -9,6 +9,7 @@ import packageJson from './package.json' with { type: 'json' };
  *   node      Electron main + the browser host      -> dist/electron/{main,serve}.js (ESM)
  *             and the ledger restore command         -> dist/electron/restore-ledger.js
  *             and the ledger's output writer thread  -> dist/electron/output-writer-worker.js
+ *             and the search reader thread           -> dist/electron/search-reader-worker.js
  *   preload   the sandboxed preload, one CJS file   -> dist/electron/preload.cjs
  * Sandboxed preloads cannot be ESM and cannot require anything but electron, so the preload bundles
  * shared/ (zod included) into a single file.
@@ -66,11 +67,12 @@ export default defineConfig(({ mode }): UserConfig => {
         minify: false,
         ssr: true,
         rollupOptions: {
-          // The worker is its own entry: a thread loads it by file (electron/ledger/output-writer.ts finds it).
+          // Each worker is its own entry: a thread loads it by file (electron/platform/worker-module.ts finds it).
           input: {
             main: 'electron/main.ts',
             serve: 'electron/host/serve.ts',
             'output-writer-worker': 'electron/ledger/output-writer-worker.ts',
+            'search-reader-worker': 'electron/search/search-reader-worker.ts',
             // `npm run ledger:restore` (scripts/restore-ledger.mjs).
             'restore-ledger': 'electron/ledger/restore-ledger-command.ts',
           },

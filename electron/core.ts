@@ -188,7 +188,7 @@ export function createCore(options: CoreOptions): Core {
   // Output stored before the search index (or while it failed) is indexed in the background.
   const searchIndex = new SearchIndexUpkeep(ledger, options.log);
   searchIndex.start();
-  const search = new SearchService(ledger, searchIndex, options.log);
+  const search = new SearchService(ledger, searchIndex, options.log, { nativeBinding: options.sqliteNativeBinding });
   // Runs a previous console left behind are stranded before anything new starts.
   const recovered = runs.recover().catch((error: unknown) => options.log.error('run recovery failed', { error: String(error) }));
   // The sandbox's answer is part of every agent's admission.
@@ -243,6 +243,7 @@ export function createCore(options: CoreOptions): Core {
       attention.close();
       // After the runs: a run ending as they stop may still start a measure, which is waited for.
       await cleanup.close();
+      await search.close();
       await searchIndex.close();
       // Every run has ended, so its output was handed over: wait for the last commits.
       await ledger.outputWriter.close();

@@ -47,7 +47,11 @@ export const searchResultSchema = z.object({
   agentName: z.string().nullable(),
   noticeId: z.string().nullable(),
   at: z.string(),
-  /** Where the text starts in the run's output (output rows; timeline rows where it is known). */
+  /**
+   * Where in the run's output its terminal opens for this result: the line that holds the first word
+   * found (output), the line its entry was parsed from when the output printed its words, else where
+   * the output ended when it was stored (timeline); null for tasks, notices and entries from before the index.
+   */
   byteOffset: z.number().int().min(0).nullable(),
   snippet: z.array(snippetPieceSchema),
 });

@@ -1,5 +1,8 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { test, expect } from '../console-test';
+import { startBrowserHost } from '../launchers/browser-host';
 import { addFixtureAgent, addProject, addTask, makeRepository, runTask, terminal } from './helpers';
 
 const paletteKeys = process.platform === 'darwin' ? 'Meta+K' : 'Control+K';
@@ -79,4 +82,51 @@ test('a query with only punctuation says what to type instead, and an unbalanced
   await expect(page.getByRole('alert')).toContainText('type a word or a number');
   await field.fill('"unbalanced quote');
   await expect(page.getByRole('status').filter({ hasText: 'Nothing found' })).toContainText('Nothing found for “"unbalanced quote”.');
+});
+
+test('a console started on a ledger whose search index is damaged rebuilds it, showing how far it has got, then finds the output again', async ({ browser, scratchDir }) => {
+  // The first console stores a run's 24 MB of output (and its index).
+  const dataDir = path.join(scratchDir, 'data');
+  mkdirSync(dataDir);
+  const first = await startBrowserHost({ dataDir });
+  const firstContext = await browser.newContext();
+  const firstPage = await firstContext.newPage();
+  await firstPage.goto(first.url);
+  await addProject(firstPage, makeRepository(path.join(scratchDir, 'repo')));
+  await addFixtureAgent(firstPage, 'Fixture flood', ['--flood-bytes', '24000000']);
+  await addTask(firstPage, 'Print a lot');
+  await runTask(firstPage, 'Print a lot', 'Fixture flood');
+  await expect(firstPage.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 60_000 });
+  await firstContext.close();
+  expect(await first.stop()).toBe(0);
+
+  // The index is damaged (its FTS pages gone, as a bad sector would leave them); the output is not.
+  const ledger = new Database(path.join(dataDir, 'ledger.sqlite'));
+  ledger.unsafeMode(true);
+  ledger.exec('DELETE FROM search_text_data WHERE id > 1');
+  ledger.close();
+
+  const second = await startBrowserHost({ dataDir });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(second.url);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click();
+    await page.getByRole('searchbox', { name: 'Search output' }).fill('sha256');
+    // The search finds the damage and has the index rebuilt: a bar, how much is indexed and how much is
+    // left, and that results may miss some meanwhile.
+    const progress = page.getByRole('progressbar', { name: /Rebuilding the search index/ });
+    await expect(progress).toBeVisible();
+    const status = page.getByRole('status').filter({ has: progress });
+    await expect(status).toContainText(/[\d.]+ [KMG]?B indexed, [\d.]+ [KMG]?B to go\. Results may miss some output until it is done/);
+    // Then complete: the bar is gone, and the run's output is found again, by itself.
+    await expect(progress).toHaveCount(0, { timeout: 90_000 });
+    const result = page.getByRole('list', { name: 'Search results' }).getByRole('link', { name: /Print a lot — Fixture flood/ });
+    await expect(result).toHaveCount(1);
+    await expect(result).toContainText(/flood-end bytes=\d+ lines=\d+ sha256/);
+    await expect(page.getByText('Results may miss some output')).toHaveCount(0);
+  } finally {
+    await context.close();
+    await second.stop();
+  }
 });

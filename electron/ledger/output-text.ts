@@ -7,10 +7,15 @@
  * shows, so:
  * - escape sequences (CSI, OSC, DCS, APC, …) are dropped without a trace: `pass\e[31mword` reads
  *   `password` on screen and is indexed so, also when the sequence is split across two writes;
- * - other control characters (NUL, BEL, backspace) are dropped the same way; line feeds, carriage
- *   returns and tabs separate words;
- * - invisible format characters (zero-width spaces and joiners, bidirectional controls, the byte order
- *   mark: Unicode's Cf) are dropped, so text an agent disguised with them is found as it reads;
+ * - a carriage return or backspace moves back over the line, and what is written then replaces what
+ *   was there, as on screen: a progress bar or spinner (`50%\r100%`, `|\b/`) is indexed as it ends, not
+ *   as every frame it drew; erase in line (`CSI K`) erases; line feeds end lines, tabs separate words;
+ * - other control characters (NUL, BEL) are dropped without a trace;
+ * - characters that draw nothing are dropped, so text an agent disguised with them is found as it
+ *   reads: Unicode's format characters (Cf: zero-width spaces and joiners, bidirectional controls, the
+ *   byte order mark, tags) and its default-ignorable ones that are not Cf (Hangul fillers U+115F,
+ *   U+1160, U+3164, U+FFA0, variation selectors, the combining grapheme joiner); right-to-left text
+ *   itself is kept as it is stored (logical order), which is how a person types it;
  * - invalid UTF-8 becomes U+FFFD (a separator to the tokenizer), never a lost row;
  * - a row holds whole lines up to about `targetRowBytes`; a longer line (a 10 MB line of minified
  *   output) is cut at a space, or at a character boundary if it has none, every `maxRowBytes`.
@@ -19,7 +24,7 @@
  */
 
 export interface OutputTextRow {
-  /** The offset in the run's output of the row's first visible byte: where a search result jumps. */
+  /** The offset in the run's output of the row's first visible byte: reading again starts there. */
   byteOffset: number;
   /** Just past its last visible byte: reading [byteOffset, byteEnd) again gives the same text (outputRowText). */
   byteEnd: number;
@@ -50,7 +55,10 @@ const SPACE = 0x20;
 const CAN = 0x18;
 const SUB = 0x1a;
 
-const hiddenFormatCharacters = /\p{Cf}/gu;
+/** Characters that draw nothing (README "Search"): the text and the query both drop them. */
+export const hiddenCharacters = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+const BS = 0x08;
+const CR = 0x0d;
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
 export class OutputTextExtractor {
@@ -64,10 +72,34 @@ export class OutputTextExtractor {
   /** The row holds a byte above ASCII: only then is it checked for hidden characters. */
   private nonAscii = false;
   private rowCreatedAt = 0;
+  /**
+   * A row is open from its first visible byte (`rowStart`) until it is emitted, also when what it
+   * showed was erased since: reading again from `rowStart` in ground state replays what was written
+   * over it, and gives the same text. `rowEnd`: just past the last byte that changed it.
+   */
+  private rowOpen = false;
+  private rowStart = 0;
+  private rowEnd = 0;
+  /** Where in `row` the current line begins (after its last line feed), and where the next byte goes. */
+  private lineStart = 0;
+  private cursor = 0;
+  /** A control sequence's first parameter, and whether it is private (`CSI ?…`): for erase in line. */
+  private sequenceParameter = 0;
+  private sequenceParameterEnded = false;
+  private sequencePrivate = false;
+  /** Where each line of the row in progress began (outputRowLines only; null on the writer's path). */
+  private lineOffsets: number[] | null = null;
+  private linesEnded = 0;
   private end: number;
 
-  constructor(startOffset: number) {
+  constructor(startOffset: number, options: { lineOffsets?: boolean } = {}) {
     this.end = startOffset;
+    if (options.lineOffsets) this.lineOffsets = [];
+  }
+
+  /** Where each line of the row in progress began in the output (made with `lineOffsets`). */
+  get rowLineOffsets(): readonly number[] {
+    return this.lineOffsets ?? [];
   }
 
   /** The offset just past the last byte read. */
@@ -82,7 +114,7 @@ export class OutputTextExtractor {
   get resumeOffset(): number {
     let at = this.end;
     if (this.parse !== Parse.Ground) at = Math.min(at, this.sequenceStart);
-    if (this.length > 0) at = Math.min(at, this.offsets[0]!);
+    if (this.rowOpen) at = Math.min(at, this.rowStart);
     return at;
   }
 
@@ -96,16 +128,26 @@ export class OutputTextExtractor {
           if (byte === ESC) {
             this.parse = Parse.Escape;
             this.sequenceStart = offset;
-          } else if (byte >= SPACE && byte !== 0x7f) this.append(byte, offset, createdAt, rows);
+          } else if (byte >= SPACE && byte !== 0x7f) this.write(byte, offset, createdAt, rows);
           else if (byte === LF) {
+            // A line feed ends the line wherever the cursor was (a CR LF keeps the line as it reads).
+            this.cursor = this.length;
             this.append(LF, offset, createdAt, rows);
+            this.lineStart = this.cursor = this.length;
+            this.linesEnded++;
             if (this.length >= targetRowBytes) this.emit(this.length, rows);
-          } else if (byte === 0x0d || byte === 0x09 || byte === 0x0b || byte === 0x0c) this.append(SPACE, offset, createdAt, rows);
-          // Any other control character (NUL, BEL, backspace, …) draws nothing: dropped, not a separator.
+          } else if (byte === CR) this.moveCursor(this.lineStart, offset);
+          else if (byte === BS) this.moveCursor(this.previousCharacter(), offset);
+          else if (byte === 0x09 || byte === 0x0b || byte === 0x0c) this.write(SPACE, offset, createdAt, rows);
+          // Any other control character (NUL, BEL, …) draws nothing: dropped, not a separator.
           break;
         case Parse.Escape:
-          if (byte === 0x5b) this.parse = Parse.ControlSequence;
-          else if (byte === 0x5d || byte === 0x50 || byte === 0x58 || byte === 0x5e || byte === 0x5f) this.parse = Parse.ControlString;
+          if (byte === 0x5b) {
+            this.parse = Parse.ControlSequence;
+            this.sequenceParameter = 0;
+            this.sequenceParameterEnded = false;
+            this.sequencePrivate = false;
+          } else if (byte === 0x5d || byte === 0x50 || byte === 0x58 || byte === 0x5e || byte === 0x5f) this.parse = Parse.ControlString;
           else if (byte >= 0x20 && byte <= 0x2f) this.parse = Parse.EscapeIntermediate;
           else if (byte === ESC) this.sequenceStart = offset;
           else this.parse = Parse.Ground;
@@ -120,7 +162,14 @@ export class OutputTextExtractor {
           if (byte === ESC) {
             this.parse = Parse.Escape;
             this.sequenceStart = offset;
-          } else if ((byte >= 0x40 && byte <= 0x7e) || byte === CAN || byte === SUB) this.parse = Parse.Ground;
+          } else if (byte >= 0x30 && byte <= 0x39) {
+            if (!this.sequenceParameterEnded) this.sequenceParameter = Math.min(9999, this.sequenceParameter * 10 + byte - 0x30);
+          } else if (byte === 0x3b) this.sequenceParameterEnded = true;
+          else if (byte >= 0x3c && byte <= 0x3f) this.sequencePrivate = true;
+          else if (byte >= 0x40 && byte <= 0x7e) {
+            this.parse = Parse.Ground;
+            if (byte === 0x4b && !this.sequencePrivate) this.eraseInLine(this.sequenceParameter, offset);
+          } else if (byte === CAN || byte === SUB) this.parse = Parse.Ground;
           break;
         case Parse.ControlString:
           if (byte === 0x07 || byte === CAN || byte === SUB) this.parse = Parse.Ground;
@@ -145,16 +194,93 @@ export class OutputTextExtractor {
   pending(): OutputTextRow | null {
     if (this.length === 0) return null;
     const text = rowText(this.row.subarray(0, this.length), this.nonAscii);
-    return text === null ? null : { byteOffset: this.offsets[0]!, byteEnd: this.offsets[this.length - 1]! + 1, createdAt: this.rowCreatedAt, text };
+    return text === null ? null : { byteOffset: this.rowStart, byteEnd: this.rowEnd, createdAt: this.rowCreatedAt, text };
+  }
+
+  /** A visible byte at the cursor: added at the end of the line, or over what the cursor went back over. */
+  private write(byte: number, offset: number, createdAt: number, rows: OutputTextRow[]): void {
+    if (this.cursor === this.length) {
+      this.append(byte, offset, createdAt, rows);
+      this.cursor = this.length;
+      return;
+    }
+    if (byte >= 0x80) this.nonAscii = true;
+    if (byte < 0x80 || byte >= 0xc0) {
+      // A character's first byte takes the place of the whole character under the cursor.
+      const size = this.characterSize(this.cursor);
+      if (size > 1) {
+        this.row.copyWithin(this.cursor + 1, this.cursor + size, this.length);
+        this.offsets.copyWithin(this.cursor + 1, this.cursor + size, this.length);
+        this.length -= size - 1;
+      }
+    } else {
+      // Its further bytes go in after it.
+      this.row.copyWithin(this.cursor + 1, this.cursor, this.length);
+      this.offsets.copyWithin(this.cursor + 1, this.cursor, this.length);
+      this.length++;
+    }
+    this.row[this.cursor] = byte;
+    this.offsets[this.cursor] = offset;
+    this.cursor++;
+    this.rowEnd = offset + 1;
+    if (this.length >= maxRowBytes) this.emit(this.cutPoint(), rows);
   }
 
   private append(byte: number, offset: number, createdAt: number, rows: OutputTextRow[]): void {
-    if (this.length === 0) this.rowCreatedAt = createdAt;
+    if (!this.rowOpen) {
+      this.rowOpen = true;
+      this.rowStart = offset;
+      this.rowCreatedAt = createdAt;
+      this.linesEnded = 0;
+      if (this.lineOffsets) this.lineOffsets.length = 0;
+    }
+    if (this.lineOffsets && this.lineOffsets.length <= this.linesEnded) this.lineOffsets.push(offset);
     if (byte >= 0x80) this.nonAscii = true;
     this.row[this.length] = byte;
     this.offsets[this.length] = offset;
     this.length++;
+    this.rowEnd = offset + 1;
     if (this.length >= maxRowBytes) this.emit(this.cutPoint(), rows);
+  }
+
+  /** A carriage return or backspace: the cursor goes back within the line (nothing is erased yet). */
+  private moveCursor(to: number, offset: number): void {
+    if (!this.rowOpen) return;
+    this.cursor = to;
+    this.rowEnd = offset + 1;
+  }
+
+  /** Where the character before the cursor begins (a backspace goes back one character, not one byte). */
+  private previousCharacter(): number {
+    let at = this.cursor;
+    if (at > this.lineStart) at--;
+    while (at > this.lineStart && (this.row[at]! & 0xc0) === 0x80) at--;
+    return at;
+  }
+
+  /** The bytes of the character that begins at `at` (1 for ASCII, an invalid byte or the end). */
+  private characterSize(at: number): number {
+    if (at >= this.length || this.row[at]! < 0xc0) return 1;
+    let size = 1;
+    while (size < 4 && at + size < this.length && (this.row[at + size]! & 0xc0) === 0x80) size++;
+    return size;
+  }
+
+  /**
+   * Erase in line (`CSI K`): 0 from the cursor to the line's end, 1 from its start to the cursor (left
+   * blank), 2 all of it. The cursor stays; what is then written goes where it is.
+   */
+  private eraseInLine(mode: number, offset: number): void {
+    if (!this.rowOpen) return;
+    if (mode === 0) this.length = Math.max(this.lineStart, this.cursor);
+    else if (mode === 2) this.length = this.cursor = this.lineStart;
+    else if (mode === 1) {
+      const through = Math.min(this.length, this.cursor + this.characterSize(this.cursor));
+      for (let at = this.lineStart; at < through; at++) {
+        this.row[at] = SPACE;
+      }
+    } else return;
+    this.rowEnd = offset + 1;
   }
 
   /** Where to cut a full row: after its last space or line end in the second half, else at a character boundary. */
@@ -170,11 +296,26 @@ export class OutputTextExtractor {
   }
 
   private emit(count: number, rows: OutputTextRow[]): void {
+    const whole = count === this.length;
+    // A cut row (an over-long line) ends after the latest byte written into its part.
+    let end = this.rowEnd;
+    if (!whole) {
+      end = 0;
+      for (let at = 0; at < count; at++) end = Math.max(end, this.offsets[at]! + 1);
+    }
     const text = rowText(this.row.subarray(0, count), this.nonAscii);
-    if (text !== null) rows.push({ byteOffset: this.offsets[0]!, byteEnd: this.offsets[count - 1]! + 1, createdAt: this.rowCreatedAt, text });
+    if (text !== null) rows.push({ byteOffset: this.rowStart, byteEnd: end, createdAt: this.rowCreatedAt, text });
     this.row.copyWithin(0, count, this.length);
     this.offsets.copyWithin(0, count, this.length);
     this.length -= count;
+    this.lineStart = Math.max(0, this.lineStart - count);
+    this.cursor = Math.max(0, this.cursor - count);
+    this.rowOpen = this.length > 0;
+    if (this.rowOpen) {
+      let start = this.offsets[0]!;
+      for (let at = 1; at < this.length; at++) start = Math.min(start, this.offsets[at]!);
+      this.rowStart = start;
+    }
     // What is left of a cut row is rechecked with the next row (rare: only over-long lines are cut).
     this.nonAscii = this.length > 0 && this.nonAscii;
   }
@@ -194,10 +335,24 @@ export function outputRowText(bytes: Uint8Array, byteOffset: number): string {
   return rows.map((row) => row.text).join('');
 }
 
+/**
+ * The row at [byteOffset, …) read again as outputRowText reads it, with where each of its lines
+ * begins in the output: a result jumps to the line that holds its match, not to the row's first line.
+ */
+export function outputRowLines(bytes: Uint8Array, byteOffset: number): { text: string; lineOffsets: readonly number[] } {
+  const extractor = new OutputTextExtractor(byteOffset, { lineOffsets: true });
+  const rows: OutputTextRow[] = [];
+  extractor.push(bytes, 0, rows);
+  const pending = extractor.pending();
+  if (pending) rows.push(pending);
+  // The range holds one row; should it hold more (it never does), the line offsets are the last one's.
+  return { text: rows.map((row) => row.text).join(''), lineOffsets: rows.length <= 1 ? extractor.rowLineOffsets : [] };
+}
+
 /** The row's text as it reads, or null when nothing but spaces shows. */
 function rowText(bytes: Uint8Array, nonAscii: boolean): string | null {
   const decoded = decoder.decode(bytes);
   // Hidden characters are never ASCII: most rows skip the look for them.
-  const text = nonAscii ? decoded.replace(hiddenFormatCharacters, '') : decoded;
+  const text = nonAscii ? decoded.replace(hiddenCharacters, '') : decoded;
   return /\S/u.test(text) ? text : null;
 }

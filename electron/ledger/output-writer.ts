@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AppendOptions, OutputChunk } from './output-repository';
 import type { OutputWriterChunk, OutputWriterReply, OutputWriterRequest, OutputWriterWorkerData } from './output-writer-protocol';
 import { walSizeLimitBytes } from './database-handle';
+import { workerModuleUrl } from '../platform/worker-module';
 
 export interface OutputWriterOptions {
   /** The ledger file, already opened and migrated by the main connection. */
@@ -264,37 +263,7 @@ function searchIndexProgress(reply: Extract<OutputWriterReply, { type: 'searchIn
   return { indexedBytes: reply.indexedBytes, remainingBytes: reply.remainingBytes, broken: reply.broken, yielded: reply.yielded };
 }
 
-/**
- * The worker's module. Built (dist/electron/output-writer-worker.js, its own entry, next to main.js
- * or one level up from a chunk), it is a plain file. From source (vitest, Node 20 cannot run .ts)
- * the .ts file is stripped of its types with Vite's transform and run as a data: URL, which is why
- * the worker imports only built-ins and sibling modules (each stripped the same way and imported by
- * its own data: URL, since a data: URL resolves no relative path).
- */
+/** The worker's module (platform/worker-module.ts): output-writer-worker.ts, from source or built. */
 export function outputWriterWorkerEntry(here: string = import.meta.url): URL {
-  if (here.endsWith('.ts')) {
-    const source = fileURLToPath(new URL('./output-writer-worker.ts', here));
-    return new URL(`data:text/javascript,${encodeURIComponent(stripTypes(source))}`);
-  }
-  const candidates = [new URL('./output-writer-worker.js', here), new URL('../output-writer-worker.js', here)];
-  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
-}
-
-type TransformSync = (filename: string, source: string) => { code: string; errors: ReadonlyArray<{ message: string }> };
-
-const stripped = new Map<string, string>();
-function stripTypes(file: string): string {
-  const known = stripped.get(file);
-  if (known !== undefined) return known;
-  // Only from source: Vite's own transformer (a dev dependency, so required by name, never bundled).
-  const transformer = 'rolldown/utils';
-  const { transformSync } = createRequire(import.meta.url)(transformer) as { transformSync: TransformSync };
-  const result = transformSync(file, readFileSync(file, 'utf8'));
-  if (result.errors.length > 0) throw new Error(`Cannot load ${file}: ${result.errors.map((error) => error.message).join('; ')}`);
-  const code = result.code.replace(/(\bfrom\s*|\bimport\s*)(['"])(\.\.?\/[^'"]+)\2/g, (_match, keyword: string, quote: string, specifier: string) => {
-    const sibling = fileURLToPath(new URL(`${specifier}.ts`, pathToFileURL(file)));
-    return `${keyword}${quote}data:text/javascript,${encodeURIComponent(stripTypes(sibling))}${quote}`;
-  });
-  stripped.set(file, code);
-  return code;
+  return workerModuleUrl('output-writer-worker', here);
 }

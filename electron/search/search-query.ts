@@ -1,4 +1,6 @@
 import { OperatorError } from '../../shared/errors';
+import { hiddenCharacters } from '../ledger/output-text';
+import { foldWord, searchWordPattern, type SearchWordMatcher } from './search-words';
 
 /**
  * A query as a person types it, made into an FTS5 MATCH expression by us, token by token: what is
@@ -10,7 +12,8 @@ import { OperatorError } from '../../shared/errors';
  *   the index's unicode61 tokenizer reads them) are a phrase too: `ERR_CONN-RESET` finds the words
  *   ERR CONN RESET in a row, as it was printed;
  * - a term ending in `*` matches its last word as a prefix;
- * - every term must match (AND).
+ * - every term must match (AND);
+ * - characters that draw nothing are dropped first, as the index drops them (ledger/output-text.ts).
  */
 
 export interface SearchTerms {
@@ -19,15 +22,15 @@ export interface SearchTerms {
   /** The words, as typed (in order, without repeats), for highlighting. */
   words: string[];
   /** The words folded as the index compares them; `prefix` for a word that ended in `*`. */
-  matchers: Array<{ word: string; prefix: boolean }>;
+  matchers: SearchWordMatcher[];
 }
 
-/** A word as the unicode61 tokenizer reads one (letters and numbers, with their marks; everything else separates). */
-export const searchWordPattern = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 /** More would only slow the query: no person types this many. */
 const maxTerms = 32;
 
-export function searchTerms(query: string): SearchTerms {
+export function searchTerms(typed: string): SearchTerms {
+  // What draws nothing is dropped as the index drops it: a word pasted with a zero-width space in it is found whole.
+  const query = typed.replace(hiddenCharacters, '');
   const phrases: Array<{ words: string[]; prefix: boolean }> = [];
   let at = 0;
   while (at < query.length) {
@@ -74,9 +77,4 @@ export function searchTerms(query: string): SearchTerms {
 
 function wordsOf(text: string): string[] {
   return text.match(searchWordPattern) ?? [];
-}
-
-/** A word as the index compares it: lower case, without diacritics (unicode61 remove_diacritics). */
-export function foldWord(word: string): string {
-  return word.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 }

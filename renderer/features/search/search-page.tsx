@@ -2,12 +2,12 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { runStatuses } from '../../../shared/entities';
-import type { SearchResponse, SearchResult } from '../../../shared/search';
+import type { SearchResult } from '../../../shared/search';
 import { useOperatorClient } from '../../app/operator-context';
 import { EmptyState } from '../../ui/empty-state';
 import { FilterSelect } from '../../ui/filter-select';
 import { ErrorAlert } from '../../ui/error-alert';
-import { formatBytes, formatTimestamp } from '../../ui/format';
+import { formatTimestamp } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useNow } from '../../ui/use-now';
 import { runStatusLabel } from '../../ui/run-status';
@@ -15,6 +15,7 @@ import { StatusBadge } from '../../ui/status-badge';
 import { useAgents } from '../agents/use-agents';
 import { useProjects } from '../projects/use-projects';
 import { searchRequest, searchResultPath, searchSourceLabels, searchViewFromSearch, searchViewPath, type SearchView } from './search-view';
+import { SearchIndexProgress } from './search-index-progress';
 import './search.css';
 
 /** Results per page, and how many more "Show more results" adds (the contract takes up to 100). */
@@ -145,6 +146,7 @@ export function SearchPage() {
           </div>
         </div>
       </form>
+      <SearchIndexProgress seen={data?.index} />
       {request === null ? (
         <EmptyState title="Type what you are looking for.">
           A word an agent printed, an error message, a file it changed. Quotes find a phrase, a trailing * a prefix.
@@ -157,7 +159,6 @@ export function SearchPage() {
         </p>
       ) : (
         <>
-          <IndexState index={data.index} />
           <p className="search-page__count muted" role="status">
             {data.results.length === 0 ? `Nothing found for “${view.query}”.` : `${data.results.length}${data.hasMore ? '+' : ''} results, best first.`}
           </p>
@@ -174,16 +175,6 @@ export function SearchPage() {
         </>
       )}
     </Page>
-  );
-}
-
-function IndexState({ index }: { index: SearchResponse['index'] }) {
-  if (index.complete) return null;
-  return (
-    <p className="search-page__index callout" role="status">
-      {index.rebuilding ? 'The search index is being rebuilt' : 'Output is still being indexed'}
-      {index.remainingBytes > 0 ? ` (${formatBytes(index.remainingBytes)} to go)` : ''}: results may miss some of it. They fill in by themselves.
-    </p>
   );
 }
 

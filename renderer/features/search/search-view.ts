@@ -65,7 +65,8 @@ export function searchResultPath(result: SearchResult): string {
     return actionPath({
       kind: 'run',
       runId: result.runId,
-      // A timeline entry's offset is where the output stood when it was parsed: its line follows soon after.
+      // A timeline entry's offset is the output line it was parsed from, when the output printed its words
+      // (electron/search/search-results.ts), else where the output stood when it was stored.
       ...(result.byteOffset !== null && (result.source === 'output' || result.source === 'timeline') ? { at: result.byteOffset, ...(match ? { find: match } : {}) } : {}),
     });
   }
