@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { openLedger } from './ledger';
 import { openLedgerDb } from './ledger-db';
 import { migrations } from './migrations';
@@ -7,7 +7,7 @@ import { makeTempDir } from '../testing/temp-dir';
 import { createMemoryLogger } from '../platform/log';
 import { SearchIndexUpkeep } from '../search/search-index-upkeep';
 import { SearchService } from '../search/search-service';
-import { openTestRunLedger, type TestRunLedger } from '../testing/output-test-kit';
+import { openTestRunLedger, recordTestRun, type TestRunLedger } from '../testing/output-test-kit';
 
 const ledgers: TestRunLedger[] = [];
 afterEach(() => ledgers.splice(0).forEach((ledger) => ledger.close()));
@@ -46,17 +46,18 @@ describe('a search index catch-up step beside a run printing', () => {
     const log = createMemoryLogger();
     const upkeep = new SearchIndexUpkeep(test.ledger, log);
     const service = new SearchService(test.ledger, upkeep, log);
+    onTestFinished(() => service.close());
     upkeep.start();
     await upkeep.caughtUp();
     expect(upkeep.state()).toMatchObject({ complete: true, remainingBytes: 0 });
     // Every line of the backlog is found, in exactly one row: nothing skipped, and nothing indexed
     // twice because of the step that was rolled back.
     for (const line of [0, 1, 20_000, 39_999]) {
-      const found = service.search({ query: `osprey${line}` }).results;
+      const found = (await service.search({ query: `osprey${line}` })).results;
       expect(found, `osprey${line}`).toHaveLength(1);
       expect(found[0]).toMatchObject({ runId: backlogRun.runId });
     }
-    expect(service.search({ query: 'kingfisher' }).results).toHaveLength(1);
+    expect((await service.search({ query: 'kingfisher' })).results).toHaveLength(1);
   });
 });
 
@@ -81,6 +82,46 @@ describe('how the search index merges its segments', () => {
         await upkeep.caughtUp();
         expect(automerge(ledger)).toBe(8);
       } finally {
+        ledger.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
+describe('a ledger whose search index is missing', () => {
+  it('still stores every run\'s output, and the index is made again in the background and finds it', async () => {
+    const dir = makeTempDir('oc-search-missing-');
+    try {
+      const first = openLedger(dir.path);
+      const { runId } = recordTestRun(first.db, '1', path.join(dir.path, 'project'));
+      first.db.exec('DROP TABLE search_text');
+      first.close();
+
+      const ledger = openLedger(dir.path);
+      const log = createMemoryLogger();
+      const upkeep = new SearchIndexUpkeep(ledger, log);
+      const service = new SearchService(ledger, upkeep, log);
+      try {
+        // As the core starts: the upkeep first (it sees the index missing and starts a rebuild).
+        upkeep.start();
+        // Before the rebuild has run: a new task (a row the index's triggers write for) is taken,
+        const second = recordTestRun(ledger.db, '2', path.join(dir.path, 'project-2'));
+        // and the writer's thread starts on a ledger with no index and stores the output whole.
+        const bytes = Buffer.from('output stored while the index was missing: cormorant\n');
+        const appended = ledger.outputWriter.appendChunks([{ runId, attemptId: null, byteOffset: 0, bytes, createdAt: Date.now() }]);
+        expect(upkeep.state()).toMatchObject({ complete: false, rebuilding: true });
+        await appended;
+        expect(ledger.output.totalBytes(runId)).toBe(bytes.length);
+        await upkeep.caughtUp();
+        expect(upkeep.state()).toMatchObject({ complete: true });
+        expect((await service.search({ query: 'cormorant' })).results).toEqual([expect.objectContaining({ source: 'output', runId })]);
+        // The task made meanwhile is found too (the rebuild indexes what the ledger holds).
+        const task = ledger.db.prepare<[string], { title: string }>('SELECT t.title FROM tasks t JOIN runs r ON r.task_id = t.id WHERE r.id = ?').get(second.runId)!;
+        expect((await service.search({ query: `"${task.title}"` })).results.map((result) => result.source)).toContain('task');
+      } finally {
+        await service.close();
         ledger.close();
       }
     } finally {

@@ -74,6 +74,15 @@ CREATE TRIGGER search_timeline_added AFTER INSERT ON run_events WHEN new.kind IN
 END;
 `;
 
+/**
+ * Takes away what writes into the FTS table as other tables change: with the table missing, those
+ * triggers would fail every task, notice, timeline entry and run deletion until the index is rebuilt
+ * (which makes them again and indexes what came meanwhile).
+ */
+export const dropSearchIndexTriggers = ['search_rows_forget', 'search_task_added', 'search_task_changed', 'search_notice_added', 'search_notice_changed', 'search_timeline_added']
+  .map((trigger) => `DROP TRIGGER IF EXISTS ${trigger};`)
+  .join('\n');
+
 export const searchIndexSchema = `
 CREATE TABLE search_rows (
   id INTEGER PRIMARY KEY,

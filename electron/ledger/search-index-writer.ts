@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { OutputTextExtractor, type OutputTextRow } from './output-text';
-import { searchIndexBackfill, searchIndexTriggers, searchTextTable } from './search-index-schema';
+import { dropSearchIndexTriggers, searchIndexBackfill, searchIndexTriggers, searchTextTable } from './search-index-schema';
 
 /**
  * Keeps the search index's output rows (search-index-schema.ts) as output is stored, on the output
@@ -45,7 +45,7 @@ class StepYielded extends Error {}
 export class SearchIndexWriter {
   private readonly runs = new Map<string, RunIndex>();
   private readonly insertRow;
-  private readonly insertText;
+  private insertTextStatement: BetterSqlite3.Statement<[number, string]> | undefined;
   private readonly deleteRow;
   private readonly deleteRowsFrom;
   private readonly progressOf;
@@ -55,7 +55,6 @@ export class SearchIndexWriter {
 
   constructor(private readonly db: BetterSqlite3.Database) {
     this.insertRow = db.prepare("INSERT INTO search_rows (source, run_id, byte_offset, byte_end, created_at) VALUES ('output', ?, ?, ?, ?)");
-    this.insertText = db.prepare('INSERT INTO search_text (rowid, text) VALUES (?, ?)');
     this.deleteRow = db.prepare('DELETE FROM search_rows WHERE id = ?');
     this.deleteRowsFrom = db.prepare("DELETE FROM search_rows WHERE run_id = ? AND source = 'output' AND byte_offset >= ?");
     this.progressOf = db.prepare<[string], { resume_offset: number; indexed_end: number }>(
@@ -166,10 +165,8 @@ export class SearchIndexWriter {
   rebuild(): void {
     this.runs.clear();
     this.db.transaction(() => {
-      this.db.exec('DROP TRIGGER IF EXISTS search_rows_forget; DROP TABLE IF EXISTS search_text;');
-      for (const trigger of ['search_task_added', 'search_task_changed', 'search_notice_added', 'search_notice_changed', 'search_timeline_added']) {
-        this.db.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
-      }
+      this.db.exec(dropSearchIndexTriggers);
+      this.db.exec('DROP TABLE IF EXISTS search_text;');
       this.db.exec('DELETE FROM search_rows; DELETE FROM search_output_progress;');
       this.db.exec(searchTextTable);
       this.db.exec(searchIndexTriggers);
@@ -182,6 +179,15 @@ export class SearchIndexWriter {
     run.extractor.push(bytes, createdAt, rows);
     for (const row of rows) this.writeRow(runId, row);
     run.touched = true;
+  }
+
+  /**
+   * Prepared when first used, not with the writer: on a ledger whose FTS table is missing, the
+   * writer's thread must still start and store output (the index is rebuilt in the background).
+   */
+  private get insertText(): BetterSqlite3.Statement<[number, string]> {
+    this.insertTextStatement ??= this.db.prepare<[number, string]>('INSERT INTO search_text (rowid, text) VALUES (?, ?)');
+    return this.insertTextStatement;
   }
 
   private writeRow(runId: string, row: OutputTextRow): number {

@@ -1,4 +1,5 @@
 import type { Ledger } from '../ledger/ledger';
+import { dropSearchIndexTriggers } from '../ledger/search-index-schema';
 import type { SearchIndexProgress } from '../ledger/output-writer';
 import type { Logger } from '../platform/log';
 import type { SearchIndexState } from '../../shared/search';
@@ -61,8 +62,11 @@ export class SearchIndexUpkeep {
    */
   start(): void {
     try {
-      if (!this.indexExists()) this.rebuild();
-      else if (this.outputBehind()) this.work();
+      if (!this.indexExists()) {
+        // At once, on this thread: until the rebuild, nothing may fail for want of the table.
+        this.ledger.db.exec(dropSearchIndexTriggers);
+        this.rebuild();
+      } else if (this.outputBehind()) this.work();
     } catch (error) {
       this.log.warn('Could not tell whether the search index is up to date; it is not brought up to date this time', { error });
     }
