@@ -12,24 +12,15 @@
  *
  * A console run is done when every byte is in the ledger; it checks that none was lost.
  */
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, bench, describe } from 'vitest';
-import { makeTempDir } from '../electron/testing/temp-dir';
 import { profileMainThread } from './support/cpu-profile';
-import { machine, median, openConsoleOutputPath, rawPty, type ViewerMode } from './support/console-output-path';
+import { machine, median, openConsoleOutputPath, rawPty, writeFloodFile, type ViewerMode } from './support/console-output-path';
 
 const mib = Number(process.env.OC_BENCH_MIB ?? 100);
 const rounds = Number(process.env.OC_BENCH_ROUNDS ?? 9);
 
-const dir = makeTempDir('oc-bench-');
-const file = path.join(dir.path, 'flood.txt');
-const line = 'flood 0123456789 the quick brown fox jumps over the lazy dog abcdefghijabcdefghijabcdefghij\n';
-const lines = Math.ceil((mib * 1024 * 1024) / line.length);
-writeFileSync(file, line.repeat(lines));
-/** What the PTY gives for the file: each "\n" becomes "\r\n". */
-const expectedBytes = lines * (line.length + 1);
-const cat = { executable: '/bin/cat', args: [file] };
+const flood = writeFloodFile(mib);
+const { cat, expectedBytes } = flood;
 
 const variants: Array<{ name: string; viewer: ViewerMode }> = [
   { name: 'no viewer', viewer: 'none' },
@@ -102,5 +93,5 @@ afterAll(() => {
     console.log(`  ${name.padEnd(18)} ${range(values, 0).padStart(16)} MiB/s${ratio ? `   share of raw ${range(ratio, 2)}` : ''}${paused ? `   PTY paused ${range(paused, 0)} times` : ''}`);
   }
   for (const problem of problems) console.log(`  ! ${problem}`);
-  dir.remove();
+  flood.remove();
 });

@@ -12,23 +12,15 @@
  *
  * Both console runs have no viewer (the output path's cheapest, where a cost shows most).
  */
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, bench, describe } from 'vitest';
-import { makeTempDir } from '../electron/testing/temp-dir';
-import { machine, median, openConsoleOutputPath, rawPty, type ConsoleOutputPath } from './support/console-output-path';
+import { machine, median, openConsoleOutputPath, rawPty, writeFloodFile, type ConsoleOutputPath } from './support/console-output-path';
 
 const mib = Number(process.env.OC_BENCH_MIB ?? 100);
 const rounds = Number(process.env.OC_BENCH_ROUNDS ?? 9);
 const backlogMiB = 16;
 
-const dir = makeTempDir('oc-bench-');
-const file = path.join(dir.path, 'flood.txt');
-const line = 'flood 0123456789 the quick brown fox jumps over the lazy dog abcdefghijabcdefghijabcdefghij\n';
-const lines = Math.ceil((mib * 1024 * 1024) / line.length);
-writeFileSync(file, line.repeat(lines));
-const expectedBytes = lines * (line.length + 1);
-const cat = { executable: '/bin/cat', args: [file] };
+const flood = writeFloodFile(mib);
+const { cat, expectedBytes } = flood;
 /** Agent-like text with many distinct words, so the backlog costs the index what real output does. */
 const backlog = Buffer.from(
   Array.from({ length: (backlogMiB * 1024 * 1024) / 64 }, (_, index) => `step ${index} wrote src/module${index % 997}/file${index}.ts ok\n`.padEnd(64, '.')).join(''),
@@ -98,5 +90,5 @@ afterAll(() => {
   for (const [name, values] of shares) console.log(`  ${name.padEnd(20)} share of raw ${range(values)}`);
   console.log(`  a flood that meets a ${backlogMiB} MiB catch-up takes ${range(costs)} × the time of one on an idle index`);
   for (const problem of problems) console.log(`  ! ${problem}`);
-  dir.remove();
+  flood.remove();
 });

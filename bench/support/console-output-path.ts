@@ -1,4 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { spawn as spawnPty } from 'node-pty';
@@ -11,6 +13,7 @@ import { SearchIndexUpkeep } from '../../electron/search/search-index-upkeep';
 import { startPtySession } from '../../electron/pty/pty-session';
 import { OutputStreams } from '../../electron/runs/output-streams';
 import { fixtureEnv, openTestRunLedger } from '../../electron/testing/output-test-kit';
+import { makeTempDir } from '../../electron/testing/temp-dir';
 import { createRequestDispatcher, type CoreHandlers } from '../../electron/transport/request-dispatcher';
 
 /**
@@ -39,6 +42,24 @@ export const agentScript = (name: string) => fileURLToPath(new URL(`./${name}`, 
 export function machine(): string {
   const cpus = os.cpus();
   return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
+}
+
+export interface FloodFile {
+  /** `cat` of the file: the flood a run prints. */
+  cat: CommandLine;
+  /** What the PTY gives for the file: each "\n" becomes "\r\n". */
+  expectedBytes: number;
+  remove(): void;
+}
+
+/** A file of about `mib` MiB of text lines in a folder of its own, for `cat` to flood a PTY with. */
+export function writeFloodFile(mib: number): FloodFile {
+  const dir = makeTempDir('oc-bench-');
+  const file = path.join(dir.path, 'flood.txt');
+  const line = 'flood 0123456789 the quick brown fox jumps over the lazy dog abcdefghijabcdefghijabcdefghij\n';
+  const lines = Math.ceil((mib * 1024 * 1024) / line.length);
+  writeFileSync(file, line.repeat(lines));
+  return { cat: { executable: '/bin/cat', args: [file] }, expectedBytes: lines * (line.length + 1), remove: () => dir.remove() };
 }
 
 /** Raw node-pty reading the same command, with nothing but a byte counter: the baseline. */
