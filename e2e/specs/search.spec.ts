@@ -63,9 +63,14 @@ test('search from the palette finds what a run printed, and opens its terminal a
   const line = rows.locator('div', { hasText: 'quokkaphrase' }).first();
   const decoration = output.locator('.xterm-decoration-container .xterm-decoration').first();
   await expect(decoration).toBeVisible();
-  const [lineBox, markBox] = [await line.boundingBox(), await decoration.boundingBox()];
-  expect(lineBox && markBox).toBeTruthy();
-  expect(Math.abs(lineBox!.y - markBox!.y)).toBeLessThan(lineBox!.height);
+  // Asked again until both are laid out: the terminal's renderer replaces its row elements as it
+  // redraws, so one read can find the row between two of them (no box).
+  await expect
+    .poll(async () => {
+      const [lineBox, markBox] = [await line.boundingBox(), await decoration.boundingBox()];
+      return lineBox && markBox ? Math.abs(lineBox.y - markBox.y) < lineBox.height : 'not laid out';
+    })
+    .toBe(true);
 
   // And back to live output from there.
   await output.getByRole('button', { name: 'Back to live output' }).click();
