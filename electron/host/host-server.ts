@@ -5,10 +5,9 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
 import { describeError, detailsInLog, type Logger } from '../platform/log';
-import { HostSocket } from './host-socket';
+import { broadcastEvents, HostSocket } from './host-socket';
 import { contentTypes, resolveStaticFile } from './static-files';
 
 /**
@@ -197,14 +196,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     log.debug('websocket connected', { sockets: sockets.size });
   }
 
-  const stopEvents = core.events.listen((event, payload) => {
-    if (sockets.size === 0) return;
-    // Encoded once, sent to every socket.
-    const data = hasBinaryBytes(payload)
-      ? encodeBinaryEventParts(event, payload)
-      : JSON.stringify({ type: 'event', event, payload } satisfies ServerMessage);
-    for (const socket of sockets) socket.sendEvent(event, data);
-  });
+  const stopEvents = broadcastEvents(core.events, sockets);
 
   const heartbeat = setInterval(() => {
     for (const socket of sockets) socket.checkAlive();

@@ -31,7 +31,8 @@ export type CoreHandlers = { [K in ChannelName]: Handler<K> };
 export type ChannelHandlers<C> = { [K in keyof C]: K extends ChannelName ? Handler<K> : never };
 
 export interface RequestMeta {
-  transport: 'electron' | 'browser';
+  /** 'service-socket': an app attached to the console service over its local socket (electron/service/). */
+  transport: 'electron' | 'browser' | 'service-socket';
   /** Size of the request as received, in bytes, when the transport knows it. */
   sizeBytes?: number;
   /** The client the request came from, for requests that open a stream to it. */
