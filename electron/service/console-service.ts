@@ -158,7 +158,15 @@ export async function startConsoleService(argv: readonly string[], options: Cons
   if (isConsoleLog(log)) log.writeToFile(dataDir);
   let core: Core;
   try {
-    core = createCore({ dataDir, transport: 'browser', appVersion: consoleVersion, log });
+    core = createCore({
+      dataDir,
+      transport: 'browser',
+      appVersion: consoleVersion,
+      log,
+      // Started by the desktop app, the service runs on Electron's binary as Node: its SQLite addon is
+      // the copy built for Electron's ABI (shell/native-binding.ts), which the app names here.
+      sqliteNativeBinding: env.OPERATOR_CONSOLE_SQLITE_BINDING || undefined,
+    });
   } catch (error) {
     await lock.release();
     // A refused ledger's message is the whole story (the file, why, and what to do: the newest backup
