@@ -31,12 +31,18 @@ export const contractVersion = `c${channelNames.length}e${eventNames.length}-${f
 /** Who is attaching, as the service's log and its count of attached apps name it. */
 export const serviceClientKinds = ['desktop-app', 'browser-launcher', 'node-client'] as const;
 export type ServiceClientKind = (typeof serviceClientKinds)[number];
+const clientLabels: Record<ServiceClientKind, string> = { 'desktop-app': 'desktop app', 'browser-launcher': 'console (npm run serve)', 'node-client': 'client' };
 
-export const clientHelloSchema = z.strictObject({
+/**
+ * Not strict, unlike the rest of the wire: a service must be able to read the hello of a newer client
+ * (which may say more) well enough to tell it which version runs here.
+ */
+export const clientHelloSchema = z.object({
   type: z.literal('hello'),
   consoleVersion: z.string().min(1).max(100),
   contractVersion: z.string().min(1).max(100),
-  client: z.enum(serviceClientKinds),
+  /** One of serviceClientKinds from this version; any short name from another (it is only named back). */
+  client: z.string().min(1).max(50),
 });
 export type ClientHello = z.infer<typeof clientHelloSchema>;
 
@@ -82,9 +88,9 @@ export function versionMismatchMessage(service: { consoleVersion: string; contra
   const runs = service.liveRuns === 1 ? '1 run' : `${service.liveRuns} runs`;
   return (
     `The console service running here is version ${service.consoleVersion} (contract ${service.contractVersion}); ` +
-    `this ${client.client} is version ${client.consoleVersion} (contract ${client.contractVersion}). ` +
+    `this ${(clientLabels as Record<string, string | undefined>)[client.client] ?? client.client} is version ${client.consoleVersion} (contract ${client.contractVersion}). ` +
     `It is running ${runs}. Either let ${service.liveRuns === 1 ? 'it' : 'them'} finish and switch afterwards ` +
-    '(the service stops by itself when no run is live and no app is attached), or restart it now with ' +
-    '`npm run serve -- --stop` and start again: runs still going are stopped and marked stranded, and each can be resumed.'
+    '(the service stops by itself when no run is going and no app is attached), or restart it now: ' +
+    '`npm run serve -- --stop`, then start the console again; runs still going are stopped and marked stranded, and each can be resumed.'
   );
 }

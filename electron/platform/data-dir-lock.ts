@@ -203,6 +203,17 @@ export async function acquireDataDirLock(options: AcquireDataDirLockOptions): Pr
   };
 }
 
+/**
+ * Who holds the data directory now, as its owner file says, when that process is still running here;
+ * null when nobody does (or a holder is gone). `npm run serve -- --stop` stops a service of another
+ * version by it: the socket refuses that client's hello, a signal does not.
+ */
+export function liveDataDirHolder(dataDir: string): OwnerRecord | null {
+  const record = readOwnerFile(path.join(path.resolve(dataDir), ownerFileName))?.record ?? null;
+  if (!record || record.hostname !== hostname() || isGone(record)) return null;
+  return record;
+}
+
 /** True when the recorded console's process is certainly not running any more. */
 function isGone(record: OwnerRecord): boolean {
   if (record.hostname !== hostname()) return false;

@@ -1,5 +1,5 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -109,6 +109,38 @@ async function replay(connection: ServiceConnection, runId: string): Promise<Buf
   }
 }
 
+/**
+ * A build of the console that says it is another version: a copy of this build inside the repository
+ * (so its imports still find node_modules) with the version the bundler wrote in replaced.
+ */
+function otherVersionBuild(version: string): string {
+  const root = path.join(repoRoot, 'test-results', `oc-other-version-${process.pid}-${Date.now()}`);
+  mkdirSync(root, { recursive: true });
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  cpSync(path.join(repoRoot, 'dist'), path.join(root, 'dist'), { recursive: true });
+  const ours = JSON.stringify(__APP_VERSION__);
+  let replaced = 0;
+  for (const entry of readdirSync(path.join(root, 'dist', 'electron'), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes(ours)) continue;
+    writeFileSync(file, text.replaceAll(ours, JSON.stringify(version)));
+    replaced += 1;
+  }
+  expect(replaced).toBeGreaterThan(0);
+  return path.join(root, 'dist', 'electron', 'serve.js');
+}
+
+/** Runs a launcher to its exit (bounded): for one that is expected to refuse, or a --stop. */
+function runToExit(serveEntry: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [serveEntry, ...args], { cwd: repoRoot, timeout: 40_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
 describe('the console service, with real processes', () => {
   it('finishes 4 flooding runs whole when their client is killed, and replays each byte for byte to a new client', async () => {
     const dataDir = dataDirIn('home');
@@ -188,11 +220,117 @@ describe('the console service, with real processes', () => {
       expect((refused as OperatorError).code).toBe('service_version_mismatch');
       expect((refused as OperatorError).message).toContain(`The console service running here is version ${__APP_VERSION__} (contract ${contractVersion})`);
       expect((refused as OperatorError).message).toContain('It is running 0 runs. Either let them finish and switch afterwards');
-      expect((refused as OperatorError).message).toContain('or restart it now with `npm run serve -- --stop` and start again: runs still going are stopped and marked stranded, and each can be resumed.');
+      expect((refused as OperatorError).message).toContain(
+        'or restart it now: `npm run serve -- --stop`, then start the console again; runs still going are stopped and marked stranded, and each can be resumed.',
+      );
     }
     // Refusing a client leaves the service as it was.
     expect((await attach(dataDir)).welcome.pid).toBe(host.pid);
   }, 60_000);
+
+  it('leaves a service of another version and its runs alone, says which version runs them, and stops it on --stop', async () => {
+    const dataDir = dataDirIn('tmp');
+    const olderServe = otherVersionBuild('0.0.9-older');
+    // The older console, as an operator left it running.
+    const older = spawn(process.execPath, [olderServe, '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let olderErr = '';
+    older.stderr.on('data', (chunk: Buffer) => (olderErr += chunk.toString()));
+    const olderExited = new Promise<number | null>((resolve) => older.once('exit', resolve));
+    cleanups.push(async () => {
+      older.kill('SIGKILL');
+      await olderExited;
+    });
+    const olderLine = await new Promise<string>((resolve) => createInterface({ input: older.stdout }).once('line', resolve));
+    expect(olderLine).toMatch(/^Operator Console: http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+    const olderPid = (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+    cleanups.push(() => {
+      try {
+        process.kill(olderPid, 'SIGKILL');
+      } catch {
+        // Stopped, as the test meant.
+      }
+    });
+
+    // This version's launcher is refused, in one line that names the version running and the two ways on.
+    const refused = await runToExit(path.join(repoRoot, 'dist', 'electron', 'serve.js'), ['--data-dir', dataDir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`The console service running here is version 0.0.9-older (contract ${contractVersion}); this console (npm run serve) is version ${__APP_VERSION__}`);
+    expect(refused.stderr).toContain('Either let them finish and switch afterwards');
+    // The older service was not touched.
+    expect(() => process.kill(olderPid, 0)).not.toThrow();
+
+    // The second way on: stop it now, whatever its version.
+    const stopped = await runToExit(path.join(repoRoot, 'dist', 'electron', 'serve.js'), ['--data-dir', dataDir, '--stop']);
+    expect(stopped.stderr).toBe(`Operator Console: the console service of another version (pid ${olderPid}) stopped; runs it had going were stopped and can be resumed.\n`);
+    expect(stopped.code).toBe(0);
+    // Its launcher says so, and this version's starts on the directory.
+    expect(await olderExited).toBe(1);
+    expect(olderErr).toContain(`the console service (pid ${olderPid}) stopped`);
+    const next = await launch(dataDir);
+    expect(next.pid).not.toBe(olderPid);
+  }, 90_000);
+
+  it('keeps a run going in the background after its launcher quits, then stops by itself once idle', async () => {
+    const dataDir = dataDirIn('tmp');
+    const project = projectDir();
+    const serve = spawn(process.execPath, [path.join(repoRoot, 'dist', 'electron', 'serve.js'), '--data-dir', dataDir], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A setting: a little over a second here, ten minutes by default.
+      env: { ...process.env, OPERATOR_CONSOLE_SERVICE_IDLE_MINUTES: '0.02' },
+    });
+    let serveErr = '';
+    serve.stderr.on('data', (chunk: Buffer) => (serveErr += chunk.toString()));
+    const serveExited = new Promise<number | null>((resolve) => serve.once('exit', resolve));
+    cleanups.push(() => void serve.kill('SIGKILL'));
+    await new Promise<string>((resolve) => createInterface({ input: serve.stdout }).once('line', resolve));
+    const servicePid = (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+    const alive = () => {
+      try {
+        process.kill(servicePid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    cleanups.push(() => void (alive() && process.kill(servicePid, 'SIGKILL')));
+
+    const client = await attach(dataDir);
+    const projectRow = await client.call('addProject', { path: project });
+    const agent = await client.call('createAgent', {
+      name: 'Background runner',
+      providerId: 'command',
+      model: 'fixture',
+      profileId: 'program-codex-json',
+      executablePath: fixtureAgentPath,
+      commandArgs: ['--lines', '30', '--delay-ms', '100'],
+    });
+    const task = await client.call('createTask', { projectId: projectRow.id, title: 'Background job', prompt: 'Keep going' });
+    const run = await client.call('startRun', { taskId: task.id, agentId: agent.id });
+    await waitUntil('the run to be running', async () => (await client.call('getRun', { runId: run.id })).status === 'running', 20_000);
+    await client.close();
+
+    // The launcher quits mid-run: the service keeps the run, and the launcher's last line says so.
+    serve.kill('SIGTERM');
+    expect(await serveExited).toBe(0);
+    expect(serveErr).toMatch(new RegExp(`SIGTERM received; the console service \\(pid ${servicePid}\\) goes on: 1 run going in the background\\. It stops by itself once nothing needs it`));
+    expect(alive()).toBe(true);
+
+    // The run ends with nobody attached; a little later the service is gone, the directory given up.
+    await waitUntil('the service to stop by itself', () => Promise.resolve(!alive()), 30_000);
+    expect(statSync(path.join(dataDir, 'console.lock'), { throwIfNoEntry: false })).toBeUndefined();
+    const db = new Database(path.join(dataDir, 'ledger.sqlite'), { readonly: true });
+    try {
+      const row = db.prepare('SELECT status FROM runs WHERE id = ?').get(run.id) as { status: string };
+      expect(row.status).toBe('succeeded');
+      const output = ledgerOutput(dataDir, run.id).toString('utf8');
+      expect(output).toContain('line 30 of 30');
+    } finally {
+      db.close();
+    }
+    expect(readFileSync(path.join(dataDir, 'logs', 'console.log'), 'utf8')).toContain('service stopping: idle, no run going and no app attached');
+  }, 90_000);
 
   it('keeps its socket 0600 in a 0700 folder, and another user cannot connect to it', async () => {
     const dataDir = dataDirIn('tmp');

@@ -4,6 +4,7 @@ import { OperatorError } from '../../shared/errors';
 import { resolveDataDir } from '../platform/data-dir';
 import { isEntryPoint } from '../platform/entry-point';
 import { isProcessAlive } from '../platform/process-group';
+import { liveDataDirHolder } from '../platform/data-dir-lock';
 import { hostTokenFromEnv, idleExitMsFromEnv, parseHostArguments, UsageError } from './console-service';
 import { attachOrStartService, followServiceOutput, ServiceStartError, tryAttach } from './service-launcher';
 import type { ServiceConnection } from './service-client';
@@ -122,11 +123,22 @@ async function stopService(socketPath: string, dataDir: string, tell: (line: str
   try {
     connection = await tryAttach(socketPath, 'browser-launcher');
   } catch (error) {
-    // Another version still answers the socket: a stop is what the mismatch message advises, so it
-    // goes by the pid the lock's owner file names instead (SIGTERM, the same clean shutdown).
-    if (!(error instanceof OperatorError)) throw error;
-    tell(`Operator Console: ${error.message}`);
-    return 1;
+    if (!(error instanceof OperatorError) || error.code !== 'service_version_mismatch') throw error;
+    // A service of another version answers, but not to this client: a stop is what the refusal
+    // advises, so it goes by the pid the lock's owner file names (SIGTERM: every version's clean shutdown).
+    const holder = liveDataDirHolder(dataDir);
+    if (!holder || holder.kind !== 'console-service') {
+      tell(`Operator Console: ${error.message}`);
+      return 1;
+    }
+    process.kill(holder.pid, 'SIGTERM');
+    const gone = await processGone(holder.pid, 30_000);
+    tell(
+      gone
+        ? `Operator Console: the console service of another version (pid ${holder.pid}) stopped; runs it had going were stopped and can be resumed.`
+        : `Operator Console: the console service (pid ${holder.pid}) did not stop in 30 s; end it with kill ${holder.pid}.`,
+    );
+    return gone ? 0 : 1;
   }
   if (!connection) {
     tell(`Operator Console: no console service runs for ${dataDir}.`);
