@@ -27,14 +27,26 @@ export interface BrowserHost {
    * SIGTERM to `serve`, and resolves with its exit code once it is gone. The service behind it stops
    * then when nothing needs it; when it goes on (runs still going) and no other launcher of this process
    * is attached to it, it is stopped too (SIGTERM, then SIGKILL): no test leaves a service behind.
+   * `leaveServiceRunning` is an operator quitting mid-run: the service keeps its runs for the next
+   * launcher on the data directory to attach to (the last one to stop ends it; so does this process's exit).
    */
-  stop(): Promise<number | null>;
+  stop(options?: { leaveServiceRunning?: boolean }): Promise<number | null>;
   /** SIGKILL to the service and to `serve`, as a crash would: nothing is cleaned up, the data directory stays. */
   crash(): Promise<void>;
 }
 
 /** The launchers of this process attached to each service, so that the last one to stop ends it. */
 const attachedLaunchers = new Map<number, Set<BrowserHost>>();
+// A test that failed before stopping what it left running: its services do not outlive the test run.
+process.once('exit', () => {
+  for (const pid of attachedLaunchers.keys()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+});
 
 function alive(pid: number): boolean {
   try {
@@ -103,9 +115,9 @@ export async function startBrowserHost(options: { dataDir?: string; port?: numbe
   const servicePid = (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
   const attached = attachedLaunchers.get(servicePid) ?? new Set<BrowserHost>();
   attachedLaunchers.set(servicePid, attached);
-  const detach = async () => {
+  const detach = async (leaveServiceRunning: boolean) => {
     attached.delete(host);
-    if (attached.size > 0) return;
+    if (attached.size > 0 || leaveServiceRunning) return;
     attachedLaunchers.delete(servicePid);
     await endService(servicePid);
   };
@@ -126,12 +138,12 @@ export async function startBrowserHost(options: { dataDir?: string; port?: numbe
       await exited;
       await gone(servicePid, 5_000);
     },
-    stop: async () => {
+    stop: async (options = {}) => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       const code = await exited;
       clearTimeout(timer);
-      await detach();
+      await detach(options.leaveServiceRunning === true && alive(servicePid));
       if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
