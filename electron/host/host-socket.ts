@@ -108,9 +108,13 @@ export class HostSocket {
     );
   }
 
-  /** As the log names where a request came from: the browser's WebSocket, or the service's local socket. */
-  private get transport(): 'browser' | 'service-socket' {
-    return this.greeting ? 'service-socket' : 'browser';
+  /**
+   * Where a request came from, for the log and for what the core answers per app (system info): the
+   * browser's WebSocket, the desktop app on the service's local socket, or another client there.
+   */
+  private get transport(): 'browser' | 'electron' | 'service-socket' {
+    if (!this.greeting) return 'browser';
+    return this.greeted?.client === 'desktop-app' ? 'electron' : 'service-socket';
   }
 
   /** Who this client said it is in its hello (the local socket), if it did. */

@@ -68,6 +68,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2), env:
   const { welcome } = connection;
   if (!started) {
     const wantedPort = port !== 0 && !welcome.url.startsWith(`http://127.0.0.1:${port}/`);
+    const wantedToken = hostTokenFromEnv(env);
+    if (wantedToken !== undefined && new URL(welcome.url).searchParams.get('token') !== wantedToken) {
+      tell(`Operator Console: the console service for ${dataDir} already runs with another token; OPERATOR_CONSOLE_HOST_TOKEN applies when it starts again (stop it with npm run serve -- --stop).`);
+    }
     if (wantedPort) tell(`Operator Console: the console service for ${dataDir} already runs at ${origin(welcome.url)}; --port ${port} applies when it starts again (stop it with npm run serve -- --stop).`);
     if (welcome.liveRuns > 0) tell(`Operator Console: attached to the console service (pid ${welcome.pid}), ${runsGoing(welcome.liveRuns)} in the background.`);
   }

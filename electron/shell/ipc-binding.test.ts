@@ -81,6 +81,10 @@ describe('the IPC binding', () => {
     expect(requests).toEqual(['addProject']);
   });
 
+  it('tells the page it runs in the desktop app, though the console service also serves browsers', async () => {
+    expect(await invoke('getSystemInfo', undefined)).toMatchObject({ ok: true, value: { transport: 'electron' } });
+  });
+
   it('refuses an invalid payload with invalid_request and leaves the ledger unchanged', async () => {
     for (const input of [{ path: 42 }, { path: projectDir, extra: true }, undefined, 'not an object']) {
       const answer = await invoke('addProject', input);
