@@ -40,6 +40,10 @@ export interface HostServer {
   origin: string;
   port: number;
   token: string;
+  /** Pages connected now. */
+  socketCount(): number;
+  /** Called with each page's socket as it connects (the console service hands it what it held back). */
+  onSocketAccepted(listener: (socket: HostSocket) => void): void;
   close(): Promise<void>;
 }
 
@@ -189,11 +193,13 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   // A malformed HTTP request must cost the sender its connection, not the host its process.
   server.on('clientError', (_error, socket) => socket.destroy());
 
+  const acceptedListeners: Array<(socket: HostSocket) => void> = [];
   function acceptSocket(ws: WebSocket): void {
     const hostSocket = new HostSocket(ws, core, log);
     sockets.add(hostSocket);
     ws.on('close', () => sockets.delete(hostSocket));
     log.debug('websocket connected', { sockets: sockets.size });
+    for (const listener of acceptedListeners) listener(hostSocket);
   }
 
   const stopEvents = broadcastEvents(core.events, sockets);
@@ -259,6 +265,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     origin,
     port,
     token,
+    socketCount: () => sockets.size,
+    onSocketAccepted: (listener) => void acceptedListeners.push(listener),
     close: () => (closePromise ??= closeHost()),
   };
 }

@@ -194,6 +194,8 @@ export class HostSocket {
   /** A broadcast event, encoded once for every socket: JSON text, or a binary event's two parts. */
   sendEvent(event: string, data: string | readonly [Uint8Array, Uint8Array]): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
+    // On the local socket the first thing a client hears is the answer to its hello: no broadcast before it.
+    if (this.greeting && !this.greeted) return;
     if (this.ws.bufferedAmount > maxBufferedEventBytes) {
       if (!this.droppingEvents) {
         this.droppingEvents = true;

@@ -309,13 +309,16 @@ describe('the console service, with real processes', () => {
     const task = await client.call('createTask', { projectId: projectRow.id, title: 'Background job', prompt: 'Keep going' });
     const run = await client.call('startRun', { taskId: task.id, agentId: agent.id });
     await waitUntil('the run to be running', async () => (await client.call('getRun', { runId: run.id })).status === 'running', 20_000);
-    await client.close();
 
-    // The launcher quits mid-run: the service keeps the run, and the launcher's last line says so.
+    // The launcher quits mid-run: the service keeps the run (and the other app), and the launcher's last line says so.
     serve.kill('SIGTERM');
     expect(await serveExited).toBe(0);
-    expect(serveErr).toMatch(new RegExp(`SIGTERM received; the console service \\(pid ${servicePid}\\) goes on: 1 run going in the background\\. It stops by itself once nothing needs it`));
+    expect(serveErr).toMatch(
+      new RegExp(`SIGTERM received; the console service \\(pid ${servicePid}\\) goes on: 1 run going in the background, and 1 other app is attached\\. It stops by itself once nothing needs it`),
+    );
     expect(alive()).toBe(true);
+    // The other app goes too: nothing is attached while the run finishes.
+    await client.close();
 
     // The run ends with nobody attached; a little later the service is gone, the directory given up.
     await waitUntil('the service to stop by itself', () => Promise.resolve(!alive()), 30_000);

@@ -14,6 +14,7 @@ import type { HostSocketGreeting } from '../host/host-socket';
 import { liveStatuses } from '../runs/run-transitions';
 import { contractVersion, versionMismatchMessage, type ServiceControlResult, type ServiceWelcome } from '../../shared/service-hello';
 import { prepareServiceSocketFolder, serviceSocketPath } from './service-socket-path';
+import { HeldNotifications } from './held-notifications';
 
 /**
  * The console service in one process: it holds the data directory's lock, makes the core (ledger,
@@ -203,10 +204,13 @@ export async function startConsoleService(argv: readonly string[], options: Cons
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let socket: LocalSocketServer | undefined;
+  const held = new HeldNotifications(core.events, () => server.socketCount() > 0 || (socket?.clients().some((client) => showsNotifications(client.hello?.client)) ?? false), log);
+  server.onSocketAccepted((page) => held.deliverTo(page));
   let idleTimer: NodeJS.Timeout | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       clearTimeout(idleTimer);
+      held.close();
       try {
         await socket?.close();
         await server.close();
@@ -220,7 +224,7 @@ export async function startConsoleService(argv: readonly string[], options: Cons
     })());
 
   const greeting: HostSocketGreeting = {
-    hello: (hello) => {
+    hello: (hello, asking) => {
       const service = welcome();
       if (hello.consoleVersion !== consoleVersion || hello.contractVersion !== contractVersion) {
         log.warn('service client refused: another version', { client: hello.client, clientVersion: hello.consoleVersion, clientContract: hello.contractVersion, consoleVersion, contractVersion });
@@ -228,6 +232,8 @@ export async function startConsoleService(argv: readonly string[], options: Cons
       }
       log.info('service client attached', { client: hello.client });
       clearTimeout(idleTimer);
+      // After the welcome, which the client waits for first: what was told while no app was attached.
+      if (showsNotifications(hello.client)) setImmediate(() => held.deliverTo(asking));
       return { ok: true, welcome: service };
     },
     control: (control, asking): Promise<ServiceControlResult> => {
@@ -282,6 +288,11 @@ export async function startConsoleService(argv: readonly string[], options: Cons
   considerIdleExit();
 
   return { server, socket, core, welcome, liveRuns, stop, stopped };
+}
+
+/** `npm run serve` is attached while the operator works in a browser, but shows no notification itself. */
+function showsNotifications(client: string | undefined): boolean {
+  return client !== undefined && client !== 'browser-launcher';
 }
 
 /** OPERATOR_CONSOLE_SERVICE_IDLE_MINUTES: how long an idle service waits before it stops (0: never). */

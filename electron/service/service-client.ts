@@ -31,7 +31,10 @@ export interface ServiceConnection {
   /** Acknowledges parsed live output (the ackRunOutput channel's input, as the page sends it). */
   ack(subscriptionId: string, bytes: number): void;
   control(action: ServiceControl['action']): Promise<ServiceControlResult>;
-  /** Every event the service pushes to this client: broadcasts and this client's own streams. */
+  /**
+   * Every event the service pushes to this client: broadcasts and this client's own streams. The first
+   * listener also gets what came before it listened (the notifications held for the next app, say).
+   */
   onEvent(listener: (event: EventName, payload: unknown) => void): () => void;
   /** Called once when the connection is gone, whichever side ended it. */
   onClose(listener: () => void): void;
@@ -60,6 +63,7 @@ export interface ConnectOptions {
 }
 
 const socketOpen = WebSocket.OPEN;
+const maxEarlyEvents = 1_000;
 
 export async function connectToService(socketPath: string, options: ConnectOptions): Promise<ServiceConnection> {
   const ws = new WebSocket('ws://localhost/ws', {
@@ -78,6 +82,19 @@ export async function connectToService(socketPath: string, options: ConnectOptio
   let nextId = 1;
   const pending = new Map<number, (envelope: ResponseEnvelope) => void>();
   const eventListeners = new Set<(event: EventName, payload: unknown) => void>();
+  /**
+   * Events that came before anyone listened (right after the welcome the service may hand over the
+   * notifications it held): kept for the first listener, a bounded number. Null once one has listened.
+   */
+  let early: Array<[EventName, unknown]> | null = [];
+  const deliver = (event: EventName, payload: unknown) => {
+    if (early) {
+      early.push([event, payload]);
+      if (early.length > maxEarlyEvents) early.shift();
+      return;
+    }
+    for (const listener of eventListeners) listener(event, payload);
+  };
   const closeListeners: Array<() => void> = [];
   let closed = false;
   /** Settles the hello: the welcome, or why there is none. Until then messages are the hello's answer. */
@@ -109,7 +126,7 @@ export async function connectToService(socketPath: string, options: ConnectOptio
       } catch {
         return;
       }
-      if (isEventName(decoded.event)) for (const listener of eventListeners) listener(decoded.event, decoded.payload);
+      if (isEventName(decoded.event)) deliver(decoded.event, decoded.payload);
       return;
     }
     const parsed = serverMessageSchema.safeParse(parseText(data, false));
@@ -120,7 +137,7 @@ export async function connectToService(socketPath: string, options: ConnectOptio
       pending.delete(message.id);
       settle?.(message.ok ? { ok: true, value: message.value } : { ok: false, error: message.error });
     } else if (message.type === 'event' && isEventName(message.event)) {
-      for (const listener of eventListeners) listener(message.event, message.payload);
+      deliver(message.event, message.payload);
     }
   });
   let opened = false;
@@ -183,6 +200,11 @@ export async function connectToService(socketPath: string, options: ConnectOptio
     },
     onEvent: (listener) => {
       eventListeners.add(listener);
+      if (early) {
+        const kept = early;
+        early = null;
+        for (const [event, payload] of kept) listener(event, payload);
+      }
       return () => void eventListeners.delete(listener);
     },
     onClose: (listener) => {
