@@ -14,6 +14,7 @@ import { bindIpc } from './shell/ipc-binding';
 import { electronSqliteBinding } from './shell/native-binding';
 import { denyPermissions, guardNavigation } from './shell/navigation-guard';
 import { appWindowOptions, currentWindowBackground } from './shell/window-options';
+import { quitRunsQuestion, settleRunsOnQuit } from './shell/quit-runs';
 import { connectToService, type ServiceConnection } from './service/service-client';
 import { attachOrStartService } from './service/service-launcher';
 import { serviceSocketPath } from './service/service-socket-path';
@@ -179,20 +180,32 @@ function startShell(): void {
     if (process.platform !== 'darwin') app.quit();
   });
 
-  // Quitting the app detaches it from the service: the service stops when no run is going and no other
-  // app is attached, and otherwise keeps its runs going in the background (asking the operator which,
-  // once, is issue 27's next step). before-quit fires again from the app.quit() below.
+  // Quitting the app with runs going asks once (quit-runs.ts): keep them running in the background (the
+  // default, rememberable) or stop them. Then the app detaches: the service stops when no run is going
+  // and no other app is attached, and otherwise goes on. before-quit fires again from app.quit() below.
   let shutdown: 'running' | 'closing' | 'closed' = 'running';
   app.on('before-quit', (event) => {
     if (shutdown === 'closed' || !shellConnection) return;
     event.preventDefault();
     if (shutdown === 'closing') return;
     shutdown = 'closing';
-    unbindIpc?.();
-    unbindNotifications?.();
     const connection = shellConnection;
-    void connection
-      .control('quit')
+    void settleRunsOnQuit({
+      connection,
+      rememberedFile: path.join(app.getPath('userData'), 'quit-choice.json'),
+      ask: async (going) => {
+        const question = quitRunsQuestion(going);
+        const answer = await dialog.showMessageBox({ type: 'question', ...question, defaultId: 0, cancelId: 0, checkboxChecked: false });
+        return { choice: answer.response === 1 ? 'stop' : 'keep', remember: answer.checkboxChecked };
+      },
+    })
+      .then((settled) => log.info('quitting with runs', settled))
+      .catch((error: unknown) => log.warn('runs not settled on quit', { error: error instanceof Error ? error.message : String(error) }))
+      .then(() => {
+        unbindIpc?.();
+        unbindNotifications?.();
+        return connection.control('quit');
+      })
       .then((result) => {
         if (!result.stopping) log.info('the console service goes on', { liveRuns: result.liveRuns, otherClients: result.otherClients });
       })
