@@ -182,3 +182,26 @@ describe('startConsoleService', () => {
     await expect(started).rejects.toThrow(/npm run build/);
   });
 });
+
+describe('the service stopping by itself when idle', () => {
+  it('stays while a page is open, and stops a while after the last one closes', async () => {
+    const renderer = makeTempDir('oc-serve-renderer-');
+    const data = makeTempDir('oc-serve-data-');
+    cleanups.push(renderer.remove, data.remove);
+    writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
+    const service = await startConsoleService(['--data-dir', data.path], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path }, idleExitMs: 200 });
+    cleanups.push(() => service.stop());
+    let stopped = false;
+    void service.stopped.then(() => (stopped = true));
+
+    const { default: WebSocket } = await import('ws');
+    const page = new WebSocket(`ws://127.0.0.1:${service.server.port}/ws?token=${service.server.token}`, { origin: service.server.origin });
+    await new Promise((resolve, reject) => page.once('open', resolve).once('error', reject));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(stopped).toBe(false);
+
+    page.close();
+    await vi.waitFor(() => expect(stopped).toBe(true), { timeout: 3_000 });
+    expect(existsSync(path.join(data.path, 'console.lock'))).toBe(false);
+  });
+});

@@ -270,14 +270,15 @@ export async function startConsoleService(argv: readonly string[], options: Cons
   lock.recordUrl(server.url);
 
   /**
-   * With no run going and no app attached, the service stops after idleExitMs: runs kept in the
-   * background have ended and nobody is looking. Looked at when a client goes and when a run ends.
+   * With no run going and nothing attached (no app on the socket, no page open), the service stops after
+   * idleExitMs: runs kept in the background have ended and nobody is looking. Counted again from when a
+   * client goes or a run ends, and looked at again every idleExitMs while anything still needs it.
    */
   const considerIdleExit = () => {
     clearTimeout(idleTimer);
     if (idleExitMs <= 0 || stopping) return;
     idleTimer = setTimeout(() => {
-      if (liveRuns() > 0 || socket?.clients().length) return;
+      if (liveRuns() > 0 || (socket?.clients().length ?? 0) > 0 || server.socketCount() > 0) return considerIdleExit();
       log.info('service stopping: idle, no run going and no app attached', { idleMinutes: idleExitMs / 60_000 });
       void stop();
     }, idleExitMs);
