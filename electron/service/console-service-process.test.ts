@@ -1,4 +1,5 @@
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,33 +78,61 @@ function ledgerOutput(dataDir: string, runId: string): Buffer {
   }
 }
 
-/** A terminal opened on a run: the replay from the ledger, acknowledged as it is drawn, checked for gaps. */
-async function replay(connection: ServiceConnection, runId: string): Promise<Buffer> {
-  const parts: Buffer[] = [];
+/** What a terminal opened on a run got: each piece at its offset, and what it was told it skipped. */
+interface TerminalStream {
+  pieces: Array<{ offset: number; bytes: Buffer }>;
+  skippedBytes: number;
+  /** Where the stream ended: every byte before it was either delivered or announced as skipped. */
+  end: number;
+}
+
+/**
+ * A terminal opened on a run from its first byte: the replay from the ledger, then live output while
+ * the run goes on, acknowledged as it is drawn. Each message must continue exactly where the last one
+ * ended (no gap, no duplicate); a viewer that falls behind a live flood is skipped forward, and told
+ * so (DESIGN.md section 5). Done once the run has ended and every byte it wrote is accounted for.
+ */
+async function openTerminal(connection: ServiceConnection, runId: string): Promise<TerminalStream> {
+  const stream: TerminalStream = { pieces: [], skippedBytes: 0, end: 0 };
   let subscription: string | undefined;
-  let next = 0;
-  const early: Array<{ subscriptionId: string; offset: number; bytes: Uint8Array }> = [];
-  const take = (message: { subscriptionId: string; offset: number; bytes: Uint8Array }) => {
-    expect(message.offset).toBe(next);
-    next += message.bytes.length;
-    parts.push(Buffer.from(message.bytes));
-    connection.ack(message.subscriptionId, message.bytes.length);
+  const errors: string[] = [];
+  type Message = { subscriptionId: string; runId: string; offset?: number; bytes?: Uint8Array; fromOffset?: number; toOffset?: number };
+  const early: Array<[string, Message]> = [];
+  const take = (event: string, message: Message) => {
+    if (message.subscriptionId !== subscription) return;
+    if (event === 'runOutputSkipped') {
+      if (message.fromOffset !== stream.end) errors.push(`skip from ${message.fromOffset}, expected ${stream.end}`);
+      stream.skippedBytes += message.toOffset! - message.fromOffset!;
+      stream.end = message.toOffset!;
+      return;
+    }
+    if (event !== 'runOutput') return;
+    if (message.offset !== stream.end) errors.push(`output at ${message.offset}, expected ${stream.end}`);
+    stream.pieces.push({ offset: message.offset!, bytes: Buffer.from(message.bytes!) });
+    stream.end = message.offset! + message.bytes!.length;
+    connection.ack(message.subscriptionId, message.bytes!.length);
   };
   const stop = connection.onEvent((event, payload) => {
-    if (event === 'runOutputSkipped' && (payload as { runId: string }).runId === runId) throw new Error('the replay skipped output');
-    if (event !== 'runOutput') return;
-    const message = payload as { subscriptionId: string; runId: string; offset: number; bytes: Uint8Array };
+    const message = payload as Message;
     if (message.runId !== runId) return;
-    if (subscription === undefined) early.push(message);
-    else if (message.subscriptionId === subscription) take(message);
+    if (subscription === undefined) early.push([event, message]);
+    else take(event, message);
   });
   try {
     const opened = await connection.call('openRunOutput', { runId, from: 'start' });
     subscription = opened.subscriptionId;
-    for (const message of early.splice(0)) if (message.subscriptionId === subscription) take(message);
-    await waitUntil(`the replay of ${runId}`, () => Promise.resolve(next >= opened.totalBytes), 30_000);
+    for (const [event, message] of early.splice(0)) take(event, message);
+    await waitUntil(
+      `the terminal of ${runId}`,
+      async () => {
+        const run = await connection.call('getRun', { runId });
+        return !['queued', 'admitted', 'preparing', 'setting_up', 'running'].includes(run.status) && stream.end >= run.outputBytes;
+      },
+      60_000,
+    );
     await connection.call('closeRunOutput', { subscriptionId: opened.subscriptionId });
-    return Buffer.concat(parts);
+    expect(errors).toEqual([]);
+    return stream;
   } finally {
     stop();
   }
@@ -142,12 +171,12 @@ function runToExit(serveEntry: string, args: string[]): Promise<{ code: number |
 }
 
 describe('the console service, with real processes', () => {
-  it('finishes 4 flooding runs whole when their client is killed, and replays each byte for byte to a new client', async () => {
+  it('finishes 4 flooding runs whole when their client is killed; a new client attached mid-flood follows each to its end, then replays it byte for byte', async () => {
     const dataDir = dataDirIn('home');
     const project = projectDir();
     await launch(dataDir);
     const socketPath = serviceSocketPath(dataDir);
-    const floodBytes = 4_000_000;
+    const floodBytes = 8_000_000;
 
     // The client that is killed: a process of its own, its windows on all four runs never acknowledging.
     const client = spawn(process.execPath, [path.join(repoRoot, 'e2e', 'fixtures', 'service-flood-client.mjs'), socketPath, project, fixtureAgentPath, '4', String(floodBytes)], {
@@ -171,9 +200,12 @@ describe('the console service, with real processes', () => {
     client.kill('SIGKILL');
     await exited;
 
-    await waitUntil('all four runs to end', async () => (await Promise.all(runIds.map((runId) => watcher.call('getRun', { runId })))).every((run) => run.status !== 'running' && run.status !== 'preparing' && run.status !== 'admitted' && run.status !== 'queued'), 120_000);
+    // A new client attaches while the runs go on, and opens a terminal on each from its first byte.
     const newClient = await attach(dataDir);
-    for (const runId of runIds) {
+    const atOpen = await Promise.all(runIds.map((runId) => newClient.call('getRun', { runId })));
+    expect(atOpen.some((run) => run.status === 'running')).toBe(true);
+    const followed = await Promise.all(runIds.map((runId) => openTerminal(newClient, runId)));
+    for (const [index, runId] of runIds.entries()) {
       const run = await newClient.call('getRun', { runId });
       expect(run.status).toBe('succeeded');
       const stored = ledgerOutput(dataDir, runId);
@@ -183,13 +215,19 @@ describe('the console service, with real processes', () => {
       expect(report, `the flood's end in ${runId}`).toBeDefined();
       expect(report!.bytes).toBeGreaterThanOrEqual(floodBytes);
       expect(Buffer.byteLength(report!.body)).toBe(report!.bytes);
-      const { createHash } = await import('node:crypto');
       expect(createHash('sha256').update(report!.body).digest('hex')).toBe(report!.sha256);
-      // A terminal opened on it now replays exactly what the ledger holds.
-      const replayed = await replay(newClient, runId);
-      expect(replayed.equals(stored)).toBe(true);
+      // The terminal followed it to its end: each byte it was sent is the ledger's at that offset, and
+      // what it was not sent it was told it skipped (a viewer behind a live flood is skipped forward).
+      const live = followed[index]!;
+      expect(live.end).toBe(stored.length);
+      for (const piece of live.pieces) expect(piece.bytes.equals(stored.subarray(piece.offset, piece.offset + piece.bytes.length))).toBe(true);
+      expect(live.pieces.reduce((sum, piece) => sum + piece.bytes.length, 0) + live.skippedBytes).toBe(stored.length);
+      // Opened again now the run is done, the terminal replays exactly what the ledger holds, nothing skipped.
+      const replayed = await openTerminal(newClient, runId);
+      expect(replayed.skippedBytes).toBe(0);
+      expect(Buffer.concat(replayed.pieces.map((piece) => piece.bytes)).equals(stored)).toBe(true);
     }
-  }, 240_000);
+  }, 180_000);
 
   it('serves two clients on one service: what one does, the other sees and is told', async () => {
     const dataDir = dataDirIn('tmp');
