@@ -12,6 +12,7 @@ import { contractVersion } from '../../shared/service-hello';
 import { ensureConsoleBuilt, repoRoot } from '../testing/built-console';
 import { fixtureAgentPath, floodReport } from '../testing/output-test-kit';
 import { gitInit } from '../testing/run-test-kit';
+import { startFixtureRun } from '../testing/service-test-kit';
 import { connectToService, type ServiceConnection } from './service-client';
 import { serviceSocketPath } from './service-socket-path';
 
@@ -335,18 +336,8 @@ describe('the console service, with real processes', () => {
     cleanups.push(() => void (alive() && process.kill(servicePid, 'SIGKILL')));
 
     const client = await attach(dataDir);
-    const projectRow = await client.call('addProject', { path: project });
-    const agent = await client.call('createAgent', {
-      name: 'Background runner',
-      providerId: 'command',
-      model: 'fixture',
-      profileId: 'program-codex-json',
-      executablePath: fixtureAgentPath,
-      commandArgs: ['--lines', '30', '--delay-ms', '100'],
-    });
-    const task = await client.call('createTask', { projectId: projectRow.id, title: 'Background job', prompt: 'Keep going' });
-    const run = await client.call('startRun', { taskId: task.id, agentId: agent.id });
-    await waitUntil('the run to be running', async () => (await client.call('getRun', { runId: run.id })).status === 'running', 20_000);
+    const { runId } = await startFixtureRun(client, { project, args: ['--lines', '30', '--delay-ms', '100'], agentName: 'Background runner', taskTitle: 'Background job' });
+    await waitUntil('the run to be running', async () => (await client.call('getRun', { runId })).status === 'running', 20_000);
 
     // The launcher quits mid-run: the service keeps the run (and the other app), and the launcher's last line says so.
     serve.kill('SIGTERM');
@@ -363,9 +354,9 @@ describe('the console service, with real processes', () => {
     expect(statSync(path.join(dataDir, 'console.lock'), { throwIfNoEntry: false })).toBeUndefined();
     const db = new Database(path.join(dataDir, 'ledger.sqlite'), { readonly: true });
     try {
-      const row = db.prepare('SELECT status FROM runs WHERE id = ?').get(run.id) as { status: string };
+      const row = db.prepare('SELECT status FROM runs WHERE id = ?').get(runId) as { status: string };
       expect(row.status).toBe('succeeded');
-      const output = ledgerOutput(dataDir, run.id).toString('utf8');
+      const output = ledgerOutput(dataDir, runId).toString('utf8');
       expect(output).toContain('line 30 of 30');
     } finally {
       db.close();

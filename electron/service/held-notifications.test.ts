@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { createMemoryLogger } from '../platform/log';
-import { fixtureAgentPath } from '../testing/output-test-kit';
 import { gitInit } from '../testing/run-test-kit';
+import { startFixtureRun } from '../testing/service-test-kit';
 import { startConsoleService, type RunningService } from './console-service';
 import { connectToService, type ServiceConnection } from './service-client';
 
@@ -44,21 +44,11 @@ it('holds a notification told while no app could show it, and hands it once to t
   // The launcher stays attached throughout: it is not an app that shows notifications.
   const launcher = await attach(service, 'browser-launcher');
   const operator = await attach(service, 'node-client');
-  const projectRow = await operator.call('addProject', { path: project });
-  const agent = await operator.call('createAgent', {
-    name: 'Quick one',
-    providerId: 'command',
-    model: 'fixture',
-    profileId: 'program-codex-json',
-    executablePath: fixtureAgentPath,
-    commandArgs: ['--lines', '5', '--delay-ms', '100'],
-  });
-  const task = await operator.call('createTask', { projectId: projectRow.id, title: 'Background job', prompt: 'Go on without me' });
-  const run = await operator.call('startRun', { taskId: task.id, agentId: agent.id });
+  const { runId } = await startFixtureRun(operator, { project, args: ['--lines', '5', '--delay-ms', '100'], agentName: 'Quick one', taskTitle: 'Background job' });
   // The operator closes the console's window; the run goes on.
   await operator.close();
 
-  await vi.waitFor(async () => expect((await launcher.call('getRun', { runId: run.id })).status).toBe('succeeded'), { timeout: 20_000, interval: 100 });
+  await vi.waitFor(async () => expect((await launcher.call('getRun', { runId })).status).toBe('succeeded'), { timeout: 20_000, interval: 100 });
   await vi.waitFor(() => expect(log.lines.some((line) => line.message === 'desktop notification')).toBe(true), { timeout: 10_000 });
 
   const first: string[] = [];

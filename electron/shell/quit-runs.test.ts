@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryLogger } from '../platform/log';
 import { startConsoleService, type RunningService } from '../service/console-service';
 import { connectToService, type ServiceConnection } from '../service/service-client';
-import { fixtureAgentPath } from '../testing/output-test-kit';
 import { gitInit } from '../testing/run-test-kit';
+import { startFixtureRun } from '../testing/service-test-kit';
 import { quitRunsQuestion, settleRunsOnQuit, type QuitRunsAnswer } from './quit-runs';
 
 /** Quitting the desktop app with runs going, against a real console service and a real run. */
@@ -39,19 +39,9 @@ afterEach(async () => {
 async function startLongRun(): Promise<string> {
   const project = tempDir('oc-quit-project-');
   gitInit(project);
-  const projectRow = await connection.call('addProject', { path: project });
-  const agent = await connection.call('createAgent', {
-    name: 'Long runner',
-    providerId: 'command',
-    model: 'fixture',
-    profileId: 'program-codex-json',
-    executablePath: fixtureAgentPath,
-    commandArgs: ['--lines', '1000', '--delay-ms', '50'],
-  });
-  const task = await connection.call('createTask', { projectId: projectRow.id, title: 'Long job', prompt: 'Go on' });
-  const run = await connection.call('startRun', { taskId: task.id, agentId: agent.id });
-  await vi.waitFor(async () => expect((await connection.call('getRun', { runId: run.id })).status).toBe('running'), { timeout: 15_000, interval: 100 });
-  return run.id;
+  const { runId } = await startFixtureRun(connection, { project, args: ['--lines', '1000', '--delay-ms', '50'], agentName: 'Long runner', taskTitle: 'Long job' });
+  await vi.waitFor(async () => expect((await connection.call('getRun', { runId })).status).toBe('running'), { timeout: 15_000, interval: 100 });
+  return runId;
 }
 
 describe('quitting the desktop app with runs going', () => {
