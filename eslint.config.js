@@ -50,6 +50,7 @@ export const folderOrder = [
   'handlers',
   'core.ts',
   'host',
+  'service',
   'shell',
   'main.ts',
   'preload.ts',

@@ -6,7 +6,7 @@ import packageJson from './package.json' with { type: 'json' };
 /**
  * One config, three builds (chosen with --mode):
  *   renderer  the React app                         -> dist/renderer/
- *   node      Electron main + the browser host      -> dist/electron/{main,serve}.js (ESM)
+ *   node      Electron main, serve, the service     -> dist/electron/{main,serve,service}.js (ESM)
  *             and the ledger restore command         -> dist/electron/restore-ledger.js
  *             and the ledger's output writer thread  -> dist/electron/output-writer-worker.js
  *             and the search reader thread           -> dist/electron/search-reader-worker.js
@@ -70,7 +70,11 @@ export default defineConfig(({ mode }): UserConfig => {
           // Each worker is its own entry: a thread loads it by file (electron/platform/worker-module.ts finds it).
           input: {
             main: 'electron/main.ts',
-            serve: 'electron/host/serve.ts',
+            serve: 'electron/service/serve.ts',
+            // The console service's process, started detached by serve.js and the desktop app.
+            service: 'electron/service/service-main.ts',
+            // The Node client of the service's socket, by a fixed name: a test kills a client process that loads it.
+            'service-client': 'electron/service/service-client.ts',
             'output-writer-worker': 'electron/ledger/output-writer-worker.ts',
             'search-reader-worker': 'electron/search/search-reader-worker.ts',
             // `npm run ledger:restore` (scripts/restore-ledger.mjs).

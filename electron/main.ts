@@ -1,29 +1,30 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, nativeTheme, Notification, session, shell } from 'electron';
-import { createCore, type Core } from './core';
 import { resolveDataDir } from './platform/data-dir';
-import { acquireDataDirLock, type DataDirLock } from './platform/data-dir-lock';
 import { installCrashHandlers } from './platform/crash-handlers';
 import { isDiskFullError } from './platform/disk-space';
 import { createConsoleLog, detailsInLog } from './platform/log';
 import { devServerAppLocation, fileAppLocation, type AppLocation } from './shell/app-location';
 import { parseShellArgs } from './shell/command-line';
 import { offerRelaunch } from './shell/crash-dialog';
-import { offerLedgerRestore } from './shell/damaged-ledger-dialog';
-import { LedgerDamagedError } from './ledger/ledger-damage';
 import { installContentSecurityPolicy } from './shell/content-security-policy';
 import { bindDesktopNotifications } from './shell/desktop-notifier';
 import { bindIpc } from './shell/ipc-binding';
-import { describeNativeModuleFailure, electronSqliteBinding } from './shell/native-binding';
+import { electronSqliteBinding } from './shell/native-binding';
 import { denyPermissions, guardNavigation } from './shell/navigation-guard';
-import { createSafeStorageVault } from './shell/safe-storage-vault';
 import { appWindowOptions, currentWindowBackground } from './shell/window-options';
+import { quitRunsQuestion, settleRunsOnQuit } from './shell/quit-runs';
+import { connectToService, type ServiceConnection } from './service/service-client';
+import { attachOrStartService } from './service/service-launcher';
+import { serviceSocketPath } from './service/service-socket-path';
 
 /**
- * The desktop app's main process: a thin shell that opens one window and binds the plain-Node core to
- * it over IPC. Everything with a decision in it lives in electron/shell/ where it is unit tested;
- * this file only wires those pieces to Electron's lifecycle.
+ * The desktop app's main process: a thin shell that finds or starts the console service of its data
+ * directory (electron/service/: the core in a detached process of its own, so runs outlive the app)
+ * and binds each window's IPC to a connection on the service's socket. Everything with a decision in
+ * it lives in electron/shell/ and electron/service/, where it is tested with the same Node client this
+ * uses; this file only wires those pieces to Electron's lifecycle.
  */
 
 // stderr from the start; the log file in the data directory once this app holds it.
@@ -65,7 +66,7 @@ function startShell(): void {
     const [window] = liveWindows();
     if (!window) {
       // macOS keeps the app running with no window; a second launch means "show me the console".
-      if (core) openWindow();
+      if (shellConnection) openWindow();
       return;
     }
     if (window.isMinimized()) window.restore();
@@ -79,8 +80,8 @@ function startShell(): void {
     failStart(error);
     return;
   }
-  let core: Core | undefined;
-  let dataDirLock: DataDirLock | undefined;
+  /** The shell's own connection (notifications, the badge, recorded addresses); each window has its own. */
+  let shellConnection: ServiceConnection | undefined;
   let unbindIpc: (() => void) | undefined;
   let unbindNotifications: (() => void) | undefined;
 
@@ -90,10 +91,11 @@ function startShell(): void {
     windows.add(window);
     guardNavigation(window.webContents, location, log, {
       // Only an http(s) address the console recorded on a run itself (a compare page, a pull request).
-      openExternal: (url) => {
-        if (!/^https?:\/\//i.test(url) || !core?.ledger.runs.isRecordedForgeAddress(url)) return false;
-        void shell.openExternal(url);
-        return true;
+      openExternal: async (url) => {
+        if (!/^https?:\/\//i.test(url) || !shellConnection) return false;
+        const { recorded } = await shellConnection.call('isRecordedForgeAddress', { url });
+        if (recorded) await shell.openExternal(url);
+        return recorded;
       },
     });
     window.once('ready-to-show', () => window.show());
@@ -117,51 +119,46 @@ function startShell(): void {
       try {
         const appDir = app.getAppPath();
         const dataDir = resolveDataDir({ flag: args.dataDir, electronUserData: app.getPath('userData') });
-        // The single-instance lock keeps out a second desktop app; this one keeps out a browser host on
-        // the same data directory too. Before the core, whose start-up recovery would stop its runs.
-        // A refusal (DataDirLockedError) is one line naming the other console; failStart shows it.
-        dataDirLock = await acquireDataDirLock({ dataDir, owner: { kind: 'desktop-app' }, log });
-        log.writeToFile(dataDir);
-        // safeStorage answers only after `ready`; without it the core keeps secrets with its key file.
-        const vault = createSafeStorageVault() ?? undefined;
-        if (!vault) log.warn('safeStorage is not available; AI connection secrets use the key file in the data directory');
-        else if (!vault.protects) log.warn('safeStorage has no keyring (basic_text); AI connection secrets are not protected');
-        try {
-          core = createCore({
-            dataDir,
-            transport: 'electron',
-            appVersion: __APP_VERSION__,
-            log,
-            sqliteNativeBinding: electronSqliteBinding(appDir),
-            vault,
-          });
-        } catch (error) {
-          if (error instanceof LedgerDamagedError) {
-            // Still holding the data directory: the restore happens with no console on it.
-            const lock = dataDirLock;
-            log.error('the ledger is damaged', { file: error.file, sqlite: error.sqliteMessage, newestBackup: error.newestBackup?.file ?? null });
-            await offerLedgerRestore(error, { dataDir, nativeBinding: electronSqliteBinding(appDir), releaseDataDir: () => lock.release().then(() => log.flush()) });
-            return;
-          }
-          await dataDirLock.release();
-          throw new Error(describeNativeModuleFailure(error, appDir) ?? (error instanceof Error ? error.message : String(error)), {
-            cause: error,
-          });
-        }
-        log.info('desktop app started', { dataDir, version: __APP_VERSION__, electron: process.versions.electron });
+        // The service keeps console.log; the shell, a process beside it, keeps its own file.
+        log.writeToFile(dataDir, { fileName: 'desktop-app.log' });
+        // Find the data directory's service, or start it detached: Electron's binary run as Node, with
+        // the SQLite addon built for Electron's ABI. A service of another version is refused with
+        // service_version_mismatch, whose message says what runs and the two ways on (failStart shows it).
+        const sqliteBinding = electronSqliteBinding(appDir);
+        const attached = await attachOrStartService({
+          dataDir,
+          port: 0,
+          client: 'desktop-app',
+          serviceEntry: path.join(distElectronDir, 'service.js'),
+          execPath: process.execPath,
+          env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...(sqliteBinding ? { OPERATOR_CONSOLE_SQLITE_BINDING: sqliteBinding } : {}) },
+        });
+        const connection = attached.connection;
+        shellConnection = connection;
+        log.info('desktop app attached to the console service', { dataDir, version: __APP_VERSION__, electron: process.versions.electron, servicePid: connection.welcome.pid, started: attached.started });
+        connection.onClose(() => {
+          if (shutdown !== 'running') return;
+          log.error('the console service stopped', { advice: 'Quit the console and start it again; runs it had are stranded and can be resumed.' });
+          dialog.showErrorBox('The console service stopped', `Quit Operator Console and start it again; runs it had are stranded and can be resumed.\n\n${detailsInLog(log)}`);
+        });
 
         installContentSecurityPolicy(session.defaultSession, location);
         denyPermissions(session.defaultSession, location);
-        unbindIpc = bindIpc({ core, location, log, appContents: () => liveWindows().map((window) => window.webContents) });
-        const notices = core.ledger.notices;
+        const socketPath = serviceSocketPath(dataDir);
+        unbindIpc = bindIpc({
+          connect: () => connectToService(socketPath, { client: 'desktop-app' }),
+          location,
+          log,
+          appContents: () => liveWindows().map((window) => window.webContents),
+        });
         unbindNotifications = bindDesktopNotifications({
-          events: core.events,
+          events: { listen: (listener) => connection.onEvent((event, payload) => listener(event, payload as never)) },
           log,
           Notification,
           windows: liveWindows,
           openWindow: (route) => void openWindow(route),
           setBadgeCount: (count) => void app.setBadgeCount(count),
-          openNotices: () => notices.countOpen(),
+          openNotices: async () => (await connection.call('countOpenNotices')).open,
         });
 
         nativeTheme.on('updated', () => {
@@ -183,21 +180,37 @@ function startShell(): void {
     if (process.platform !== 'darwin') app.quit();
   });
 
-  // The core closes before the app exits, so the ledger is checkpointed and no run is left mid-write.
-  // before-quit fires again from the app.quit() below; by then the core is closed and quitting goes on.
+  // Quitting the app with runs going asks once (quit-runs.ts): keep them running in the background (the
+  // default, rememberable) or stop them. Then the app detaches: the service stops when no run is going
+  // and no other app is attached, and otherwise goes on. before-quit fires again from app.quit() below.
   let shutdown: 'running' | 'closing' | 'closed' = 'running';
-  // The data directory lock is given up last, once the core has closed.
   app.on('before-quit', (event) => {
-    if (shutdown === 'closed' || !core) return;
+    if (shutdown === 'closed' || !shellConnection) return;
     event.preventDefault();
     if (shutdown === 'closing') return;
     shutdown = 'closing';
-    unbindIpc?.();
-    unbindNotifications?.();
-    void core
-      .close()
-      .catch((error: unknown) => log.error('core did not close cleanly', { error: error instanceof Error ? error.message : String(error) }))
-      .then(() => dataDirLock?.release())
+    const connection = shellConnection;
+    void settleRunsOnQuit({
+      connection,
+      rememberedFile: path.join(app.getPath('userData'), 'quit-choice.json'),
+      ask: async (going) => {
+        const question = quitRunsQuestion(going);
+        const answer = await dialog.showMessageBox({ type: 'question', ...question, defaultId: 0, cancelId: 0, checkboxChecked: false });
+        return { choice: answer.response === 1 ? 'stop' : 'keep', remember: answer.checkboxChecked };
+      },
+    })
+      .then((settled) => log.info('quitting with runs', settled))
+      .catch((error: unknown) => log.warn('runs not settled on quit', { error: error instanceof Error ? error.message : String(error) }))
+      .then(() => {
+        unbindIpc?.();
+        unbindNotifications?.();
+        return connection.control('quit');
+      })
+      .then((result) => {
+        if (!result.stopping) log.info('the console service goes on', { liveRuns: result.liveRuns, otherClients: result.otherClients });
+      })
+      .catch((error: unknown) => log.warn('the console service did not answer the quit', { error: error instanceof Error ? error.message : String(error) }))
+      .then(() => connection.close())
       .then(() => log.close())
       // A log that cannot be closed has no one left to tell; quitting must not become a crash report.
       .catch(() => undefined)

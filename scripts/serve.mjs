@@ -7,6 +7,6 @@ import { ensureBuilt, repoRoot } from './ensure-built.mjs';
 
 ensureBuilt(['dist/electron/serve.js', 'dist/renderer/index.html']);
 
-/** @type {unknown} The build's module, whose types are electron/host/serve.ts's. */
+/** @type {unknown} The build's module, whose types are electron/service/serve.ts's. */
 const serve = await import(pathToFileURL(path.join(repoRoot, 'dist', 'electron', 'serve.js')).href);
 await /** @type {{ main(argv: string[]): Promise<void> }} */ (serve).main(process.argv.slice(2));

@@ -34,6 +34,10 @@ export const errorCodes = [
   'forbidden_origin',
   'forbidden_sender',
   'disconnected',
+  // The console service's local socket: a client must say hello first, and in the service's versions
+  // (shared/service-hello.ts); a mismatch names the version running and the two ways on.
+  'hello_required',
+  'service_version_mismatch',
   // Domain.
   'not_found',
   'conflict',

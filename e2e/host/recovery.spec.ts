@@ -80,6 +80,9 @@ test('a run the console was killed during comes back stranded, with a notice', a
   await expect(page.getByRole('group', { name: 'Run output' }).or(page.getByRole('region', { name: 'Run output' }))).toContainText(/line \d+ of 1000/);
 
   await first.crash();
+  // The page still open says what it can: the run is not called running while nothing answers for it.
+  await expect(page.getByText('Unverifiable', { exact: true }).first()).toBeVisible();
+  await expect(page.getByText('Running', { exact: true })).toHaveCount(0);
   // The console is gone and the agent is not: this is what the next console must find and stop.
   const [agentPid, ...others] = agentsAlive();
   expect(agentPid).toBeDefined();

@@ -13,6 +13,7 @@ export function landingHandlers({ landing, cleanup }: Pick<CoreServices, 'landin
     createPullRequest: (input) => landing.createPullRequest(input.runId, input.title, input.body),
     discardRun: (input) => landing.discard(input.runId),
     startRuns: (input) => landing.startMany(input.taskId, input.agentIds),
+    isRecordedForgeAddress: (input) => ({ recorded: landing.isRecordedForgeAddress(input.url) }),
     compareTaskRuns: (input) => landing.compare(input.taskId),
     getDiskUsage: (input) => cleanup.diskUsage(input),
     planCleanup: () => cleanup.plan(),

@@ -4,7 +4,7 @@ import type { CoreServices } from './core-services';
 
 export function systemHandlers({ system }: Pick<CoreServices, 'system'>): ChannelHandlers<typeof systemChannels> {
   return {
-    getSystemInfo: () => system.info(),
+    getSystemInfo: (_input, context) => system.info(context.transport === 'electron' ? 'electron' : 'browser'),
     getLogInfo: () => system.logInfo(),
     openLogFolder: () => system.openLogFolder(),
     openDataFolder: () => system.openDataFolder(),

@@ -5,10 +5,9 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
 import { describeError, detailsInLog, type Logger } from '../platform/log';
-import { HostSocket } from './host-socket';
+import { broadcastEvents, HostSocket } from './host-socket';
 import { contentTypes, resolveStaticFile } from './static-files';
 
 /**
@@ -41,6 +40,10 @@ export interface HostServer {
   origin: string;
   port: number;
   token: string;
+  /** Pages connected now. */
+  socketCount(): number;
+  /** Called with each page's socket as it connects (the console service hands it what it held back). */
+  onSocketAccepted(listener: (socket: HostSocket) => void): void;
   close(): Promise<void>;
 }
 
@@ -190,21 +193,16 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   // A malformed HTTP request must cost the sender its connection, not the host its process.
   server.on('clientError', (_error, socket) => socket.destroy());
 
+  const acceptedListeners: Array<(socket: HostSocket) => void> = [];
   function acceptSocket(ws: WebSocket): void {
     const hostSocket = new HostSocket(ws, core, log);
     sockets.add(hostSocket);
     ws.on('close', () => sockets.delete(hostSocket));
     log.debug('websocket connected', { sockets: sockets.size });
+    for (const listener of acceptedListeners) listener(hostSocket);
   }
 
-  const stopEvents = core.events.listen((event, payload) => {
-    if (sockets.size === 0) return;
-    // Encoded once, sent to every socket.
-    const data = hasBinaryBytes(payload)
-      ? encodeBinaryEventParts(event, payload)
-      : JSON.stringify({ type: 'event', event, payload } satisfies ServerMessage);
-    for (const socket of sockets) socket.sendEvent(event, data);
-  });
+  const stopEvents = broadcastEvents(core.events, sockets);
 
   const heartbeat = setInterval(() => {
     for (const socket of sockets) socket.checkAlive();
@@ -267,6 +265,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     origin,
     port,
     token,
+    socketCount: () => sockets.size,
+    onSocketAccepted: (listener) => void acceptedListeners.push(listener),
     close: () => (closePromise ??= closeHost()),
   };
 }

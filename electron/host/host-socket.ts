@@ -3,19 +3,42 @@ import { maxRequestBytes } from '../../shared/contract';
 import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
 import { clientAckSchema, clientRequestSchema, encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
+import type { EventHub } from '../events/event-hub';
 import { describeError, type Logger } from '../platform/log';
 import { createClientChannel } from '../events/client-channel';
+import {
+  clientHelloSchema,
+  serviceControlSchema,
+  type ClientHello,
+  type ServiceControl,
+  type ServiceControlResult,
+  type ServiceWelcome,
+} from '../../shared/service-hello';
 
 /** A socket this far behind stops getting events; the renderer refetches when it catches up. */
 const maxBufferedEventBytes = 16 * 1024 * 1024;
 
 /**
- * One browser connection: requests in, responses and events out. Nothing a client sends may close
- * the socket or reach the ledger unchecked; every refusal is answered with a stable code.
+ * What the console service's local socket adds to a connection (electron/service/): the client says
+ * hello first, in the service's versions, and may ask the service itself to quit or stop. The browser's
+ * WebSocket has neither: its token and Origin are its checks, and its page is the service's own build.
+ */
+export interface HostSocketGreeting {
+  /** Accepts a hello with the service's welcome, or refuses it (the socket is then closed). */
+  hello(hello: ClientHello, socket: HostSocket): { ok: true; welcome: ServiceWelcome } | { ok: false; error: OperatorErrorShape };
+  control(control: ServiceControl, socket: HostSocket): Promise<ServiceControlResult>;
+}
+
+/**
+ * One client connection (a browser page, or an app on the service's local socket): requests in,
+ * responses and events out. Nothing a client sends may close the socket or reach the ledger unchecked;
+ * every refusal is answered with a stable code.
  */
 export class HostSocket {
   private alive = true;
   private droppingEvents = false;
+  /** Who said hello on the local socket; undefined until then (and always on the browser's WebSocket). */
+  private greeted: ClientHello | undefined;
   /**
    * This socket as a client of the core: streams it opens (live output) are pushed here only, and
    * always sent, since the output fanout already bounds what is in flight per viewer.
@@ -30,6 +53,7 @@ export class HostSocket {
     private readonly ws: WebSocket,
     private readonly core: Pick<Core, 'dispatch'>,
     private readonly log: Logger,
+    private readonly greeting?: HostSocketGreeting,
   ) {
     ws.on('close', () => this.client.close());
     ws.on('pong', () => {
@@ -56,6 +80,12 @@ export class HostSocket {
       if (bytes.length > maxRequestBytes) return this.refuseTooLarge(undefined, bytes.length);
       return this.refuse(undefined, 'malformed_message', 'The message is not valid JSON.');
     }
+    if (this.greeting) {
+      // The local socket: nothing but a hello until one is accepted.
+      if (typeOf(message) === 'hello') return this.sayHello(message, this.greeting);
+      if (!this.greeted) return this.refuseUngreeted();
+      if (typeOf(message) === 'control') return this.control(message, bytes.length, this.greeting);
+    }
     if (isAck(message)) return this.acknowledge(message, bytes.length);
     const id = requestIdOf(message);
     if (bytes.length > maxRequestBytes) return this.refuseTooLarge(id, bytes.length);
@@ -67,7 +97,7 @@ export class HostSocket {
     const request = parsed.data;
     // The dispatcher validates the channel and input, and logs its own refusals.
     const envelope = await this.core.dispatch(request.channel, request.input, {
-      transport: 'browser',
+      transport: this.transport,
       sizeBytes: bytes.length,
       client: this.client,
     });
@@ -79,6 +109,48 @@ export class HostSocket {
   }
 
   /**
+   * Where a request came from, for the log and for what the core answers per app (system info): the
+   * browser's WebSocket, the desktop app on the service's local socket, or another client there.
+   */
+  private get transport(): 'browser' | 'electron' | 'service-socket' {
+    if (!this.greeting) return 'browser';
+    return this.greeted?.client === 'desktop-app' ? 'electron' : 'service-socket';
+  }
+
+  /** Who this client said it is in its hello (the local socket), if it did. */
+  get hello(): ClientHello | undefined {
+    return this.greeted;
+  }
+
+  private sayHello(message: unknown, greeting: HostSocketGreeting): void {
+    const parsed = clientHelloSchema.safeParse(message);
+    if (!parsed.success) return this.refuseAndClose('malformed_message', 'The hello is not one the console service understands.');
+    if (this.greeted) return this.refuse(undefined, 'malformed_message', 'This connection has already said hello.');
+    const answer = greeting.hello(parsed.data, this);
+    if (!answer.ok) return this.refuseAndClose(answer.error.code, answer.error.message);
+    this.greeted = parsed.data;
+    this.send(answer.welcome);
+  }
+
+  private refuseUngreeted(): void {
+    this.refuseAndClose('hello_required', 'Say hello first: the console service answers a client only once it knows its versions.');
+  }
+
+  /** A refusal after which the connection has nothing more to say: answered, then closed. */
+  private refuseAndClose(code: ErrorCode, message: string): void {
+    this.refuse(undefined, code, message);
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(1008, code);
+  }
+
+  private async control(message: unknown, size: number, greeting: HostSocketGreeting): Promise<void> {
+    const parsed = serviceControlSchema.safeParse(message);
+    if (!parsed.success) return this.refuse(requestIdOf(message), 'invalid_request', 'The control message is not one the console service understands.');
+    this.log.info('service control asked', { action: parsed.data.action, client: this.greeted?.client, size });
+    const value = await greeting.control(parsed.data, this);
+    this.send({ type: 'response', id: parsed.data.id, ok: true, value });
+  }
+
+  /**
    * Parsed output, acknowledged many times a second during a flood: handed to the core as the
    * ackRunOutput channel's input, through the same checks as a request, but nothing is answered.
    */
@@ -86,7 +158,7 @@ export class HostSocket {
     const parsed = clientAckSchema.safeParse(message);
     if (!parsed.success) return this.refuse(undefined, 'malformed_message', 'The acknowledgement is not one the console understands.');
     const { subscriptionId, bytes } = parsed.data;
-    const envelope = await this.core.dispatch('ackRunOutput', { subscriptionId, bytes }, { transport: 'browser', sizeBytes: size, client: this.client });
+    const envelope = await this.core.dispatch('ackRunOutput', { subscriptionId, bytes }, { transport: this.transport, sizeBytes: size, client: this.client });
     if (!envelope.ok) this.send({ type: 'error', error: envelope.error });
   }
 
@@ -95,13 +167,13 @@ export class HostSocket {
   }
 
   private refuse(id: number | undefined, code: ErrorCode, message: string): void {
-    this.log.warn('websocket message refused', { transport: 'browser', code, ...(id !== undefined ? { id } : {}) });
+    this.log.warn('websocket message refused', { transport: this.transport, code, ...(id !== undefined ? { id } : {}) });
     const error: OperatorErrorShape = { code, message };
     this.send(id !== undefined ? { type: 'response', id, ok: false, error } : { type: 'error', error });
   }
 
   /** Responses are always sent, however far behind the socket is: the page is waiting for them. */
-  private send(message: ServerMessage): void {
+  private send(message: ServerMessage | ServiceWelcome): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
     let text: string;
     try {
@@ -122,6 +194,8 @@ export class HostSocket {
   /** A broadcast event, encoded once for every socket: JSON text, or a binary event's two parts. */
   sendEvent(event: string, data: string | readonly [Uint8Array, Uint8Array]): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
+    // On the local socket the first thing a client hears is the answer to its hello: no broadcast before it.
+    if (this.greeting && !this.greeted) return;
     if (this.ws.bufferedAmount > maxBufferedEventBytes) {
       if (!this.droppingEvents) {
         this.droppingEvents = true;
@@ -161,8 +235,23 @@ export class HostSocket {
   }
 }
 
+/** Every event the core pushes, encoded once and sent to each of these sockets. Returns the unsubscribe. */
+export function broadcastEvents(events: Pick<EventHub, 'listen'>, sockets: ReadonlySet<HostSocket>): () => void {
+  return events.listen((event, payload) => {
+    if (sockets.size === 0) return;
+    const data = hasBinaryBytes(payload)
+      ? encodeBinaryEventParts(event, payload)
+      : JSON.stringify({ type: 'event', event, payload } satisfies ServerMessage);
+    for (const socket of sockets) socket.sendEvent(event, data);
+  });
+}
+
+function typeOf(message: unknown): unknown {
+  return typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
+}
+
 function isAck(message: unknown): boolean {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'ack';
+  return typeOf(message) === 'ack';
 }
 
 /** The id of something shaped like a request, so a bad request can still be answered by id. */

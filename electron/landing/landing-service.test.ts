@@ -440,9 +440,10 @@ describe('push and pull request', () => {
       state: 'pushed',
       pushed: { remote: 'origin', branch, compareUrl: `https://github.com/acme/refunds/compare/main...${branch}?expand=1` },
     });
-    // The desktop window may hand this address (and only addresses the console recorded) to the browser.
-    expect(b.core.ledger.runs.isRecordedForgeAddress(present(landing.pushed?.compareUrl))).toBe(true);
-    expect(b.core.ledger.runs.isRecordedForgeAddress('https://github.com/acme/refunds/compare/main...evil')).toBe(false);
+    // The desktop window may hand this address (and only addresses the console recorded) to the
+    // browser: the shell asks the console service over the contract.
+    expect(await b.call('isRecordedForgeAddress', { url: present(landing.pushed?.compareUrl) })).toEqual({ recorded: true });
+    expect(await b.call('isRecordedForgeAddress', { url: 'https://github.com/acme/refunds/compare/main...evil' })).toEqual({ recorded: false });
     const pushed = execFileSync('git', ['log', '-1', '--format=%s', `refs/heads/${branch}`], { cwd: remote.path, encoding: 'utf8' }).trim();
     expect(pushed).toBe('Pushed plan');
 

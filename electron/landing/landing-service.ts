@@ -356,6 +356,11 @@ export class LandingService {
   }
 
   /** A task's runs side by side: how each went and what it changed. */
+  /** An address the console recorded on a run (its compare page, its pull request): the desktop shell may open it. */
+  isRecordedForgeAddress(url: string): boolean {
+    return /^https?:\/\//i.test(url) && this.ledger.runs.isRecordedForgeAddress(url);
+  }
+
   async compare(taskId: string): Promise<{ taskId: string; taskTitle: string; runs: RunComparison[] }> {
     const task = this.ledger.tasks.get(taskId);
     if (!task) throw new OperatorError({ code: 'not_found', message: 'That task is no longer in the console.', actionUrl: actionRoute({ kind: 'tasks' }) });

@@ -27,7 +27,12 @@ export const lockDirName = 'console.lock';
 export const ownerFileName = 'console-owner.json';
 
 /** Which console this is, as the refusal names it to the operator. */
-export type ConsoleOwner = { kind: 'browser-host'; url?: string | null } | { kind: 'desktop-app' } | { kind: 'ledger-restore' };
+export type ConsoleOwner =
+  | { kind: 'browser-host'; url?: string | null }
+  // The console service (electron/service/): the core in a process of its own, serving browsers and apps.
+  | { kind: 'console-service'; url?: string | null }
+  | { kind: 'desktop-app' }
+  | { kind: 'ledger-restore' };
 
 /** What the owner file holds. Never the browser host's token: the file is read by other processes. */
 export interface OwnerRecord {
@@ -40,7 +45,7 @@ export interface OwnerRecord {
   /** A pid means nothing on another machine (a data directory on a network share). */
   hostname: string;
   kind: ConsoleOwner['kind'];
-  /** The browser host's address without its token, once it listens; null for the desktop app. */
+  /** The browser host's (or the service's) address without its token, once it listens; null for the desktop app. */
   url: string | null;
   startedAt: string;
 }
@@ -144,7 +149,7 @@ export async function acquireDataDirLock(options: AcquireDataDirLockOptions): Pr
     processStartTime: self.startTime,
     hostname: hostname(),
     kind: options.owner.kind,
-    url: options.owner.kind === 'browser-host' ? withoutToken(options.owner.url ?? null) : null,
+    url: options.owner.kind === 'browser-host' || options.owner.kind === 'console-service' ? withoutToken(options.owner.url ?? null) : null,
     startedAt: new Date().toISOString(),
   };
   try {
@@ -171,7 +176,7 @@ export async function acquireDataDirLock(options: AcquireDataDirLockOptions): Pr
   return {
     dataDir,
     recordUrl(url: string) {
-      if (released || record.kind !== 'browser-host') return;
+      if (released || (record.kind !== 'browser-host' && record.kind !== 'console-service')) return;
       record.url = withoutToken(url);
       // Only over our own record: if another console took the lock over, the file is its record now.
       if (ownsOwnerFile()) writeOwnerFile(ownerPath, record);
@@ -196,6 +201,17 @@ export async function acquireDataDirLock(options: AcquireDataDirLockOptions): Pr
       }
     },
   };
+}
+
+/**
+ * Who holds the data directory now, as its owner file says, when that process is still running here;
+ * null when nobody does (or a holder is gone). `npm run serve -- --stop` stops a service of another
+ * version by it: the socket refuses that client's hello, a signal does not.
+ */
+export function liveDataDirHolder(dataDir: string): OwnerRecord | null {
+  const record = readOwnerFile(path.join(path.resolve(dataDir), ownerFileName))?.record ?? null;
+  if (!record || record.hostname !== hostname() || isGone(record)) return null;
+  return record;
 }
 
 /** True when the recorded console's process is certainly not running any more. */
@@ -248,7 +264,7 @@ function readOwnerFile(ownerPath: string): { raw: string; record: OwnerRecord } 
       !Number.isInteger(value.pid) ||
       (value.pid ?? 0) <= 0 ||
       typeof value.hostname !== 'string' ||
-      (value.kind !== 'browser-host' && value.kind !== 'desktop-app' && value.kind !== 'ledger-restore')
+      (value.kind !== 'browser-host' && value.kind !== 'console-service' && value.kind !== 'desktop-app' && value.kind !== 'ledger-restore')
     ) {
       return null;
     }
@@ -284,5 +300,8 @@ export function describeHolder(holder: OwnerRecord | null): string {
   const pid = holder.hostname === hostname() ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.hostname}`;
   if (holder.kind === 'desktop-app') return `${pid}, the desktop app`;
   if (holder.kind === 'ledger-restore') return `${pid}, restoring the ledger from a backup`;
+  if (holder.kind === 'console-service') {
+    return holder.url ? `${pid}, the console service at ${holder.url}; stop it with npm run serve -- --stop` : `${pid}, the console service, still starting`;
+  }
   return holder.url ? `${pid}, ${holder.url}` : `${pid}, a browser host that is still starting`;
 }

@@ -33,6 +33,12 @@ export function logLocation(dataDir: string): LogLocation {
 }
 
 export interface LogFileOptions {
+  /**
+   * The file's name in `<data dir>/logs/`: console.log by default, the console service's. The desktop
+   * app's shell, a process of its own beside the service, keeps desktop-app.log: two processes must
+   * not rotate one file.
+   */
+  fileName?: string;
   maxFileBytes?: number;
   filesKept?: number;
   /** Where a write error is told (once), since the log file itself cannot say it. Default: stderr. */
@@ -49,10 +55,11 @@ export interface LogFile extends LogLocation {
 }
 
 export function openLogFile(dataDir: string, options: LogFileOptions = {}): LogFile {
-  const location = logLocation(dataDir);
+  const fileName = options.fileName ?? logFileName;
+  const location = { dir: logLocation(dataDir).dir, file: path.join(logLocation(dataDir).dir, fileName) };
   // The log names runs, projects and paths: private to the operator, like the rest of the data directory.
   mkdirSync(location.dir, { recursive: true, mode: 0o700 });
-  const stream: RotatingFileStream = createStream(logFileName, {
+  const stream: RotatingFileStream = createStream(fileName, {
     path: location.dir,
     size: `${Math.max(1, Math.floor((options.maxFileBytes ?? defaultLogFileBytes) / 1024))}K`,
     rotate: options.filesKept ?? defaultLogFilesKept,

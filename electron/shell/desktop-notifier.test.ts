@@ -73,7 +73,7 @@ afterEach(() => {
   StandInNotification.supported = true;
 });
 
-function bind(windows: NotifierWindow[], openNotices = 0) {
+function bind(windows: NotifierWindow[], openNotices: number | Promise<number> = 0) {
   const events = new EventHub();
   const badges: number[] = [];
   const opened: string[] = [];
@@ -133,5 +133,18 @@ describe('desktop notifications in the desktop app', () => {
     events.emit('noticesChanged', { open: 3 });
     events.emit('noticesChanged', { open: 0 });
     expect(badges).toEqual([2, 3, 0]);
+  });
+
+  it('puts the count the service answers later on the badge, unless a change came first', async () => {
+    let answer!: (count: number) => void;
+    const { events, badges } = bind([standInWindow().window], new Promise<number>((resolve) => (answer = resolve)));
+    events.emit('noticesChanged', { open: 3 });
+    answer(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(badges).toEqual([3]);
+
+    const later = bind([standInWindow().window], Promise.resolve(4));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(later.badges).toEqual([4]);
   });
 });

@@ -30,8 +30,8 @@ export interface DesktopNotifierOptions {
   openWindow(route: string): void;
   /** app.setBadgeCount: the dock / launcher badge. */
   setBadgeCount(count: number): void;
-  /** How many notices are open now, for the badge at start. */
-  openNotices(): number;
+  /** How many notices are open now, for the badge at start (asked of the console service). */
+  openNotices(): number | Promise<number>;
 }
 
 /**
@@ -84,15 +84,29 @@ export function bindDesktopNotifications(options: DesktopNotifierOptions): () =>
     notification.show();
   };
 
+  let heardChange = false;
   const stop = options.events.listen(<E extends EventName>(event: E, payload: EventPayload<E>) => {
     try {
       if (event === 'desktopNotification') show(payload as EventPayload<'desktopNotification'>);
-      else if (event === 'noticesChanged') setBadge((payload as EventPayload<'noticesChanged'>).open);
+      else if (event === 'noticesChanged') {
+        heardChange = true;
+        setBadge((payload as EventPayload<'noticesChanged'>).open);
+      }
     } catch (error) {
       log.warn('desktop notification not shown', { event, error: error instanceof Error ? error.message : String(error) });
     }
   });
-  setBadge(options.openNotices());
+  // The count at start, asked of the service, must not undo a newer one a noticesChanged already set.
+  const atStart = options.openNotices();
+  if (typeof atStart === 'number') setBadge(atStart);
+  else {
+    atStart.then(
+      (count) => {
+        if (!heardChange) setBadge(count);
+      },
+      (error: unknown) => log.debug('open notices not counted', { error: error instanceof Error ? error.message : String(error) }),
+    );
+  }
 
   return () => {
     stop();

@@ -1,12 +1,17 @@
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { createClientChannel } from '../events/client-channel';
 import { channelNames, ipcChannelFor, ipcEventChannel, type EventName, type ResponseEnvelope } from '../../shared/contract';
-import type { Core } from '../core';
+import { OperatorError } from '../../shared/errors';
 import type { Logger } from '../platform/log';
+import type { ServiceConnection } from '../service/service-client';
 import type { AppLocation } from './app-location';
 
 export interface IpcBindingOptions {
-  core: Pick<Core, 'dispatch' | 'events'>;
+  /**
+   * Opens a connection to the console service for one window (electron/service/service-client.ts): the
+   * window's requests go over it, and the events the service pushes on it (broadcasts, and the streams
+   * that window opened) come back to that window alone.
+   */
+  connect(): Promise<ServiceConnection>;
   location: AppLocation;
   log: Logger;
   /** The webContents of the console's live windows: the only ones that may call, and get events. */
@@ -22,13 +27,43 @@ export const shellOnlyEvents: ReadonlySet<EventName> = new Set<EventName>(['desk
 
 /**
  * The Electron transport: one ipcMain handler per contract channel, each refusing anything but the
- * app's own top frame before handing the raw input to the core's dispatcher (which validates it
- * against the contract). Pushed events go to every live window (but the shell's own, above). Returns a
- * function that unbinds both.
+ * app's own top frame before handing the raw input to the console service over the window's own
+ * connection (the service validates it against the contract, as for any client). Events the service
+ * pushes go to the window whose connection they came on (but the shell's own, above). A connection
+ * the service dropped answers `disconnected`, and the window's next request connects again. Returns a
+ * function that unbinds it all.
  */
 export function bindIpc(options: IpcBindingOptions): () => void {
-  const { core, location, log } = options;
+  const { location, log } = options;
   const loggedRefusals = new Set<string>();
+  const connections = new Map<WebContents, Promise<ServiceConnection>>();
+
+  const connectionFor = (contents: WebContents): Promise<ServiceConnection> => {
+    const existing = connections.get(contents);
+    if (existing) return existing;
+    const connecting = options.connect().then((connection) => {
+      connection.onEvent((event, payload) => {
+        if (shellOnlyEvents.has(event) || contents.isDestroyed()) return;
+        try {
+          contents.send(ipcEventChannel, event, payload);
+        } catch (error) {
+          log.warn('event not delivered', { event, error: error instanceof Error ? error.message : String(error) });
+        }
+      });
+      connection.onClose(() => {
+        if (connections.get(contents) === connecting) connections.delete(contents);
+      });
+      return connection;
+    });
+    // A failed connection is not kept: the next request tries again.
+    connecting.catch(() => connections.delete(contents));
+    connections.set(contents, connecting);
+    contents.once('destroyed', () => {
+      connections.delete(contents);
+      void connecting.then((connection) => connection.close()).catch(() => undefined);
+    });
+    return connecting;
+  };
 
   for (const name of channelNames) {
     ipcMain.handle(ipcChannelFor(name), async (event: IpcMainInvokeEvent, input: unknown): Promise<ResponseEnvelope> => {
@@ -48,44 +83,26 @@ export function bindIpc(options: IpcBindingOptions): () => void {
           },
         };
       }
-      return core.dispatch(name, input, { transport: 'electron', client: clientFor(event.sender) });
+      let connection: ServiceConnection;
+      try {
+        connection = await connectionFor(event.sender);
+      } catch (error) {
+        log.warn('console service not reachable', { channel: name, error: error instanceof Error ? error.message : String(error) });
+        return {
+          ok: false,
+          error:
+            error instanceof OperatorError
+              ? error.toShape()
+              : { code: 'disconnected', message: 'The console service cannot be reached. Quit the console and start it again; runs it had are stranded and can be resumed.' },
+        };
+      }
+      return connection.request(name, input);
     });
   }
 
-  // One client per window: streams it opens (live output) go to it alone and end when it is destroyed.
-  const clients = new Map<WebContents, ReturnType<typeof createClientChannel>>();
-  const clientFor = (contents: WebContents) => {
-    let client = clients.get(contents);
-    if (!client) {
-      const created = createClientChannel((event, payload) => {
-        if (!contents.isDestroyed()) contents.send(ipcEventChannel, event, payload);
-      });
-      clients.set(contents, created);
-      contents.once('destroyed', () => {
-        clients.delete(contents);
-        created.close();
-      });
-      client = created;
-    }
-    return client;
-  };
-
-  const stopEvents = core.events.listen((name, payload) => {
-    if (shellOnlyEvents.has(name)) return;
-    for (const contents of options.appContents()) {
-      if (contents.isDestroyed()) continue;
-      try {
-        contents.send(ipcEventChannel, name, payload);
-      } catch (error) {
-        log.warn('event not delivered', { event: name, error: error instanceof Error ? error.message : String(error) });
-      }
-    }
-  });
-
   return () => {
-    stopEvents();
-    for (const client of clients.values()) client.close();
-    clients.clear();
+    for (const connecting of connections.values()) void connecting.then((connection) => connection.close()).catch(() => undefined);
+    connections.clear();
     for (const name of channelNames) ipcMain.removeHandler(ipcChannelFor(name));
   };
 }

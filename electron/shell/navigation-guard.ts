@@ -16,7 +16,8 @@ export function guardNavigation(
   contents: Pick<WebContents, 'on' | 'setWindowOpenHandler'>,
   location: AppLocation,
   log: Logger,
-  options: { openExternal?: (url: string) => boolean } = {},
+  /** Asked of the console service (is the address recorded on a run?), hence possibly a promise. */
+  options: { openExternal?: (url: string) => boolean | Promise<boolean> } = {},
 ): void {
   const refuseForeign = (event: { preventDefault(): void; url: string }, kind: string) => {
     if (location.isAppPage(event.url)) return;
@@ -28,11 +29,13 @@ export function guardNavigation(
 
   contents.setWindowOpenHandler((details) => {
     // The window never opens it either way; a recorded forge address goes to the system browser.
-    if (options.openExternal?.(details.url)) {
-      log.info('forge address opened in the browser', { url: describeUrl(details.url) });
-      return { action: 'deny' };
-    }
-    log.warn('window.open refused', { url: describeUrl(details.url) });
+    const said = (opened: boolean) => {
+      if (opened) log.info('forge address opened in the browser', { url: describeUrl(details.url) });
+      else log.warn('window.open refused', { url: describeUrl(details.url) });
+    };
+    const opened = options.openExternal?.(details.url) ?? false;
+    if (typeof opened === 'boolean') said(opened);
+    else opened.then(said, () => said(false));
     return { action: 'deny' };
   });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { WebContents } from 'electron';
@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wrapPreloadBridge } from '../../renderer/api/preload-client';
 import { channelNames, type PreloadBridge } from '../../shared/contract';
 import { OperatorError } from '../../shared/errors';
-import { createCore, type Core } from '../core';
 import { createMemoryLogger } from '../platform/log';
+import { startConsoleService, type RunningService } from '../service/console-service';
+import { connectToService } from '../service/service-client';
 import { fileAppLocation } from './app-location';
 import { contextBridgeStandIn, ipcMainStandIn, ipcRendererStandIn, StandInWebContents } from './electron-stand-ins';
 import { bindIpc } from './ipc-binding';
@@ -66,19 +67,27 @@ describe('the preload bridge', () => {
   });
 });
 
-describe('the renderer client over the preload, IPC binding and a real core', () => {
-  let core: Core;
+describe('the renderer client over the preload, IPC binding and a real console service', () => {
+  let service: RunningService;
   let dataDir: string;
+  let rendererDir: string;
   let projectDir: string;
   let unbind: () => void;
   const location = fileAppLocation(path.resolve('/opt/operator-console/dist/renderer'));
   const window = new StandInWebContents(location.indexUrl);
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'oc-preload-data-'));
+    rendererDir = mkdtempSync(path.join(os.tmpdir(), 'oc-preload-renderer-'));
     projectDir = mkdtempSync(path.join(os.tmpdir(), 'oc-preload-project-'));
-    core = createCore({ dataDir, transport: 'electron', appVersion: 'test', log: createMemoryLogger() });
-    unbind = bindIpc({ core, location, log: createMemoryLogger(), appContents: () => [window as unknown as WebContents] });
+    writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html>');
+    service = await startConsoleService(['--data-dir', dataDir], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: rendererDir }, idleExitMs: 0 });
+    unbind = bindIpc({
+      connect: () => connectToService(service.socket.socketPath, { client: 'desktop-app' }),
+      location,
+      log: createMemoryLogger(),
+      appContents: () => [window as unknown as WebContents],
+    });
     // What Electron does between ipcRenderer.invoke in the page and ipcMain.handle in the main process.
     ipcRendererStandIn.invokeImplementation = async (channel, ...args) => {
       const handler = ipcMainStandIn.handlers.get(channel);
@@ -89,9 +98,8 @@ describe('the renderer client over the preload, IPC binding and a real core', ()
 
   afterAll(async () => {
     unbind();
-    await core.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(projectDir, { recursive: true, force: true });
+    await service.stop();
+    for (const dir of [dataDir, rendererDir, projectDir]) rmSync(dir, { recursive: true, force: true });
   });
 
   it('resolves to values and rejects with OperatorError carrying the code', async () => {
@@ -109,11 +117,13 @@ describe('the renderer client over the preload, IPC binding and a real core', ()
     expect(await client.listProjects()).toHaveLength(1);
   });
 
-  it('hears core events through its subscription', () => {
+  it('hears the service’s events through its subscription', async () => {
     const client = wrapPreloadBridge(bridge);
     const seen: unknown[] = [];
     const unsubscribe = client.subscribe('projectsChanged', (payload) => seen.push(payload));
-    core.events.emit('projectsChanged', {});
+    const before = window.sent.length;
+    service.core.events.emit('projectsChanged', {});
+    await vi.waitFor(() => expect(window.sent.length).toBeGreaterThan(before));
     // The stand-in window recorded the send; deliver it to the page as Electron would.
     const [channel, ...args] = window.sent.at(-1) ?? [];
     ipcRendererStandIn.emit(channel as string, {}, ...args);

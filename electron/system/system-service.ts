@@ -28,11 +28,12 @@ export class SystemService {
     this.rendererErrors = new SlidingMinuteLimit(rendererErrorsPerMinute, options.now ?? Date.now);
   }
 
-  info(): ChannelOutput<'getSystemInfo'> {
+  /** `transport`: the app asking (one console service serves the desktop app and browsers at once). */
+  info(transport: 'electron' | 'browser' = this.options.transport): ChannelOutput<'getSystemInfo'> {
     const { options } = this;
     return {
       appVersion: options.appVersion,
-      transport: options.transport,
+      transport,
       dataDir: options.dataDir,
       ledgerPath: options.ledgerFile,
       platform: process.platform,

@@ -16,6 +16,8 @@ import { describeError, detailsInLog, type Logger } from '../platform/log';
 
 export interface HandlerContext {
   client: ClientChannel | undefined;
+  /** Which transport the request came by: the app a page runs in (the Electron app, or a browser). */
+  transport: RequestMeta['transport'];
 }
 
 /** One channel's handler, given input already validated by the contract. */
@@ -31,7 +33,11 @@ export type CoreHandlers = { [K in ChannelName]: Handler<K> };
 export type ChannelHandlers<C> = { [K in keyof C]: K extends ChannelName ? Handler<K> : never };
 
 export interface RequestMeta {
-  transport: 'electron' | 'browser';
+  /**
+   * 'electron': the desktop app (over IPC, or over the console service's socket); 'service-socket':
+   * another client of that socket (`npm run serve`, a Node client).
+   */
+  transport: 'electron' | 'browser' | 'service-socket';
   /** Size of the request as received, in bytes, when the transport knows it. */
   sizeBytes?: number;
   /** The client the request came from, for requests that open a stream to it. */
@@ -96,7 +102,7 @@ export function createRequestDispatcher(handlers: CoreHandlers, log: Logger, opt
     }
     try {
       const handler = handlers[channel] as (input: unknown, context: HandlerContext) => unknown;
-      const value = await handler(parsed.data, { client: meta.client });
+      const value = await handler(parsed.data, { client: meta.client, transport: meta.transport });
       const checked = spec.output.safeParse(value);
       if (!checked.success) {
         log.error('handler answered outside the contract', { channel, issues: describeIssues(checked.error) });

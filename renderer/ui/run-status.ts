@@ -28,6 +28,16 @@ export function runStatusDescription(status: RunStatus): string {
   return statusInfo[status].description;
 }
 
+/**
+ * A run that has not ended, seen while the console service cannot be reached: whether its process
+ * still runs is not known, so it is not called running (issue 27: live, unverifiable, or ended).
+ */
+export const unverifiableStatus = {
+  label: 'Unverifiable',
+  tone: 'muted' as StatusTone,
+  description: 'The console service cannot be reached, so whether this run still goes on is not known. It says so again when the service answers.',
+};
+
 /** A run that has not reached an outcome yet: its duration still grows. */
 export function isActiveRunStatus(status: RunStatus): boolean {
   return status === 'queued' || status === 'admitted' || status === 'preparing' || status === 'setting_up' || status === 'running';

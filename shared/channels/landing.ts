@@ -64,6 +64,11 @@ export const landingChannels = {
     z.object({ runs: z.array(runSummarySchema) }),
   ),
   /** A task's runs side by side. */
+  /**
+   * Whether an http(s) address is one the console derived and recorded on a run (a compare page, a
+   * pull request): the desktop shell opens only those in the operator's browser.
+   */
+  isRecordedForgeAddress: channel(z.strictObject({ url: z.string().max(4000) }), z.object({ recorded: z.boolean() })),
   compareTaskRuns: channel(z.strictObject({ taskId: entityId }), z.object({ taskId: z.string(), taskTitle: z.string(), runs: z.array(runComparisonSchema) })),
   /** The task roots' total size and the largest; `refresh` measures them again first. */
   getDiskUsage: channel(z.strictObject({ refresh: z.boolean().optional() }).optional(), diskUsageSchema),

@@ -41,6 +41,16 @@ describe('the Attempts panel', () => {
     expect(cells(fourth)[0]).toBe('Not recorded');
   });
 
+  it('calls an attempt still running Unverifiable while the console service cannot be reached; an ended one keeps its word', () => {
+    const client = fakeOperatorClient();
+    client.setTransportState('reconnecting');
+    const run = aRun({ status: 'running', attempts: [anAttempt({ number: 1, status: 'failed', failureCode: 'process_exit', exitCode: 1 }), anAttempt({ number: 2, status: 'running' })] });
+    renderInConsole(<AttemptsPanel run={run} now={now} />, { client });
+    const [first, second] = within(screen.getByRole('table', { name: 'Attempts' })).getAllByRole('row').slice(1);
+    expect(within(first!).getAllByRole('cell')[1]!.textContent).toBe('Failed');
+    expect(within(second!).getAllByRole('cell')[1]!.textContent).toBe('Unverifiable');
+  });
+
   it('says when no attempt has started', () => {
     renderInConsole(<AttemptsPanel run={aRun({ status: 'queued', attempts: [], startedAt: null, endedAt: null })} now={now} />, { client: fakeOperatorClient() });
     expect(screen.getByText('No attempt has started yet.')).toBeTruthy();

@@ -2,7 +2,8 @@ import { Fragment, useId } from 'react';
 import { attemptCauseText } from '../../../shared/attempt-cause';
 import type { RunDetail } from '../../../shared/entities';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
-import { isActiveRunStatus } from '../../ui/run-status';
+import { isActiveRunStatus, unverifiableStatus } from '../../ui/run-status';
+import { useTransportState } from '../../app/use-core-sync';
 import { attemptExit, locatorFacts, locatorSummary, shortDigest } from './run-detail-format';
 import { RunPanel } from './run-panel';
 
@@ -54,6 +55,8 @@ function When({ iso, now }: { iso: string | null; now: number }) {
 }
 
 export function AttemptsPanel({ run, now }: { run: RunDetail; now: number }) {
+  // An attempt still running is Unverifiable while the console service cannot be reached, as its run is.
+  const connected = useTransportState() === 'connected';
   return (
     <RunPanel title="Attempts">
       {(headingId) =>
@@ -78,7 +81,7 @@ export function AttemptsPanel({ run, now }: { run: RunDetail; now: number }) {
               </thead>
               <tbody>
                 {run.attempts.map((attempt, index) => {
-                  const status = attemptStatusLabels[attempt.status];
+                  const status = attempt.status === 'running' && !connected ? unverifiableStatus : attemptStatusLabels[attempt.status];
                   // As the ledger recorded it (the same words as the terminal's separator); unknown for an older attempt.
                   const cause = attemptCauseText(attempt, run.attempts[index - 1] ?? null);
                   return (
@@ -88,7 +91,7 @@ export function AttemptsPanel({ run, now }: { run: RunDetail; now: number }) {
                       </th>
                       <td>{cause ? capitalize(cause) : <span className="muted">Not recorded</span>}</td>
                       <td className="nowrap">
-                        <span className={`status-badge tone-${status.tone}`} data-status={attempt.status}>
+                        <span className={`status-badge tone-${status.tone}`} data-status={status === unverifiableStatus ? 'unverifiable' : attempt.status}>
                           <span className="status-badge__mark" aria-hidden="true" />
                           {status.label}
                         </span>

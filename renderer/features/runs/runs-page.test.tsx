@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { useUiStore } from '../../state/ui-store';
 import { aDiskUsage, anAgent, aRunSummary, landedIn, notLanded } from '../../testing/contract-fixtures';
@@ -73,5 +73,29 @@ describe('the Runs page and the runs’ landing', () => {
     await vi.waitFor(() => expect(within(panel).getByText(/^Task roots take/).textContent).toMatch(/^Task roots take 900 kB \(1 run with files on disk\)/));
     expect(within(panel).queryByRole('list', { name: 'Largest runs on disk' })).toBeNull();
     expect(client.inputsOf('getDiskUsage')).toContainEqual({ refresh: true });
+  });
+});
+
+describe('the Runs page while the console service cannot be reached', () => {
+  beforeEach(() => useUiStore.getState().clearRunFilters());
+
+  it('calls a run that has not ended Unverifiable, never Running, until the service answers again', async () => {
+    const { client } = showRuns({
+      listRuns: () => ({
+        runs: [aRunSummary({ id: 'run_1', agentName: 'Codex writer', status: 'running' }), aRunSummary({ id: 'run_2', agentName: 'Claude writer', status: 'succeeded' })],
+        nextCursor: null,
+      }),
+    });
+    const codex = await rowOf('Codex writer');
+    expect(codex.getByText('Running')).toBeTruthy();
+
+    act(() => client.setTransportState('reconnecting'));
+    expect(codex.queryByText('Running')).toBeNull();
+    expect(codex.getByText('Unverifiable').getAttribute('title')).toMatch(/cannot be reached, so whether this run still goes on is not known/);
+    // An ended run is what it was: the ledger said so before the service went away.
+    expect((await rowOf('Claude writer')).getByText('Succeeded')).toBeTruthy();
+
+    act(() => client.setTransportState('connected'));
+    expect(codex.getByText('Running')).toBeTruthy();
   });
 });

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createConsoleLog, createMemoryLogger } from '../platform/log';
 import { makeTempDir } from '../testing/temp-dir';
-import { hostTokenFromEnv, main, parseHostArguments, runHost, StartupError, UsageError } from './serve';
+import { hostTokenFromEnv, parseHostArguments, startConsoleService, StartupError, UsageError } from './console-service';
+import { main } from './service-main';
 
 const cleanups: Array<() => unknown> = [];
 
@@ -56,13 +57,13 @@ describe('npm run serve arguments', () => {
   });
 });
 
-describe('runHost', () => {
+describe('startConsoleService', () => {
   it('serves the built renderer from the data dir it was given, and stops cleanly', async () => {
     const renderer = makeTempDir('oc-serve-renderer-');
     const data = makeTempDir('oc-serve-data-');
     cleanups.push(renderer.remove, data.remove);
     writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
-    const host = await runHost(['--data-dir', data.path], {
+    const host = await startConsoleService(['--data-dir', data.path], {
       log: createMemoryLogger(),
       env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path },
     });
@@ -84,7 +85,7 @@ describe('runHost', () => {
     const terminal: string[] = [];
     const log = createConsoleLog({ terminal: (line) => terminal.push(line) });
     cleanups.push(() => log.close());
-    const host = await runHost(['--data-dir', data.path], { log, env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path } });
+    const host = await startConsoleService(['--data-dir', data.path], { log, env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path } });
     cleanups.push(() => host.stop());
     const logFile = path.join(data.path, 'logs', 'console.log');
     expect(log.file).toBe(logFile);
@@ -110,7 +111,7 @@ describe('runHost', () => {
     cleanups.push(renderer.remove, data.remove);
     writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
     const token = 'kept-across-restarts_0123456789abcdef';
-    const host = await runHost(['--data-dir', data.path], {
+    const host = await startConsoleService(['--data-dir', data.path], {
       log: createMemoryLogger(),
       env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path, OPERATOR_CONSOLE_HOST_TOKEN: token },
     });
@@ -130,7 +131,7 @@ describe('runHost', () => {
     writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
     const ledgerFile = path.join(data.path, 'ledger.sqlite');
     writeFileSync(ledgerFile, randomBytes(16 * 1024));
-    const started = runHost(['--data-dir', data.path], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path } });
+    const started = startConsoleService(['--data-dir', data.path], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path } });
     const error = await started.then(
       () => null,
       (failure: unknown) => failure as Error,
@@ -176,8 +177,31 @@ describe('runHost', () => {
   it('says to build first when the renderer is missing', async () => {
     const empty = makeTempDir('oc-serve-empty-');
     cleanups.push(empty.remove);
-    const started = runHost([], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: empty.path } });
+    const started = startConsoleService([], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: empty.path } });
     await expect(started).rejects.toThrow(StartupError);
     await expect(started).rejects.toThrow(/npm run build/);
+  });
+});
+
+describe('the service stopping by itself when idle', () => {
+  it('stays while a page is open, and stops a while after the last one closes', async () => {
+    const renderer = makeTempDir('oc-serve-renderer-');
+    const data = makeTempDir('oc-serve-data-');
+    cleanups.push(renderer.remove, data.remove);
+    writeFileSync(path.join(renderer.path, 'index.html'), '<!doctype html><title>built</title>');
+    const service = await startConsoleService(['--data-dir', data.path], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer.path }, idleExitMs: 200 });
+    cleanups.push(() => service.stop());
+    let stopped = false;
+    void service.stopped.then(() => (stopped = true));
+
+    const { default: WebSocket } = await import('ws');
+    const page = new WebSocket(`ws://127.0.0.1:${service.server.port}/ws?token=${service.server.token}`, { origin: service.server.origin });
+    await new Promise((resolve, reject) => page.once('open', resolve).once('error', reject));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(stopped).toBe(false);
+
+    page.close();
+    await vi.waitFor(() => expect(stopped).toBe(true), { timeout: 3_000 });
+    expect(existsSync(path.join(data.path, 'console.lock'))).toBe(false);
   });
 });

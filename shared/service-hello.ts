@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { channelNames, eventNames } from './contract';
+
+/**
+ * The hello a client of the console service says first on its local socket (the desktop app, `npm run
+ * serve`, the Node stand-in client in tests), and the service's answer. The socket then carries the
+ * browser host's messages unchanged (shared/wire.ts): requests, acks, responses and events.
+ *
+ * Both sides name two versions. The console version is the build's (package.json). The contract version
+ * is a digest of the contract's channel and event names: a client and a service that disagree on it
+ * cannot understand each other, and one that disagrees on the console version runs other code than the
+ * client expects. Either mismatch is refused with `service_version_mismatch`, whose message names the
+ * version the service runs and what the operator can do; the service and its runs are left alone.
+ */
+
+/** FNV-1a, 32 bits: shared/ has no Node crypto, and this is a fingerprint, not a secret. */
+function fingerprint(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+/** `c<channels>e<events>-<digest>`: readable enough to tell two contracts apart in a message. */
+export const contractVersion = `c${channelNames.length}e${eventNames.length}-${fingerprint(
+  JSON.stringify([[...channelNames].sort(), [...eventNames].sort()]),
+)}`;
+
+/** Who is attaching, as the service's log and its count of attached apps name it. */
+export const serviceClientKinds = ['desktop-app', 'browser-launcher', 'node-client'] as const;
+export type ServiceClientKind = (typeof serviceClientKinds)[number];
+const clientLabels: Record<ServiceClientKind, string> = { 'desktop-app': 'desktop app', 'browser-launcher': 'console (npm run serve)', 'node-client': 'client' };
+
+/**
+ * Not strict, unlike the rest of the wire: a service must be able to read the hello of a newer client
+ * (which may say more) well enough to tell it which version runs here.
+ */
+export const clientHelloSchema = z.object({
+  type: z.literal('hello'),
+  consoleVersion: z.string().min(1).max(100),
+  contractVersion: z.string().min(1).max(100),
+  /** One of serviceClientKinds from this version; any short name from another (it is only named back). */
+  client: z.string().min(1).max(50),
+});
+export type ClientHello = z.infer<typeof clientHelloSchema>;
+
+/** What the service says of itself to a client it accepted. */
+export const serviceWelcomeSchema = z.object({
+  type: z.literal('welcome'),
+  consoleVersion: z.string(),
+  contractVersion: z.string(),
+  pid: z.number().int().positive(),
+  dataDir: z.string(),
+  /** The browser address with its token: the socket is the operator's alone (0600 in a 0700 folder). */
+  url: z.string(),
+  startedAt: z.string(),
+  /** Runs the service is running now (queued, preparing or running). */
+  liveRuns: z.number().int().min(0),
+});
+export type ServiceWelcome = z.infer<typeof serviceWelcomeSchema>;
+
+/**
+ * What a client asks of the service itself, not of the core: `quit` is a launcher going away (the
+ * service stops when no run is live and no other app is attached, and otherwise keeps its runs going),
+ * `stop` stops it now (runs still going are stopped, as at any shutdown, and stranded runs can be resumed).
+ */
+export const serviceControlSchema = z.strictObject({
+  type: z.literal('control'),
+  id: z.number().int().nonnegative(),
+  action: z.enum(['quit', 'stop']),
+});
+export type ServiceControl = z.infer<typeof serviceControlSchema>;
+
+/** The answer to a control message, as the response's value. */
+export const serviceControlResultSchema = z.object({
+  stopping: z.boolean(),
+  /** Live runs that keep the service going (0 when it is stopping). */
+  liveRuns: z.number().int().min(0),
+  /** Other apps attached that keep it going. */
+  otherClients: z.number().int().min(0),
+});
+export type ServiceControlResult = z.infer<typeof serviceControlResultSchema>;
+
+/** The refusal a client gets when its versions are not the service's: what runs, and the two ways on. */
+export function versionMismatchMessage(service: { consoleVersion: string; contractVersion: string; liveRuns: number }, client: ClientHello): string {
+  const runs = service.liveRuns === 1 ? '1 run' : `${service.liveRuns} runs`;
+  return (
+    `The console service running here is version ${service.consoleVersion} (contract ${service.contractVersion}); ` +
+    `this ${(clientLabels as Record<string, string | undefined>)[client.client] ?? client.client} is version ${client.consoleVersion} (contract ${client.contractVersion}). ` +
+    `It is running ${runs}. Either let ${service.liveRuns === 1 ? 'it' : 'them'} finish and switch afterwards ` +
+    '(the service stops by itself when no run is going and no app is attached), or restart it now: ' +
+    '`npm run serve -- --stop`, then start the console again; runs still going are stopped and marked stranded, and each can be resumed.'
+  );
+}
