@@ -1,12 +1,15 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { runDiffSchema } from '../../shared/entities';
 import type { ServerMessage } from '../../shared/wire';
 import { startHostServer } from '../host/host-server';
+import { prepareServiceSocketFolder, serviceSocketPath } from '../service/service-socket-path';
 import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
 import { fixtureParent, makeOperatorFixture, pidsWithMarker, type OperatorFixture } from './test-fixtures';
 
@@ -203,6 +206,52 @@ describe('attacks from inside a sandboxed run', () => {
     expect(output).toMatch(new RegExp(`^TASKS: ${run.id} \r?$`, 'm'));
     expect(output).toMatch(/^DATA: tasks \r?$/m);
     await c.bed.call('stopRun', { runId: otherRun });
+  });
+
+  it('a run cannot reach the console service\'s socket, beside the data directory or in the runtime folder, even opened to everyone', async () => {
+    const c = await openConsole();
+    // The service's two places for its socket (electron/service/service-socket-path.ts): beside the
+    // data directory's lock, and, for a data directory too deep for a socket path, a private folder
+    // in the runtime folder (here /tmp, as on a machine without XDG_RUNTIME_DIR). Both listening, and
+    // both opened to everyone (a careless umask, an ACL): then only the sandbox stands in the way.
+    const tooDeep = path.join(c.bed.dataDir, 'd'.repeat(120));
+    const sockets = [serviceSocketPath(c.bed.dataDir), serviceSocketPath(tooDeep, { ...process.env, XDG_RUNTIME_DIR: '' })];
+    expect(sockets[1]!.startsWith(tmpdir())).toBe(true);
+    const servers: net.Server[] = [];
+    try {
+      for (const socket of sockets) {
+        prepareServiceSocketFolder(socket);
+        rmSync(socket, { force: true });
+        const server = net.createServer((connection) => connection.end('SERVICE-ANSWERED\n'));
+        await new Promise<void>((resolve) => server.listen(socket, resolve));
+        servers.push(server);
+        chmodSync(path.dirname(socket), 0o755);
+        chmodSync(socket, 0o777);
+      }
+      chmodSync(c.bed.dataDir, 0o755);
+      // Node connects to each: the service would answer and obey it. ({{ and }} are literal braces in
+      // a command template.)
+      const connect = (socket: string, name: string) =>
+        `node -e "const s=require('net').connect('${socket}',()=>{{console.log('${name}-CONNECTED');s.destroy()}});s.on('error',e=>console.log('${name}-'+e.code))"`;
+      const attacker = await c.commandAgent(['--shell', [connect(sockets[0]!, 'BESIDE'), connect(sockets[1]!, 'RUNTIME')].join('; ')]);
+      const run = await c.bed.waitForRun(await c.run(attacker.id), ended);
+      const output = c.output(run.id);
+      expect(run.status, JSON.stringify(run.failure)).toBe('succeeded');
+      expect(output).not.toContain('CONNECTED');
+      expect(output).not.toContain('SERVICE-ANSWERED');
+      expect(output).toContain('BESIDE-ENOENT');
+      expect(output).toContain('RUNTIME-ENOENT');
+      // The sockets were there and answering all along: the host itself connects.
+      for (const socket of sockets) {
+        const answer = await new Promise<string>((resolve, reject) => net.connect(socket).on('data', (data) => resolve(String(data))).on('error', reject));
+        expect(answer).toBe('SERVICE-ANSWERED\n');
+      }
+    } finally {
+      for (const server of servers) await new Promise<void>((resolve) => server.close(() => resolve()));
+      // The runtime folder is shared by every data directory of this user: only this socket goes.
+      rmSync(sockets[1]!, { force: true });
+      chmodSync(path.dirname(sockets[1]!), 0o700);
+    }
   });
 
   it('a run gets no power over the kernel, also when the console runs as root', async () => {
