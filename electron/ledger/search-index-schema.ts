@@ -22,10 +22,10 @@
  */
 
 /**
- * FTS5 merges a level's segments once 8 of them exist rather than its default 4: on a 256 MiB index of
- * generated agent output that doubled the rate text is indexed at (11 to 20 MiB/s, the merges being
- * most of the work) and queries were no slower (p95 59 and 37 ms over the same mix; bench/search.bench.ts
- * gives the 1 GiB figures). Kept in the table's own config, so it is said once per table.
+ * FTS5 merges a level's segments once 8 of them exist rather than its default 4: less merging per byte
+ * indexed. FTS5 alone indexed a 256 MiB index of generated agent output at 20 MiB/s instead of 11;
+ * through the real writer (bench/search.bench.ts, 1 GiB) the gain is smaller, 11.0 against 10.2 MiB/s,
+ * with queries the same within the noise (README, Search figures). Kept in the table's own config.
  */
 export const searchTextMerging = `INSERT INTO search_text (search_text, rank) VALUES ('automerge', 8);`;
 
