@@ -11,6 +11,8 @@ import { OutputPipeline } from '../pty/output-pipeline';
 import { SecretRedactor } from '../platform/secret-redaction';
 import { makeTempDir } from '../testing/temp-dir';
 import { SearchIndexUpkeep } from './search-index-upkeep';
+import { searchTerms } from './search-query';
+import { SearchResultsReader } from './search-results';
 import { SearchService } from './search-service';
 import type { Ledger } from '../ledger/ledger';
 
@@ -293,6 +295,44 @@ describe('the search index over what runs printed', () => {
     expect((await service.search({ query: 'checksum', ...dayRange })).results.map((result) => result.runId)).toEqual([olderRunId]);
     // And a page past the first still counts only what the filters keep.
     expect((await service.search({ query: 'checksum', agentId: 'agt_2', limit: 100 })).hasMore).toBe(true);
+  });
+
+  it('ranks all of a rarer word\'s matches by relevance, and shows a common word\'s newest first', async () => {
+    const { test, runId, service } = setup();
+    const line = (text: string, n: number) => `${text} ${'filler '.repeat(150)}${n}\n`;
+    // A rarer word: the row that says it most leads, although it is the oldest.
+    const zebras = await print(test.ledger, runId, [line('zebra zebra zebra zebra zebra', 0), line('a zebra', 1), line('one more zebra', 2)]);
+    const rarer = (await service.search({ query: 'zebra' })).results;
+    expect(rarer).toHaveLength(3);
+    expect(rarer[0]!.snippet.filter((piece) => piece.match)).toHaveLength(5);
+    // Unless the walk for them took longer than ranking may (a rare phrase of common words at a GiB): newest first.
+    const { match, matchers } = searchTerms('zebra');
+    const unranked = new SearchResultsReader(test.ledger.db, -1).find({ match, matchers, offset: 0, limit: 3 }).results;
+    expect(unranked.map((result) => result.byteOffset)).toEqual([...rarer.map((result) => result.byteOffset)].sort((a, b) => b! - a!));
+
+    // A word in more rows than are ranked: the newest row first, not the row among them that says it most.
+    const flood = (from: number) => Array.from({ length: 350 }, (_, n) => line('gnu', from + n)).join('');
+    const end = await print(test.ledger, runId, [flood(0), line('gnu gnu gnu gnu gnu gnu', 350), flood(351)], zebras);
+    expect(test.ledger.db.prepare("SELECT count(*) FROM search_rows WHERE run_id = ? AND source = 'output'").pluck().get(runId)).toBeGreaterThan(600);
+    const common = await service.search({ query: 'gnu', limit: 2 });
+    expect(common.results[0]!.byteOffset).toBeGreaterThan(end - 2 * 1200);
+    expect(common.results[1]!.byteOffset).toBeLessThan(common.results[0]!.byteOffset!);
+    expect(common.hasMore).toBe(true);
+  });
+
+  it('finds the newest matches of an agent whose runs are the oldest rows of the index, also past the cap', async () => {
+    const { test, runId: olderRunId, service } = setup();
+    const newer = test.createRun();
+    const line = (n: number) => `gnu ${'filler '.repeat(150)}${n}\n`;
+    const end = await print(test.ledger, olderRunId, [Array.from({ length: 700 }, (_, n) => line(n)).join('')]);
+    await print(test.ledger, newer.runId, [Array.from({ length: 1500 }, (_, n) => line(n)).join('')]);
+    expect(test.ledger.db.prepare("SELECT count(*) FROM search_rows WHERE run_id = ? AND source = 'output'").pluck().get(olderRunId)).toBeGreaterThan(600);
+
+    const found = await service.search({ query: 'gnu', agentId: 'agt_1', limit: 2 });
+    expect(found.results.map((result) => result.runId)).toEqual([olderRunId, olderRunId]);
+    // The newest of that agent's rows, where the walk up through its rows ends.
+    expect(found.results[0]!.byteOffset).toBeGreaterThan(end - 2 * 1200);
+    expect(found.hasMore).toBe(true);
   });
 
   it('reads any query a person types without an FTS5 syntax error, and refuses one with no words by a stable code', async () => {

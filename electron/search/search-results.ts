@@ -39,6 +39,8 @@ export interface SearchPage {
  * against 66.3 ms on 128 MiB (bench/search.bench.ts, with the 3-character prefix index).
  */
 const rankedCandidates = 500;
+/** See SearchResultsReader's constructor. */
+const defaultRankingBudgetMs = 25;
 /** An output row's bytes read for its snippet: a row is a few KiB of text, more only with escape sequences. */
 const maxRowBytesRead = 256 * 1024;
 /**
@@ -77,20 +79,23 @@ export class SearchResultsReader {
   private readonly output: OutputRepository;
 
   /** Prepared on first use: a reader made while the index is missing must still start (and say so). */
-  private timelineStatements: ReturnType<typeof prepareTimelineStatements> | undefined;
+  private statements: ReturnType<typeof prepareStatements> | undefined;
 
-  constructor(private readonly db: BetterSqlite3.Database) {
+  /**
+   * @param rankingBudgetMs how long the walk for a query's matches may have taken for them to be ranked by
+   *   relevance (the ranking costs about as long again): beyond it they come newest first.
+   */
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    private readonly rankingBudgetMs = defaultRankingBudgetMs,
+  ) {
     this.output = new OutputRepository(db);
   }
 
   /** One page of ranked results. Throws SQLite's error when the index is damaged or missing (the caller has it rebuilt). */
   find(query: SearchQuery): SearchPage {
-    const params: Record<string, string | number> = {
-      match: query.match,
-      limit: query.limit + 1,
-      offset: query.offset,
-      candidates: Math.max(rankedCandidates, query.offset + query.limit + 1),
-    };
+    const params: Record<string, string | number> = { match: query.match };
+    const candidates = Math.max(rankedCandidates, query.offset + query.limit + 1);
     // The filters on what a row belongs to (its run and task), and on when it was printed.
     const runFilters: string[] = [];
     const filters: string[] = [];
@@ -103,25 +108,25 @@ export class SearchResultsReader {
       const value = query[key];
       if (value !== undefined) params[key] = value;
     }
+    let window: RowWindow | null = null;
     if (runFilters.length > 0) {
-      const window = this.rowWindow(runFilters, params);
+      window = this.rowWindow(runFilters, params);
       if (window === null) return { results: [], hasMore: false };
-      params.lo = window.lo;
-      params.hi = window.hi;
-      filters.push(...runFilters, 'f.rowid BETWEEN @lo AND @hi');
+      filters.push(...runFilters);
     }
+    const walkStarted = performance.now();
+    const hits = this.newestMatches(filters, params, candidates, window);
+    if (hits.length === 0) return { results: [], hasMore: false };
+    // All of the query's matches (that pass the filters) are in hand: rank them by relevance. bm25
+    // weighs each phrase by how many rows of the whole index hold it, which costs FTS5 a pass over them
+    // all, as long as a walk through the whole index: so where there are more matches than the cap
+    // (160 ms for `"does not exist on type"` at 1 GiB, against 1 ms for its newest 500), or the walk
+    // itself was long (a rare phrase of common words), the newest come first instead.
+    const exhaustive = hits.length < candidates && performance.now() - walkStarted <= this.rankingBudgetMs;
+    const ranked = exhaustive ? this.rank(hits, query.match) : null;
     const rows = this.db
       .prepare(
-        // The newest `candidates` matches that pass the filters (rowids grow as rows are indexed:
-        // FTS5 walks them newest first and stops there), ranked by relevance (bm25). A word in a
-        // million rows thus costs a few thousand, not a million: ranking every match would take
-        // seconds on a ledger of a GiB (bench/search.bench.ts). The filters are applied in the walk,
-        // before the cap, so a filtered search finds an old match under many newer ones elsewhere.
-        `WITH hits AS (
-           SELECT f.rowid AS id, f.rank FROM search_text f
-           ${filters.length > 0 ? `${rowJoins('f.rowid')} WHERE f.search_text MATCH @match AND ${filters.join(' AND ')}` : 'WHERE f.search_text MATCH @match'}
-           ORDER BY f.rowid DESC LIMIT @candidates
-         )
+        `WITH hits AS (SELECT value ->> 0 AS id, value ->> 1 AS rank FROM json_each(@hits))
          SELECT s.source, coalesce(s.run_id, n.run_id) AS run_id, s.notice_id, s.byte_offset, s.byte_end, s.created_at,
            r.status, r.agent_id, a.name AS agent_name, t.id AS task_id, t.title AS task_title, t.project_id,
            CASE s.source
@@ -133,14 +138,85 @@ export class SearchResultsReader {
          ${rowJoins('hits.id')}
          LEFT JOIN run_events e ON e.id = s.event_id
          LEFT JOIN agents a ON a.id = r.agent_id
-         ORDER BY hits.rank, s.created_at DESC
+         ORDER BY ${ranked ? 'hits.rank, s.created_at DESC' : 'hits.id DESC'}
          LIMIT @limit OFFSET @offset`,
       )
-      .all(params) as ResultRow[];
+      .all({ hits: JSON.stringify(ranked ?? hits.map((id) => [id, null])), limit: query.limit + 1, offset: query.offset }) as ResultRow[];
     return {
       results: rows.slice(0, query.limit).map((row) => this.result(row, query)),
       hasMore: rows.length > query.limit,
     };
+  }
+
+  /**
+   * The ids of the newest `candidates` rows that match and pass the filters, newest first. A window of
+   * rows nearer the oldest end of the index is walked up from its first row, whole, and its newest
+   * kept; any other walk goes down from the newest row (of the window, if any) and stops at the cap.
+   */
+  private newestMatches(filters: string[], params: Record<string, string | number>, candidates: number, window: RowWindow | null): number[] {
+    const kept = filters.length > 0 ? `(${filters.join(' AND ')})` : '1';
+    const up = window !== null && window.hi < this.newestRow() - window.hi;
+    const ids: number[] = [];
+    this.walk(
+      `SELECT f.rowid AS id, ${kept} AS kept FROM search_text f ${filters.length > 0 ? rowJoins('f.rowid') : ''}
+       WHERE f.search_text MATCH @match`,
+      params,
+      up ? { order: 'ASC', from: window.lo, to: window.hi } : { order: 'DESC', from: window?.hi ?? null, to: window?.lo ?? null },
+      (row: { id: number; kept: number | null }) => {
+        if (row.kept) ids.push(row.id);
+        return up || ids.length < candidates;
+      },
+    );
+    return up ? ids.slice(-candidates).reverse() : ids;
+  }
+
+  /**
+   * bm25 for each of the hits (all of the query's matches), lowest (best) first, as [id, rank] pairs,
+   * read between the first and last hit only, walking from the nearer end of the index.
+   */
+  private rank(hits: number[], match: string): Array<[number, number]> {
+    const first = hits.at(-1)!;
+    const last = hits[0]!;
+    const wanted = new Set(hits);
+    const ranks: Array<[number, number]> = [];
+    const up = first < this.newestRow() - last;
+    this.walk(
+      'SELECT rowid AS id, rank FROM search_text f WHERE search_text MATCH @match',
+      { match },
+      up ? { order: 'ASC', from: first, to: last } : { order: 'DESC', from: last, to: first },
+      (row: { id: number; rank: number }) => {
+        if (wanted.has(row.id)) ranks.push([row.id, row.rank]);
+        return true;
+      },
+    );
+    return ranks;
+  }
+
+  /**
+   * Walks the rows of `select` (a MATCH on `search_text f`) in rowid order from `from` to `to`, each
+   * given to `visit` until it returns false. FTS5 reaches a bound on the rowid where its walk starts by
+   * stepping through the doclists, not by a seek, and one where it should end does not end it: at 1 GiB,
+   * `"does not exist on type"` between the first two hundred rows cost 220 ms walking up with both
+   * bounds in the query, as much as the whole index, against 0.5 ms stopped here. So the walk starts
+   * at the bound nearer its end of the index and is stopped past the other one in this loop.
+   */
+  private walk<Row extends { id: number }>(
+    select: string,
+    params: Record<string, string | number>,
+    range: { order: 'ASC' | 'DESC'; from: number | null; to: number | null },
+    visit: (row: Row) => boolean,
+  ): void {
+    const start = range.from === null ? '' : range.order === 'ASC' ? 'AND f.rowid >= @walkFrom' : 'AND f.rowid <= @walkFrom';
+    const statement = this.db.prepare(`${select} ${start} ORDER BY f.rowid ${range.order}`);
+    const past = (id: number) => range.to !== null && (range.order === 'ASC' ? id > range.to : id < range.to);
+    for (const row of statement.iterate(range.from === null ? params : { ...params, walkFrom: range.from }) as IterableIterator<Row>) {
+      if (past(row.id) || !visit(row)) break;
+    }
+  }
+
+  /** The newest index row's id: how far the top end of the index is from a window of rows. */
+  private newestRow(): number {
+    return ((this.statements ??= prepareStatements(this.db)).newestRow.get() as number | null) ?? 0;
   }
 
   /** A row as a result: its snippet, and where it opens the run's terminal. */
@@ -162,11 +238,23 @@ export class SearchResultsReader {
    */
   private timelineOffset(row: ResultRow, match: string): number | null {
     if (row.source !== 'timeline' || row.run_id === null || row.byte_offset === null) return row.byte_offset;
-    const statements = (this.timelineStatements ??= prepareTimelineStatements(this.db));
+    const statements = (this.statements ??= prepareStatements(this.db));
     const first = statements.firstOutputRowFrom.get(row.run_id, Math.max(0, row.byte_offset - timelineLineBefore)) as number | undefined;
     const last = statements.lastOutputRowUntil.get(row.run_id, row.byte_offset + timelineLineAfter) as number | undefined;
     if (first === undefined || last === undefined || last < first) return row.byte_offset;
-    const found = statements.firstMatchingOutputRow.get({ match, first, last, runId: row.run_id }) as number | undefined;
+    // Walked from the nearer end of the index (walk() says why): walking down, the first is the last one met.
+    let found: number | undefined;
+    const up = first < this.newestRow() - last;
+    this.walk(
+      `SELECT f.rowid AS id, s.byte_offset, s.run_id = @runId AND s.source = 'output' AS kept
+       FROM search_text f JOIN search_rows s ON s.id = f.rowid WHERE f.search_text MATCH @match`,
+      { match, runId: row.run_id },
+      up ? { order: 'ASC', from: first, to: last } : { order: 'DESC', from: last, to: first },
+      (output: { id: number; byte_offset: number; kept: number }) => {
+        if (output.kept) found = output.byte_offset;
+        return !(up && output.kept);
+      },
+    );
     return found ?? row.byte_offset;
   }
 
@@ -176,7 +264,7 @@ export class SearchResultsReader {
    * then starts at the newest of them and ends at the oldest, so an old agent's runs under a GiB of
    * newer output cost what they hold, not a walk through all the newer matches of a common word.
    */
-  private rowWindow(runFilters: string[], params: Record<string, string | number>): { lo: number; hi: number } | null {
+  private rowWindow(runFilters: string[], params: Record<string, string | number>): RowWindow | null {
     const kept = runFilters.join(' AND ');
     const window = this.db
       .prepare(
@@ -203,22 +291,22 @@ export class SearchResultsReader {
   }
 }
 
+/** The first and last index row a filter keeps. */
+interface RowWindow {
+  lo: number;
+  hi: number;
+}
+
 /**
- * The output rows of a run near a timeline entry that a query matches. A run's output rows are
- * indexed in order, so their ids grow with their offsets: the rows between two offsets are the ids
- * between the first and the last of them (search_rows_by_run finds both), a range FTS5 walks in order.
+ * The statements the reader keeps, prepared on first use. The output rows of a run near a timeline entry:
+ * a run's output rows are indexed in order, so their ids grow with their offsets, and the rows between
+ * two offsets are the ids between the first and the last of them (search_rows_by_run finds both).
  */
-function prepareTimelineStatements(db: BetterSqlite3.Database) {
+function prepareStatements(db: BetterSqlite3.Database) {
   return {
+    newestRow: db.prepare('SELECT max(id) FROM search_rows').pluck(),
     firstOutputRowFrom: db.prepare("SELECT id FROM search_rows WHERE run_id = ? AND source = 'output' AND byte_offset >= ? ORDER BY byte_offset LIMIT 1").pluck(),
     lastOutputRowUntil: db.prepare("SELECT id FROM search_rows WHERE run_id = ? AND source = 'output' AND byte_offset <= ? ORDER BY byte_offset DESC LIMIT 1").pluck(),
-    firstMatchingOutputRow: db
-      .prepare(
-        `SELECT s.byte_offset FROM search_text f JOIN search_rows s ON s.id = f.rowid
-         WHERE f.search_text MATCH @match AND f.rowid BETWEEN @first AND @last AND s.run_id = @runId AND s.source = 'output'
-         ORDER BY f.rowid LIMIT 1`,
-      )
-      .pluck(),
   };
 }
 
