@@ -11,6 +11,10 @@
  *   npm run bench:search-catch-up        (OC_BENCH_ROUNDS=9 OC_BENCH_MIB=100 to change the size)
  *
  * Both console runs have no viewer (the output path's cheapest, where a cost shows most).
+ *
+ * Then how long the index takes to catch up on the same backlog, from its last append: with no run
+ * going (the upkeep does not rest) and with a run going that prints nothing (it rests three times as
+ * long as each step took), in alternating order.
  */
 import { afterAll, bench, describe } from 'vitest';
 import { machine, median, openConsoleOutputPath, rawPty, writeFloodFile, type ConsoleOutputPath } from './support/console-output-path';
@@ -30,6 +34,8 @@ const names = ['raw', 'raw node-pty again', 'idle index', 'meets a catch-up'] as
 const shares = new Map<string, number[]>(names.slice(1).map((name) => [name, []]));
 /** The catch-up run's time against the idle run's, per round (above 1: the catch-up slowed it). */
 const costs: number[] = [];
+/** Seconds from the backlog's last append until it is all indexed, per round. */
+const catchUpSeconds = { 'no run going': [] as number[], 'a run going': [] as number[] };
 const problems: string[] = [];
 
 async function consoleRun(output: ConsoleOutputPath, name: string, index: number): Promise<number> {
@@ -73,11 +79,37 @@ async function round(index: number): Promise<void> {
   }
 }
 
+/** The backlog left behind, then the time until the index has caught up on it. */
+async function catchUpTime(going: boolean): Promise<number> {
+  const output = await openConsoleOutputPath();
+  const release = going ? output.holdRunGoing() : () => {};
+  try {
+    await output.leaveIndexBehind(backlog);
+    const started = performance.now();
+    await output.searchIndex!.caughtUp();
+    if (!output.searchIndex!.state().complete) problems.push('the catch-up ended with the index incomplete');
+    return (performance.now() - started) / 1000;
+  } finally {
+    release();
+    await output.close();
+  }
+}
+
 describe(`${mib} MiB through cat in a PTY, ${rounds} paired rounds, beside a search index catch-up`, () => {
   bench(
     'a flood on an idle index vs a flood that meets a catch-up',
     async () => {
       for (let index = 0; index < rounds; index += 1) await round(index);
+    },
+    { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 },
+  );
+  bench(
+    `the index catching up on ${backlogMiB} MiB, with and without a run going`,
+    async () => {
+      for (let index = 0; index < rounds; index += 1) {
+        const order = index % 2 === 0 ? [false, true] : [true, false];
+        for (const going of order) catchUpSeconds[going ? 'a run going' : 'no run going'].push(await catchUpTime(going));
+      }
     },
     { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 },
   );
@@ -89,6 +121,7 @@ afterAll(() => {
   console.log(`${mib} MiB through cat in a PTY, no viewer, ${rounds} rounds; share of raw node-pty = raw time / console time, paired per round`);
   for (const [name, values] of shares) console.log(`  ${name.padEnd(20)} share of raw ${range(values)}`);
   console.log(`  a flood that meets a ${backlogMiB} MiB catch-up takes ${range(costs)} × the time of one on an idle index`);
+  for (const [name, values] of Object.entries(catchUpSeconds)) console.log(`  the index catches up on ${backlogMiB} MiB in ${range(values)} s with ${name} (from the last append; a second of it is the wait for quiet)`);
   for (const problem of problems) console.log(`  ! ${problem}`);
   flood.remove();
 });

@@ -186,7 +186,7 @@ export function createCore(options: CoreOptions): Core {
   const agents = new AgentService({ ledger, catalog, events, connections, verifier, review: reviewAgents, runs, notices, cliVersions });
   const system = new SystemService({ appVersion: options.appVersion, transport: options.transport, dataDir, ledgerFile: ledger.file, operatorHome, log: options.log });
   // Output stored before the search index (or while it failed) is indexed in the background.
-  const searchIndex = new SearchIndexUpkeep(ledger, options.log);
+  const searchIndex = new SearchIndexUpkeep(ledger, options.log, () => runs.anyActive());
   searchIndex.start();
   const search = new SearchService(ledger, searchIndex, options.log, { nativeBinding: options.sqliteNativeBinding });
   // Runs a previous console left behind are stranded before anything new starts.

@@ -79,6 +79,8 @@ export interface ConsoleOutputPath {
   searchIndex: SearchIndexUpkeep | null;
   /** Stores `bytes` as a new run's output the way a flood is stored: ahead of the search index. */
   leaveIndexBehind(bytes: Buffer): Promise<void>;
+  /** Counts a run as going (as the core counts one it drives) until the returned function is called. */
+  holdRunGoing(): () => void;
   close(): Promise<void>;
 }
 
@@ -108,7 +110,9 @@ export async function openConsoleOutputPath(options: ConsoleOutputPathOptions = 
   const fanout = new OutputFanout({ output: test.ledger.output, log });
   // As in the core: output a flood stored ahead of the search index is indexed in the gaps between
   // writes (electron/search/search-index-upkeep.ts), so its cost is in these figures too.
-  const searchIndex = options.searchCatchUp === false ? null : new SearchIndexUpkeep(test.ledger, log);
+  // Runs going, as the core's run service counts them: the catch-up rests between its steps while any is.
+  let runsGoing = 0;
+  const searchIndex = options.searchCatchUp === false ? null : new SearchIndexUpkeep(test.ledger, log, () => runsGoing > 0);
   searchIndex?.start();
   const streams = new OutputStreams(fanout, () => true);
   const handlers = {
@@ -134,8 +138,17 @@ export async function openConsoleOutputPath(options: ConsoleOutputPathOptions = 
         await test.ledger.outputWriter.appendChunks([chunk], { behind: true });
       }
     },
+    holdRunGoing() {
+      runsGoing += 1;
+      let held = true;
+      return () => {
+        if (held) runsGoing -= 1;
+        held = false;
+      };
+    },
     async run(command, viewer, options = {}) {
       const { runId, attemptId } = test.createRun();
+      runsGoing += 1;
       if (viewer !== 'none') await client.open(runId, viewer, options.latency ?? false);
       const started = performance.now();
       const session = startPtySession({ executable: command.executable, args: command.args, cwd: process.cwd(), env: fixtureEnv(), cols: 120, rows: 40 });
@@ -144,7 +157,10 @@ export async function openConsoleOutputPath(options: ConsoleOutputPathOptions = 
       return {
         runId,
         started,
-        finished: pipeline.whenFinished().then((result) => ({ ...result, seconds: (performance.now() - started) / 1000, pauses: pipeline.stats().pauses })),
+        finished: pipeline.whenFinished().then((result) => {
+          runsGoing -= 1;
+          return { ...result, seconds: (performance.now() - started) / 1000, pauses: pipeline.stats().pauses };
+        }),
         viewerStats: (untilBytes) => (viewer === 'none' ? Promise.resolve({ bytes: 0, skipped: 0, latencies: [] }) : client.statsAndClose(runId, untilBytes ?? 0)),
       };
     },

@@ -320,6 +320,11 @@ export class RunService {
     return this.context.active.has(runId);
   }
 
+  /** Whether any run is being driven now. */
+  anyActive(): boolean {
+    return this.context.active.size > 0;
+  }
+
   /** Tells the renderer the run changed (its landing state, say). */
   announce(runId: string): void {
     this.context.announce(runId);

@@ -18,10 +18,13 @@ const catchUpStepBytes = 32 * 1024;
  */
 const writerQuietMs = 1000;
 /**
- * After each step the upkeep rests three times as long as the step took, so it takes at most a
- * quarter of a core: a run that starts printing meanwhile finds the machine's cores its own (with the
+ * While a run is going, the upkeep rests three times as long as each step took after it, so it takes at
+ * most a quarter of a core: the agent (a build, its tests) finds the machine's cores its own (with the
  * catch-up running flat out between floods, bench/output-throughput.bench.ts fell from about 0.9 to
- * 0.5 of raw node-pty). A flood's index comes later instead; search says it is incomplete meanwhile.
+ * 0.5 of raw node-pty). With no run going there is nobody to leave the cores to, and it does not rest:
+ * a flood's index is complete about four times sooner once its run has ended
+ * (bench/search-catch-up.bench.ts). A run that starts meanwhile stops it at its first append (the
+ * step gives way) and finds it resting from the next step on.
  */
 const restPerStepTime = 3;
 
@@ -43,9 +46,14 @@ export class SearchIndexUpkeep {
   private indexedBytes = 0;
   private remainingBytes = 0;
 
+  /**
+   * @param runsGoing whether any run is being driven now (the run service's answer; a ledger alone,
+   *   as in the benchmarks, says none).
+   */
   constructor(
     private readonly ledger: Ledger,
     private readonly log: Logger,
+    private readonly runsGoing: () => boolean = () => false,
   ) {
     ledger.outputWriter.onSearchIndexFailed((message) => {
       this.log.warn('The search index failed on stored output; it is rebuilt in the background', { sqliteMessage: message });
@@ -122,7 +130,7 @@ export class SearchIndexUpkeep {
       } else {
         const stepStarted = Date.now();
         progress = await this.ledger.outputWriter.catchUpSearchIndex(catchUpStepBytes);
-        await new Promise((resolve) => setTimeout(resolve, (Date.now() - stepStarted) * restPerStepTime));
+        if (this.runsGoing()) await new Promise((resolve) => setTimeout(resolve, (Date.now() - stepStarted) * restPerStepTime));
       }
       // A step that gave way to an append is done again once the writer is quiet again.
       if (progress.yielded) continue;
