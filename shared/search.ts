@@ -71,6 +71,11 @@ export const searchResponseSchema = z.object({
   results: z.array(searchResultSchema),
   /** More results follow this page. */
   hasMore: z.boolean(),
+  /**
+   * How the results are ordered: by relevance when all of the query's matches were ranked, newest
+   * first when it matches more rows than are ranked (README, Search).
+   */
+  order: z.enum(['relevance', 'newest']),
   /** The words searched for, as the query was read (the terminal highlights these). */
   terms: z.array(z.string()),
   index: searchIndexStateSchema,

@@ -304,6 +304,7 @@ describe('the search index over what runs printed', () => {
     const zebras = await print(test.ledger, runId, [line('zebra zebra zebra zebra zebra', 0), line('a zebra', 1), line('one more zebra', 2)]);
     const rarer = (await service.search({ query: 'zebra' })).results;
     expect(rarer).toHaveLength(3);
+    expect((await service.search({ query: 'zebra' })).order).toBe('relevance');
     expect(rarer[0]!.snippet.filter((piece) => piece.match)).toHaveLength(5);
     // Unless the walk for them took longer than ranking may (a rare phrase of common words at a GiB): newest first.
     const { match, matchers } = searchTerms('zebra');
@@ -318,6 +319,7 @@ describe('the search index over what runs printed', () => {
     expect(common.results[0]!.byteOffset).toBeGreaterThan(end - 2 * 1200);
     expect(common.results[1]!.byteOffset).toBeLessThan(common.results[0]!.byteOffset!);
     expect(common.hasMore).toBe(true);
+    expect(common.order).toBe('newest');
   });
 
   it('finds the newest matches of an agent whose runs are the oldest rows of the index, also past the cap', async () => {

@@ -30,6 +30,7 @@ export interface SearchQuery {
 export interface SearchPage {
   results: SearchResult[];
   hasMore: boolean;
+  order: 'relevance' | 'newest';
 }
 
 /**
@@ -111,12 +112,12 @@ export class SearchResultsReader {
     let window: RowWindow | null = null;
     if (runFilters.length > 0) {
       window = this.rowWindow(runFilters, params);
-      if (window === null) return { results: [], hasMore: false };
+      if (window === null) return { results: [], hasMore: false, order: 'relevance' };
       filters.push(...runFilters);
     }
     const walkStarted = performance.now();
     const hits = this.newestMatches(filters, params, candidates, window);
-    if (hits.length === 0) return { results: [], hasMore: false };
+    if (hits.length === 0) return { results: [], hasMore: false, order: 'relevance' };
     // All of the query's matches (that pass the filters) are in hand: rank them by relevance. bm25
     // weighs each phrase by how many rows of the whole index hold it, which costs FTS5 a pass over them
     // all, as long as a walk through the whole index: so where there are more matches than the cap
@@ -145,6 +146,7 @@ export class SearchResultsReader {
     return {
       results: rows.slice(0, query.limit).map((row) => this.result(row, query)),
       hasMore: rows.length > query.limit,
+      order: ranked ? 'relevance' : 'newest',
     };
   }
 

@@ -47,7 +47,7 @@ export class SearchService {
       if (!isLedgerDamage(error) && !isSearchIndexMissing(error)) throw error;
       this.log.warn('The search index is damaged or missing; it is rebuilt in the background', { error });
       this.upkeep.rebuild();
-      return { results: [], hasMore: false, terms: terms.words, index: this.upkeep.state() };
+      return { results: [], hasMore: false, order: 'relevance', terms: terms.words, index: this.upkeep.state() };
     }
     return { ...page, terms: terms.words, index: this.upkeep.state() };
   }

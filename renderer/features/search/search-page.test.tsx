@@ -26,11 +26,15 @@ const outputResult: SearchResult = {
 };
 const taskResult: SearchResult = { ...outputResult, source: 'task', runId: null, runStatus: null, agentId: null, agentName: null, byteOffset: null, taskTitle: 'Teach the quokka' };
 
-function showSearch(route = '/search?q=quokkaphrase', indexStates: SearchIndexState[] = [{ complete: true, rebuilding: false, indexedBytes: 0, remainingBytes: 0 }]) {
+function showSearch(
+  route = '/search?q=quokkaphrase',
+  indexStates: SearchIndexState[] = [{ complete: true, rebuilding: false, indexedBytes: 0, remainingBytes: 0 }],
+  order: 'relevance' | 'newest' = 'relevance',
+) {
   let asked = 0;
   const client = fakeOperatorClient({
     getSearchIndexState: () => indexStates[Math.min(asked++, indexStates.length - 1)]!,
-    searchOutput: () => ({ results: [outputResult, taskResult], hasMore: false, terms: ['quokkaphrase'], index: { complete: false, rebuilding: false, indexedBytes: 10, remainingBytes: 3 * 1024 * 1024 } }),
+    searchOutput: () => ({ results: [outputResult, taskResult], hasMore: order === 'newest', order, terms: ['quokkaphrase'], index: { complete: false, rebuilding: false, indexedBytes: 10, remainingBytes: 3 * 1024 * 1024 } }),
     listAgents: () => [],
     listProjects: () => [],
   });
@@ -47,6 +51,16 @@ describe('the Search page', () => {
     expect(first.textContent).toContain('<b>rejected</b>');
     expect(first.querySelector('b')).toBeNull();
     expect(client.inputsOf('searchOutput')[0]).toMatchObject({ query: 'quokkaphrase' });
+  });
+
+  it('says how the results are ordered: best first, or newest first when there are more matches than are ranked', async () => {
+    showSearch();
+    expect((await screen.findByText(/results, /)).textContent).toBe('2 results, best first.');
+  });
+
+  it('says when a search matches more rows than are ranked, so its results come newest first', async () => {
+    showSearch(undefined, undefined, 'newest');
+    expect((await screen.findByText(/results, /)).textContent).toBe('2+ results, newest first (more matches than are ranked by relevance).');
   });
 
   it('shows how far a rebuild of the index has got, asks again while it is incomplete, and is gone once it is complete', async () => {

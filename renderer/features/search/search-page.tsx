@@ -160,7 +160,7 @@ export function SearchPage() {
       ) : (
         <>
           <p className="search-page__count muted" role="status">
-            {data.results.length === 0 ? `Nothing found for “${view.query}”.` : `${data.results.length}${data.hasMore ? '+' : ''} results, best first.`}
+            {data.results.length === 0 ? `Nothing found for “${view.query}”.` : `${data.results.length}${data.hasMore ? '+' : ''} results, ${data.order === 'relevance' ? 'best first' : 'newest first (more matches than are ranked by relevance)'}.`}
           </p>
           <ol ref={resultsRef} className="search-results" aria-label="Search results" aria-busy={results.isPlaceholderData || undefined}>
             {data.results.map((result, index) => (
