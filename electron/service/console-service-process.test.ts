@@ -392,6 +392,45 @@ describe('the console service, with real processes', () => {
     expect(connectAs(execFileSync('id', ['-un'], { encoding: 'utf8' }).trim())).toBe('connected');
   }, 60_000);
 
+  it('keeps a notification held while no app was attached across the service killed with SIGKILL, and hands it once to the next app', async () => {
+    const dataDir = dataDirIn('tmp');
+    const project = projectDir();
+    const first = await launch(dataDir);
+    const operator = await attach(dataDir);
+    const { runId } = await startFixtureRun(operator, { project, args: ['--lines', '5', '--delay-ms', '100'], agentName: 'Quick one', taskTitle: 'Background job' });
+    // The operator closes the console's window: only `npm run serve` stays attached, which shows no notification.
+    await operator.close();
+    const held = () => {
+      const db = new Database(path.join(dataDir, 'ledger.sqlite'), { readonly: true, fileMustExist: true });
+      try {
+        return db.prepare('SELECT id, delivered_at FROM held_notifications').all() as Array<{ id: string; delivered_at: number | null }>;
+      } finally {
+        db.close();
+      }
+    };
+    // The service told the run's end (its log says so) while no app could show it.
+    const serviceLog = path.join(dataDir, 'logs', 'console.log');
+    await waitUntil('the run\'s notification', () => Promise.resolve(readFileSync(serviceLog, 'utf8').includes('desktop notification')), 30_000);
+
+    // The service dies with what it held: nothing was delivered.
+    await first.crash();
+    await launch(dataDir);
+    const seen: string[] = [];
+    const next = await attach(dataDir);
+    next.onEvent((event, payload) => event === 'desktopNotification' && seen.push((payload as { body: string }).body));
+    await waitUntil('the held notification', () => Promise.resolve(seen.length > 0), 10_000);
+    expect(seen).toEqual(['Quick one finished “Background job”. Open the run to review its changes.']);
+    expect((await next.call('getRun', { runId })).status).toBe('succeeded');
+    expect(held().every((row) => row.delivered_at !== null)).toBe(true);
+
+    // Once: the next app, and the next service, do not get it again.
+    const again: string[] = [];
+    const other = await attach(dataDir);
+    other.onEvent((event, payload) => event === 'desktopNotification' && again.push((payload as { body: string }).body));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(again).toEqual([]);
+  }, 90_000);
+
   it('after the service is killed with SIGKILL, the next start strands its run and Resume takes it up again', async () => {
     const dataDir = dataDirIn('tmp');
     const project = projectDir();

@@ -204,7 +204,7 @@ export async function startConsoleService(argv: readonly string[], options: Cons
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let socket: LocalSocketServer | undefined;
-  const held = new HeldNotifications(core.events, () => server.socketCount() > 0 || (socket?.clients().some((client) => showsNotifications(client.hello?.client)) ?? false), log);
+  const held = new HeldNotifications(core.events, core.ledger.notifications, () => server.socketCount() > 0 || (socket?.clients().some((client) => showsNotifications(client.hello?.client)) ?? false), log);
   server.onSocketAccepted((page) => held.deliverTo(page));
   let idleTimer: NodeJS.Timeout | undefined;
   const stop = () =>
