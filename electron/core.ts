@@ -96,6 +96,8 @@ export interface Core {
   readonly prices: PriceTableStore;
   /** The search index's background work (catching up stored output, rebuilding a damaged index). */
   readonly searchIndex: SearchIndexUpkeep;
+  /** The console itself (its version, and the console service's handover to another version). */
+  readonly system: SystemService;
   readonly dispatch: RequestDispatcher;
   close(): Promise<void>;
 }
@@ -184,7 +186,7 @@ export function createCore(options: CoreOptions): Core {
   const priceSettings = new PriceSettings(prices, events);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   const agents = new AgentService({ ledger, catalog, events, connections, verifier, review: reviewAgents, runs, notices, cliVersions });
-  const system = new SystemService({ appVersion: options.appVersion, transport: options.transport, dataDir, ledgerFile: ledger.file, operatorHome, log: options.log });
+  const system = new SystemService({ appVersion: options.appVersion, transport: options.transport, dataDir, ledgerFile: ledger.file, operatorHome, log: options.log, events });
   // Output stored before the search index (or while it failed) is indexed in the background.
   const searchIndex = new SearchIndexUpkeep(ledger, options.log);
   searchIndex.start();
@@ -230,6 +232,7 @@ export function createCore(options: CoreOptions): Core {
     connections,
     prices,
     searchIndex,
+    system,
     dispatch: createRequestDispatcher(handlers, options.log, { explainFailure: explainLedgerDamage(ledger, dailyBackup) }),
     close: async () => {
       if (closed) return;

@@ -15,7 +15,8 @@ import { electronSqliteBinding } from './shell/native-binding';
 import { denyPermissions, guardNavigation } from './shell/navigation-guard';
 import { appWindowOptions, currentWindowBackground } from './shell/window-options';
 import { quitRunsQuestion, settleRunsOnQuit } from './shell/quit-runs';
-import { connectToService, type ServiceConnection } from './service/service-client';
+import { connectToService, ServiceVersionMismatchError, type ServiceConnection } from './service/service-client';
+import { settleVersionChoice, versionChoiceOrder, versionChoiceQuestion } from './shell/version-choice';
 import { attachOrStartService } from './service/service-launcher';
 import { serviceSocketPath } from './service/service-socket-path';
 
@@ -123,16 +124,32 @@ function startShell(): void {
         log.writeToFile(dataDir, { fileName: 'desktop-app.log' });
         // Find the data directory's service, or start it detached: Electron's binary run as Node, with
         // the SQLite addon built for Electron's ABI. A service of another version is refused with
-        // service_version_mismatch, whose message says what runs and the two ways on (failStart shows it).
+        // service_version_mismatch: the operator chooses how to switch (shell/version-choice.ts).
         const sqliteBinding = electronSqliteBinding(appDir);
-        const attached = await attachOrStartService({
+        const start = {
           dataDir,
           port: 0,
-          client: 'desktop-app',
           serviceEntry: path.join(distElectronDir, 'service.js'),
           execPath: process.execPath,
           env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...(sqliteBinding ? { OPERATOR_CONSOLE_SQLITE_BINDING: sqliteBinding } : {}) },
-        });
+        };
+        let attached;
+        try {
+          attached = await attachOrStartService({ ...start, client: 'desktop-app' });
+        } catch (error) {
+          if (!(error instanceof ServiceVersionMismatchError)) throw error;
+          // Another version runs here: never stop its runs silently (shell/version-choice.ts).
+          const question = versionChoiceQuestion(error.service, error.message, __APP_VERSION__);
+          const answer = await dialog.showMessageBox({ type: 'question', ...question, defaultId: 0, cancelId: versionChoiceOrder.indexOf('quit') });
+          const settled = await settleVersionChoice(versionChoiceOrder[answer.response] ?? 'quit', { socketPath: serviceSocketPath(dataDir), start, client: 'desktop-app', appVersion: __APP_VERSION__ });
+          if (settled.kind === 'quit') {
+            if (settled.say) await dialog.showMessageBox({ type: 'info', message: 'Switching after the runs', detail: settled.say, buttons: ['Quit'] });
+            log.info('desktop app quits: another version of the service runs', { choice: versionChoiceOrder[answer.response], servicePid: error.service?.pid });
+            app.exit(0);
+            return;
+          }
+          attached = await attachOrStartService({ ...start, client: 'desktop-app' });
+        }
         const connection = attached.connection;
         shellConnection = connection;
         log.info('desktop app attached to the console service', { dataDir, version: __APP_VERSION__, electron: process.versions.electron, servicePid: connection.welcome.pid, started: attached.started });

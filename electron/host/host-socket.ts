@@ -12,6 +12,8 @@ import {
   type ClientHello,
   type ServiceControl,
   type ServiceControlResult,
+  type ServiceHandingOver,
+  type ServiceOfAnotherVersion,
   type ServiceWelcome,
 } from '../../shared/service-hello';
 
@@ -24,10 +26,19 @@ const maxBufferedEventBytes = 16 * 1024 * 1024;
  * WebSocket has neither: its token and Origin are its checks, and its page is the service's own build.
  */
 export interface HostSocketGreeting {
-  /** Accepts a hello with the service's welcome, or refuses it (the socket is then closed). */
-  hello(hello: ClientHello, socket: HostSocket): { ok: true; welcome: ServiceWelcome } | { ok: false; error: OperatorErrorShape };
+  /**
+   * Accepts a hello with the service's welcome, or refuses it (the socket is then closed): after what
+   * the service is (a client of another version is told so first, to offer the two ways on), or after
+   * the service's agreement to hand over to that version once its runs end.
+   */
+  hello(hello: ClientHello, socket: HostSocket): HelloAnswer;
   control(control: ServiceControl, socket: HostSocket): Promise<ServiceControlResult>;
 }
+
+export type HelloAnswer =
+  | { ok: true; welcome: ServiceWelcome }
+  | { ok: false; error: OperatorErrorShape; otherVersion?: ServiceOfAnotherVersion }
+  | { ok: false; handingOver: ServiceHandingOver };
 
 /**
  * One client connection (a browser page, or an app on the service's local socket): requests in,
@@ -127,7 +138,15 @@ export class HostSocket {
     if (!parsed.success) return this.refuseAndClose('malformed_message', 'The hello is not one the console service understands.');
     if (this.greeted) return this.refuse(undefined, 'malformed_message', 'This connection has already said hello.');
     const answer = greeting.hello(parsed.data, this);
-    if (!answer.ok) return this.refuseAndClose(answer.error.code, answer.error.message);
+    if (!answer.ok && 'handingOver' in answer) {
+      this.send(answer.handingOver);
+      if (this.ws.readyState === WebSocket.OPEN) this.ws.close(1000, 'handing over');
+      return;
+    }
+    if (!answer.ok) {
+      if (answer.otherVersion) this.send(answer.otherVersion);
+      return this.refuseAndClose(answer.error.code, answer.error.message);
+    }
     this.greeted = parsed.data;
     this.send(answer.welcome);
   }
@@ -173,7 +192,7 @@ export class HostSocket {
   }
 
   /** Responses are always sent, however far behind the socket is: the page is waiting for them. */
-  private send(message: ServerMessage | ServiceWelcome): void {
+  private send(message: ServerMessage | ServiceWelcome | ServiceOfAnotherVersion | ServiceHandingOver): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
     let text: string;
     try {

@@ -258,9 +258,9 @@ describe('the console service, with real processes', () => {
       expect(refused).toBeInstanceOf(OperatorError);
       expect((refused as OperatorError).code).toBe('service_version_mismatch');
       expect((refused as OperatorError).message).toContain(`The console service running here is version ${__APP_VERSION__} (contract ${contractVersion})`);
-      expect((refused as OperatorError).message).toContain('It is running 0 runs. Either let them finish and switch afterwards');
+      expect((refused as OperatorError).message).toContain('It is running 0 runs. Either let them finish and switch afterwards: `npm run serve -- --after-runs`');
       expect((refused as OperatorError).message).toContain(
-        'or restart it now: `npm run serve -- --stop`, then start the console again; runs still going are stopped and marked stranded, and each can be resumed.',
+        'or restart now: `npm run serve -- --restart-now` (runs still going are stopped and marked stranded, and each can be resumed).',
       );
     }
     // Refusing a client leaves the service as it was.
@@ -309,6 +309,77 @@ describe('the console service, with real processes', () => {
     const next = await launch(dataDir);
     expect(next.pid).not.toBe(olderPid);
   }, 90_000);
+
+  it('lets the runs of a service of another version finish, then switches to this version by itself (--after-runs)', async () => {
+    const dataDir = dataDirIn('tmp');
+    const project = projectDir();
+    const olderServe = otherVersionBuild('0.0.9-older');
+    // The older console, as an operator left it running, with a run going.
+    const older = spawn(process.execPath, [olderServe, '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const olderExited = new Promise<number | null>((resolve) => older.once('exit', resolve));
+    cleanups.push(async () => {
+      older.kill('SIGKILL');
+      await olderExited;
+    });
+    await new Promise<string>((resolve) => createInterface({ input: older.stdout }).once('line', resolve));
+    const ownerPid = () => (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+    const olderPid = ownerPid();
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    cleanups.push(() => void (alive(olderPid) && process.kill(olderPid, 'SIGKILL')));
+    const olderClient = await connectToService(serviceSocketPath(dataDir), { client: 'node-client', consoleVersion: '0.0.9-older' });
+    cleanups.push(() => olderClient.close());
+    const { runId, agentId } = await startFixtureRun(olderClient, { project, args: ['--lines', '40', '--delay-ms', '100'], agentName: 'Long one', taskTitle: 'Older job' });
+    await waitUntil('the run to be running', async () => (await olderClient.call('getRun', { runId })).status === 'running', 20_000);
+
+    // This version's launcher offers the two ways on, with the command for each.
+    const serveJs = path.join(repoRoot, 'dist', 'electron', 'serve.js');
+    const refused = await runToExit(serveJs, ['--data-dir', dataDir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`The console service running here is version 0.0.9-older (contract ${contractVersion}); this console (npm run serve) is version ${__APP_VERSION__}`);
+    expect(refused.stderr).toContain('It is running 1 run. Either let it finish and switch afterwards: `npm run serve -- --after-runs`');
+    expect(refused.stderr).toContain('or restart now: `npm run serve -- --restart-now`');
+
+    // The first: the older service finishes its run and takes no new one; this version waits for it.
+    const switching = await runToExit(serveJs, ['--data-dir', dataDir, '--after-runs']);
+    expect(switching.stderr).toBe(
+      `Operator Console: version 0.0.9-older of the console service (pid ${olderPid}) finishes its 1 run going and starts no new run; version ${__APP_VERSION__} starts by itself when it ends (run npm run serve then for its address). ` +
+        'To switch now instead: npm run serve -- --restart-now (runs still going are stopped and can be resumed).\n',
+    );
+    expect(switching.code).toBe(0);
+    expect(await olderClient.call('getServiceState')).toEqual({ consoleVersion: '0.0.9-older', handingOverTo: __APP_VERSION__ });
+    const task = await olderClient.call('createTask', { projectId: (await olderClient.call('listProjects'))[0]!.id, title: 'Too late', prompt: 'Go' });
+    const refusedRun = await olderClient.call('startRun', { taskId: task.id, agentId }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((refusedRun as OperatorError).code).toBe('service_handing_over');
+    expect((refusedRun as OperatorError).message).toContain('This console (version 0.0.9-older) is finishing its runs before version');
+
+    // The run ends on its own, whole; then the older service stops and this version's starts by itself.
+    await waitUntil('the older service to stop once its run ended', () => Promise.resolve(!alive(olderPid)), 30_000);
+    await waitUntil('this version\'s service to start', async () => {
+      try {
+        return ownerPid() !== olderPid && (await connectToService(serviceSocketPath(dataDir), { client: 'node-client' }).then((c) => (void c.close(), true), () => false));
+      } catch {
+        return false;
+      }
+    }, 30_000);
+    const newerPid = ownerPid();
+    cleanups.push(() => void (alive(newerPid) && process.kill(newerPid, 'SIGTERM')));
+    const newer = await attach(dataDir);
+    expect(newer.welcome.consoleVersion).toBe(__APP_VERSION__);
+    const finished = await newer.call('getRun', { runId });
+    expect(finished.status).toBe('succeeded');
+    expect(finished.outputBytes).toBe(ledgerOutput(dataDir, runId).length);
+    expect(ledgerOutput(dataDir, runId).toString('utf8')).toContain('line 40 of 40');
+  }, 120_000);
 
   it('keeps a run going in the background after its launcher quits, then stops by itself once idle', async () => {
     const dataDir = dataDirIn('tmp');

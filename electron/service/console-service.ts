@@ -223,12 +223,48 @@ export async function startConsoleService(argv: readonly string[], options: Cons
       }
     })());
 
+  /**
+   * "Let those runs finish and switch afterwards", asked by a client of `version`: no new run is taken
+   * (new runs and resumes are refused, saying why; queued ones go on), every page says so, and the
+   * service stops once its last run has ended, whoever is attached. The newer version's service,
+   * started by that client, waits for this process to be gone and then starts by itself.
+   */
+  let handingOverTo: string | null = null;
+  const handOverAfterRuns = (version: string) => {
+    if (handingOverTo === null) {
+      handingOverTo = version;
+      log.info('service hands over after its runs', { toVersion: version, liveRuns: liveRuns() });
+      core.runs.closeIntake({
+        code: 'service_handing_over',
+        message:
+          `This console (version ${consoleVersion}) is finishing its runs before version ${version} takes over, and starts no new run meanwhile. ` +
+          'Start it once the switch is done (it happens by itself when the last run ends), or restart now with `npm run serve -- --restart-now` (runs still going are stopped and can be resumed).',
+      });
+      core.system.handOverTo(version);
+      core.lifecycle.on('runEnded', stopOnceRunsEnd);
+    }
+    stopOnceRunsEnd();
+  };
+  const stopOnceRunsEnd = () => {
+    // After the run's end is settled (its own runEnded listeners first).
+    setImmediate(() => {
+      if (liveRuns() > 0 || stopping) return;
+      log.info('service stopping: its last run ended, handing over', { toVersion: handingOverTo });
+      void stop();
+    });
+  };
+
   const greeting: HostSocketGreeting = {
     hello: (hello, asking) => {
       const service = welcome();
       if (hello.consoleVersion !== consoleVersion || hello.contractVersion !== contractVersion) {
+        if (hello.handover === 'after-runs') {
+          handOverAfterRuns(hello.consoleVersion);
+          return { ok: false, handingOver: { type: 'handing-over', consoleVersion, pid: process.pid, liveRuns: liveRuns() } };
+        }
         log.warn('service client refused: another version', { client: hello.client, clientVersion: hello.consoleVersion, clientContract: hello.contractVersion, consoleVersion, contractVersion });
-        return { ok: false, error: { code: 'service_version_mismatch', message: versionMismatchMessage(service, hello) } };
+        const otherVersion = { type: 'other-version' as const, consoleVersion, contractVersion, pid: process.pid, liveRuns: service.liveRuns, handingOverTo };
+        return { ok: false, otherVersion, error: { code: 'service_version_mismatch', message: versionMismatchMessage(otherVersion, hello) } };
       }
       log.info('service client attached', { client: hello.client });
       clearTimeout(idleTimer);

@@ -3,6 +3,7 @@ import { installCrashHandlers, crashLine } from '../platform/crash-handlers';
 import { isDiskFullError } from '../platform/disk-space';
 import { createConsoleLog, describeError, type ConsoleLog } from '../platform/log';
 import { isEntryPoint } from '../platform/entry-point';
+import { isProcessAlive } from '../platform/process-group';
 import { startConsoleService, UsageError, type RunningService } from './console-service';
 
 /**
@@ -16,11 +17,16 @@ import { startConsoleService, UsageError, type RunningService } from './console-
  * SIGTERM or SIGINT stops it cleanly (runs still going are stopped, as at any shutdown).
  */
 
-export type ServiceStartReport = { kind: 'ready'; pid: number } | { kind: 'locked'; message: string } | { kind: 'failed'; message: string; usage: boolean };
+export type ServiceStartReport =
+  | { kind: 'ready'; pid: number }
+  | { kind: 'locked'; message: string }
+  | { kind: 'failed'; message: string; usage: boolean }
+  /** Started with `--after-pid`: it waits for that service to be gone (its launcher has let it go then). */
+  | { kind: 'waiting'; predecessorPid: number };
 
-/** Over the IPC channel its launcher gave it, then let go; without one (started by hand) nowhere. */
+/** Over the IPC channel its launcher gave it, then let go; without one (started by hand, or let go already) nowhere. */
 function reportToLauncher(message: ServiceStartReport): void {
-  if (!process.send) return;
+  if (!process.send || !process.connected) return;
   process.send(message, () => {
     if (process.connected) process.disconnect();
   });
@@ -46,6 +52,14 @@ export async function main(
     },
   });
   try {
+    const after = predecessorOf(argv);
+    if (after) {
+      // The switch to this version after the older service's runs: it starts once that one is gone.
+      report({ kind: 'waiting', predecessorPid: after.pid });
+      log.tell(`Operator Console service: waiting for the console service (pid ${after.pid}) to finish its runs; this version starts then.`);
+      while (isProcessAlive(after.pid)) await new Promise((resolve) => setTimeout(resolve, predecessorPollMs));
+      argv = after.rest;
+    }
     service = await startConsoleService(argv, { log, entryUrl: import.meta.url });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -82,6 +96,17 @@ export async function main(
 
   log.info('console service ready', { pid: process.pid, socket: running.socket.socketPath, url: running.server.origin });
   report({ kind: 'ready', pid: process.pid });
+}
+
+const predecessorPollMs = 500;
+
+/** `--after-pid N` (the launcher's, never the operator's): the service to wait for, and the other flags. */
+function predecessorOf(argv: readonly string[]): { pid: number; rest: string[] } | undefined {
+  const at = argv.indexOf('--after-pid');
+  if (at < 0) return undefined;
+  const pid = Number(argv[at + 1]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new UsageError(`--after-pid needs a process id, not ${JSON.stringify(argv[at + 1])}.`);
+  return { pid, rest: [...argv.slice(0, at), ...argv.slice(at + 2)] };
 }
 
 if (isEntryPoint(import.meta.url)) void main(process.argv.slice(2), createConsoleLog(), reportToLauncher);
