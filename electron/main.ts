@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, nativeTheme, Notification, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, Menu, nativeImage, nativeTheme, Notification, session, shell, Tray } from 'electron';
 import { resolveDataDir } from './platform/data-dir';
 import { installCrashHandlers } from './platform/crash-handlers';
 import { isDiskFullError } from './platform/disk-space';
@@ -11,6 +11,7 @@ import { offerRelaunch } from './shell/crash-dialog';
 import { installContentSecurityPolicy } from './shell/content-security-policy';
 import { bindDesktopNotifications } from './shell/desktop-notifier';
 import { bindIpc } from './shell/ipc-binding';
+import { backgroundRunsView, trayAvailable, watchLiveRuns, windowTitle, type BackgroundRunsView } from './shell/background-runs';
 import { electronSqliteBinding } from './shell/native-binding';
 import { denyPermissions, guardNavigation } from './shell/navigation-guard';
 import { appWindowOptions, currentWindowBackground } from './shell/window-options';
@@ -85,6 +86,30 @@ function startShell(): void {
   let shellConnection: ServiceConnection | undefined;
   let unbindIpc: (() => void) | undefined;
   let unbindNotifications: (() => void) | undefined;
+  let stopWatchingRuns: (() => void) | undefined;
+
+  // Runs going on in the service: each window's title says how many, and with no window open a tray
+  // icon does (shell/background-runs.ts decides; this applies it).
+  let liveRuns = 0;
+  let tray: Tray | undefined;
+  const backgroundView = (): BackgroundRunsView =>
+    backgroundRunsView({ liveRuns, openWindows: liveWindows().length, trayAvailable: trayAvailable(process.platform, process.env), platform: process.platform });
+  function showBackgroundRuns(): void {
+    const view = backgroundView();
+    for (const window of liveWindows()) window.setTitle(windowTitle(window.webContents.getTitle(), view));
+    if (!view.tray) {
+      tray?.destroy();
+      tray = undefined;
+      return;
+    }
+    tray ??= new Tray(nativeImage.createFromPath(path.join(app.getAppPath(), 'resources', 'icons', 'tray.png')));
+    tray.setToolTip(view.tray.tooltip);
+    tray.setContextMenu(
+      Menu.buildFromTemplate(
+        view.tray.menu.map((item) => ({ label: item.label, click: () => (item.action === 'open' ? void openWindow() : app.quit()) })),
+      ),
+    );
+  }
 
   /** `route`: an in-app hash route (`#/runs/run_1`) the window opens at, instead of the start page. */
   function openWindow(route?: string): BrowserWindow {
@@ -100,7 +125,15 @@ function startShell(): void {
       },
     });
     window.once('ready-to-show', () => window.show());
-    window.on('closed', () => windows.delete(window));
+    // The page names itself (its page and open notices); the shell adds the runs going.
+    window.on('page-title-updated', (event, title) => {
+      event.preventDefault();
+      window.setTitle(windowTitle(title, backgroundView()));
+    });
+    window.on('closed', () => {
+      windows.delete(window);
+      showBackgroundRuns();
+    });
     const hash = route?.replace(/^#/, '');
     const loading = location.rendererDir
       ? window.loadFile(path.join(location.rendererDir, 'index.html'), hash ? { hash } : {})
@@ -178,6 +211,13 @@ function startShell(): void {
           openNotices: async () => (await connection.call('countOpenNotices')).open,
         });
 
+        stopWatchingRuns = watchLiveRuns(connection, (count) => {
+          liveRuns = count;
+          showBackgroundRuns();
+          // The last background run ended with no window open: nothing is left to show (macOS keeps its app).
+          if (liveWindows().length === 0 && backgroundView().lastWindowClosed === 'quit') app.quit();
+        });
+
         nativeTheme.on('updated', () => {
           for (const window of liveWindows()) window.setBackgroundColor(currentWindowBackground());
         });
@@ -194,7 +234,9 @@ function startShell(): void {
   );
 
   app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
+    // With runs going and a tray to show them in, the app stays there; otherwise it quits (not on macOS).
+    if (backgroundView().lastWindowClosed === 'quit') app.quit();
+    else showBackgroundRuns();
   });
 
   // Quitting the app with runs going asks once (quit-runs.ts): keep them running in the background (the
@@ -221,6 +263,8 @@ function startShell(): void {
       .then(() => {
         unbindIpc?.();
         unbindNotifications?.();
+        stopWatchingRuns?.();
+        tray?.destroy();
         return connection.control('quit');
       })
       .then((result) => {
