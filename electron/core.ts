@@ -134,7 +134,7 @@ export function createCore(options: CoreOptions): Core {
   });
   // The key-file vault is made lazily: the desktop app needs it only to read secrets a browser host sealed.
   let keyFileVault: KeyFileVault | undefined = options.vault ? undefined : new KeyFileVault(dataDir, options.log);
-  const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)));
+  const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)), dataDir);
   const connections = new ConnectionService({ ledger, catalog, events, keeper, log: options.log });
   // Secret variables are sealed with the same vault as connection keys.
   const projectSetup = new ProjectSetupService(ledger, events, keeper);

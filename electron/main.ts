@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, Menu, nativeImage, nativeTheme, Notification, session, shell, Tray } from 'electron';
+import { app, BrowserWindow, dialog, Menu, nativeImage, nativeTheme, Notification, safeStorage, session, shell, Tray } from 'electron';
 import { resolveDataDir } from './platform/data-dir';
 import { installCrashHandlers } from './platform/crash-handlers';
 import { isDiskFullError } from './platform/disk-space';
@@ -11,6 +11,7 @@ import { offerRelaunch } from './shell/crash-dialog';
 import { installContentSecurityPolicy } from './shell/content-security-policy';
 import { bindDesktopNotifications } from './shell/desktop-notifier';
 import { bindIpc } from './shell/ipc-binding';
+import { handSecretsKeyToService } from './shell/secrets-key';
 import { backgroundRunsView, trayAvailable, watchLiveRuns, windowTitle, type BackgroundRunsView } from './shell/background-runs';
 import { electronSqliteBinding } from './shell/native-binding';
 import { denyPermissions, guardNavigation } from './shell/navigation-guard';
@@ -191,6 +192,15 @@ function startShell(): void {
           log.error('the console service stopped', { advice: 'Quit the console and start it again; runs it had are stranded and can be resumed.' });
           dialog.showErrorBox('The console service stopped', `Quit Operator Console and start it again; runs it had are stranded and can be resumed.\n\n${detailsInLog(log)}`);
         });
+
+        // safeStorage lives in this process only: the app unlocks the service's secrets key (and seals its
+        // secrets from before the service again), so that no key is entered again (shell/secrets-key.ts).
+        await handSecretsKeyToService({ connection, dataDir, sealer: safeStorage, log }).catch((error: unknown) =>
+          log.warn('secrets key not handed to the console service', {
+            error: error instanceof Error ? error.message : String(error),
+            advice: 'Runs that need a key the desktop app saved are refused until it is; see the AI connection required notice.',
+          }),
+        );
 
         installContentSecurityPolicy(session.defaultSession, location);
         denyPermissions(session.defaultSession, location);

@@ -134,3 +134,25 @@ export function versionMismatchMessage(service: Omit<ServiceOfAnotherVersion, 't
     'or restart now: `npm run serve -- --restart-now` (runs still going are stopped and marked stranded, and each can be resumed).'
   );
 }
+
+/**
+ * The desktop app and the console service's secrets (electron/shell/secrets-key.ts): `unlock` hands the
+ * service the key the app keeps sealed in the OS keychain (base64 of 32 bytes), which the service
+ * holds in memory only; its answer lists the secrets the app sealed with safeStorage before the service
+ * existed (still sealed). `reseal` gives those back opened, for the service to seal with the handed key.
+ * Only on the local socket (0600), only from the desktop app, never logged.
+ */
+export const serviceSecretsSchema = z.discriminatedUnion('action', [
+  z.strictObject({ type: z.literal('secrets'), id: z.number().int().nonnegative(), action: z.literal('unlock'), key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/) }),
+  z.strictObject({
+    type: z.literal('secrets'),
+    id: z.number().int().nonnegative(),
+    action: z.literal('reseal'),
+    secrets: z.array(z.strictObject({ connectionId: z.string().min(1).max(100), plain: z.string().min(1).max(100_000) })).max(1_000),
+  }),
+]);
+export type ServiceSecrets = z.infer<typeof serviceSecretsSchema>;
+
+export const serviceSecretsUnlockedSchema = z.object({ legacy: z.array(z.object({ connectionId: z.string(), ciphertext: z.string() })) });
+export const serviceSecretsResealedSchema = z.object({ resealed: z.number().int().min(0) });
+

@@ -1,6 +1,6 @@
 import { WebSocket, type RawData } from 'ws';
 import { maxRequestBytes } from '../../shared/contract';
-import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
+import { OperatorError, type ErrorCode, type OperatorErrorShape } from '../../shared/errors';
 import { clientAckSchema, clientRequestSchema, encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
 import type { EventHub } from '../events/event-hub';
@@ -9,10 +9,12 @@ import { createClientChannel } from '../events/client-channel';
 import {
   clientHelloSchema,
   serviceControlSchema,
+  serviceSecretsSchema,
   type ClientHello,
   type ServiceControl,
   type ServiceControlResult,
   type ServiceHandingOver,
+  type ServiceSecrets,
   type ServiceOfAnotherVersion,
   type ServiceWelcome,
 } from '../../shared/service-hello';
@@ -33,6 +35,8 @@ export interface HostSocketGreeting {
    */
   hello(hello: ClientHello, socket: HostSocket): HelloAnswer;
   control(control: ServiceControl, socket: HostSocket): Promise<ServiceControlResult>;
+  /** The desktop app's secrets key, or its secrets from before the service (shared/service-hello.ts). */
+  secrets(secrets: ServiceSecrets, socket: HostSocket): unknown;
 }
 
 export type HelloAnswer =
@@ -96,6 +100,7 @@ export class HostSocket {
       if (typeOf(message) === 'hello') return this.sayHello(message, this.greeting);
       if (!this.greeted) return this.refuseUngreeted();
       if (typeOf(message) === 'control') return this.control(message, bytes.length, this.greeting);
+      if (typeOf(message) === 'secrets') return this.secrets(message, this.greeting);
     }
     if (isAck(message)) return this.acknowledge(message, bytes.length);
     const id = requestIdOf(message);
@@ -167,6 +172,21 @@ export class HostSocket {
     this.log.info('service control asked', { action: parsed.data.action, client: this.greeted?.client, size });
     const value = await greeting.control(parsed.data, this);
     this.send({ type: 'response', id: parsed.data.id, ok: true, value });
+  }
+
+  /** Never logged, whatever it holds: a key, or secrets in the clear. */
+  private secrets(message: unknown, greeting: HostSocketGreeting): void {
+    const id = requestIdOf(message);
+    const parsed = serviceSecretsSchema.safeParse(message);
+    if (!parsed.success) return this.refuse(id, 'invalid_request', 'The secrets message is not one the console service understands.');
+    if (this.greeted?.client !== 'desktop-app') return this.refuse(id, 'forbidden_sender', 'Only the desktop app hands the console service its secrets.');
+    try {
+      this.send({ type: 'response', id: parsed.data.id, ok: true, value: greeting.secrets(parsed.data, this) });
+    } catch (error) {
+      const shape = error instanceof OperatorError ? error.toShape() : { code: 'internal' as const, message: 'The console service could not take the secrets; see its log.' };
+      if (!(error instanceof OperatorError)) this.log.error('service secrets failed', { action: parsed.data.action, error: describeError(error) });
+      this.send({ type: 'response', id: parsed.data.id, ok: false, error: shape });
+    }
   }
 
   /**

@@ -95,6 +95,11 @@ export class ConnectionsRepository {
     })();
   }
 
+  /** The same secret, sealed again (by another vault): the hint and everything else stay. */
+  replaceSealedSecret(id: string, sealed: string): void {
+    this.db.prepare('UPDATE ai_connections SET secret_ref = ? WHERE id = ?').run(sealed, id);
+  }
+
   saveTest(id: string, result: ConnectionTestResult, status: AiConnection['status'], at: number): void {
     this.db.prepare('UPDATE ai_connections SET last_test_json = ?, status = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(result), status, at, id);
   }

@@ -272,6 +272,9 @@ export async function startConsoleService(argv: readonly string[], options: Cons
       if (showsNotifications(hello.client)) setImmediate(() => held.deliverTo(asking));
       return { ok: true, welcome: service };
     },
+    // Held in memory only (HandedKeyVault); what the app opens is sealed again at once. Never logged.
+    secrets: (secrets) =>
+      secrets.action === 'unlock' ? core.connections.unlockSecrets(Buffer.from(secrets.key, 'base64')) : core.connections.resealLegacySecrets(secrets.secrets),
     control: (control, asking): Promise<ServiceControlResult> => {
       if (control.action === 'stop') {
         log.info('service stopping: a client asked', { client: asking.hello?.client });

@@ -7,6 +7,8 @@ import {
   serviceControlResultSchema,
   serviceHandingOverSchema,
   serviceOfAnotherVersionSchema,
+  serviceSecretsResealedSchema,
+  serviceSecretsUnlockedSchema,
   serviceWelcomeSchema,
   type ClientHello,
   type ServiceClientKind,
@@ -14,6 +16,7 @@ import {
   type ServiceControlResult,
   type ServiceHandingOver,
   type ServiceOfAnotherVersion,
+  type ServiceSecrets,
   type ServiceWelcome,
 } from '../../shared/service-hello';
 import { decodeBinaryEvent, serverMessageSchema, type ClientAck, type ClientRequest } from '../../shared/wire';
@@ -35,6 +38,12 @@ export interface ServiceConnection {
   /** Acknowledges parsed live output (the ackRunOutput channel's input, as the page sends it). */
   ack(subscriptionId: string, bytes: number): void;
   control(action: ServiceControl['action']): Promise<ServiceControlResult>;
+  /**
+   * The desktop app hands the service its secrets key (shell/secrets-key.ts); the answer lists the secrets
+   * the app sealed before the service existed, still sealed, for resealLegacySecrets.
+   */
+  unlockSecrets(key: Buffer): Promise<{ legacy: Array<{ connectionId: string; ciphertext: string }> }>;
+  resealLegacySecrets(secrets: Array<{ connectionId: string; plain: string }>): Promise<{ resealed: number }>;
   /**
    * Every event the service pushes to this client: broadcasts and this client's own streams. The first
    * listener also gets what came before it listened (the notifications held for the next app, say).
@@ -222,7 +231,7 @@ async function openServiceSocket(socketPath: string, options: ConnectOptions, ha
   }
   const welcome = answer;
 
-  const send = (message: ClientRequest | ServiceControl): Promise<ResponseEnvelope> => {
+  const send = (message: ClientRequest | ServiceControl | ServiceSecrets): Promise<ResponseEnvelope> => {
     if (closed || ws.readyState !== socketOpen) return Promise.resolve(gone());
     return new Promise((resolve) => {
       pending.set(message.id, resolve);
@@ -247,6 +256,16 @@ async function openServiceSocket(socketPath: string, options: ConnectOptions, ha
       const envelope = await send({ type: 'control', id: nextId++, action });
       if (!envelope.ok) throw new OperatorError(envelope.error);
       return serviceControlResultSchema.parse(envelope.value);
+    },
+    unlockSecrets: async (key) => {
+      const envelope = await send({ type: 'secrets', id: nextId++, action: 'unlock', key: key.toString('base64') });
+      if (!envelope.ok) throw new OperatorError(envelope.error);
+      return serviceSecretsUnlockedSchema.parse(envelope.value);
+    },
+    resealLegacySecrets: async (secrets) => {
+      const envelope = await send({ type: 'secrets', id: nextId++, action: 'reseal', secrets });
+      if (!envelope.ok) throw new OperatorError(envelope.error);
+      return serviceSecretsResealedSchema.parse(envelope.value);
     },
     onEvent: (listener) => {
       eventListeners.add(listener);
