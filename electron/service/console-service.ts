@@ -37,7 +37,11 @@ export class UsageError extends Error {
  * does a DataDirLockedError (another console on the data directory), whose message is its whole line.
  */
 export class StartupError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The ledger is damaged: its newest backup, which the launcher offers to restore (null: none). */
+    readonly ledgerDamage?: { newestBackup: string | null },
+  ) {
     super(message);
     this.name = 'StartupError';
   }
@@ -172,7 +176,8 @@ export async function startConsoleService(argv: readonly string[], options: Cons
     await lock.release();
     // A refused ledger's message is the whole story (the file, why, and what to do: the newest backup
     // and the command that restores it, the console to update, the program to close).
-    if (error instanceof LedgerDamagedError || error instanceof LedgerVersionError || error instanceof LedgerLockedError) throw new StartupError(error.message);
+    if (error instanceof LedgerDamagedError) throw new StartupError(error.message, { newestBackup: error.newestBackup?.file ?? null });
+    if (error instanceof LedgerVersionError || error instanceof LedgerLockedError) throw new StartupError(error.message);
     throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
 

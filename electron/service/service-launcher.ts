@@ -54,6 +54,8 @@ export class ServiceStartError extends Error {
   constructor(
     message: string,
     readonly usage: boolean,
+    /** The service refused a damaged ledger: its newest backup (null: none), for the launcher to offer to restore. */
+    readonly ledgerDamaged?: { newestBackup: string | null },
   ) {
     super(message);
     this.name = 'ServiceStartError';
@@ -89,7 +91,7 @@ export async function attachOrStartService(options: AttachOptions): Promise<Atta
   child.unref();
   const startupOutput = () => readFrom(outputFile, offset);
 
-  if (reportOrExit.kind === 'failed') throw new ServiceStartError(reportOrExit.message, reportOrExit.usage);
+  if (reportOrExit.kind === 'failed') throw new ServiceStartError(reportOrExit.message, reportOrExit.usage, reportOrExit.ledgerDamaged);
   if (reportOrExit.kind === 'exited') {
     throw new ServiceStartError(
       `Operator Console: the console service exited (code ${reportOrExit.code}) before it was ready. ${startupOutput().trim() || `See ${outputFile}.`}`,

@@ -4,7 +4,7 @@ import { isDiskFullError } from '../platform/disk-space';
 import { createConsoleLog, describeError, type ConsoleLog } from '../platform/log';
 import { isEntryPoint } from '../platform/entry-point';
 import { isProcessAlive } from '../platform/process-group';
-import { startConsoleService, UsageError, type RunningService } from './console-service';
+import { startConsoleService, StartupError, UsageError, type RunningService } from './console-service';
 
 /**
  * `node dist/electron/service.js [--port N] [--data-dir DIR]`: the console service's process. It is
@@ -20,7 +20,8 @@ import { startConsoleService, UsageError, type RunningService } from './console-
 export type ServiceStartReport =
   | { kind: 'ready'; pid: number }
   | { kind: 'locked'; message: string }
-  | { kind: 'failed'; message: string; usage: boolean }
+  /** `ledgerDamaged`: the refusal is a damaged ledger's, whose newest backup the launcher offers to restore. */
+  | { kind: 'failed'; message: string; usage: boolean; ledgerDamaged?: { newestBackup: string | null } }
   /** Started with `--after-pid`: it waits for that service to be gone (its launcher has let it go then). */
   | { kind: 'waiting'; predecessorPid: number };
 
@@ -67,7 +68,15 @@ export async function main(
     // already using ..."). The log file, when this console got as far as opening it, keeps it too.
     const line = error instanceof DataDirLockedError ? message : `Operator Console: ${message}`;
     log.tell(line, 'error');
-    report(error instanceof DataDirLockedError ? { kind: 'locked', message: line } : { kind: 'failed', message: line, usage: error instanceof UsageError });
+    // Written to the log file before the launcher hears of it: it may read the log (or exit, and its
+    // caller read it) the moment it has the report.
+    await log.flush().catch(() => undefined);
+    const ledgerDamaged = error instanceof StartupError ? error.ledgerDamage : undefined;
+    report(
+      error instanceof DataDirLockedError
+        ? { kind: 'locked', message: line }
+        : { kind: 'failed', message: line, usage: error instanceof UsageError, ...(ledgerDamaged ? { ledgerDamaged } : {}) },
+    );
     process.exitCode = error instanceof UsageError ? 2 : 1;
     uninstallCrashHandlers();
     await log.close();
