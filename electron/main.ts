@@ -19,7 +19,8 @@ import { appWindowOptions, currentWindowBackground } from './shell/window-option
 import { quitRunsQuestion, settleRunsOnQuit } from './shell/quit-runs';
 import { connectToService, ServiceVersionMismatchError, type ServiceConnection } from './service/service-client';
 import { settleVersionChoice, versionChoiceOrder, versionChoiceQuestion } from './shell/version-choice';
-import { attachOrStartService } from './service/service-launcher';
+import { attachOrStartService, ServiceStartError } from './service/service-launcher';
+import { offerLedgerRestoreForService } from './shell/damaged-ledger-dialog';
 import { serviceSocketPath } from './service/service-socket-path';
 
 /**
@@ -171,6 +172,12 @@ function startShell(): void {
         try {
           attached = await attachOrStartService({ ...start, client: 'desktop-app' });
         } catch (error) {
+          if (error instanceof ServiceStartError && error.ledgerDamaged) {
+            // The service refused a damaged ledger: offer Restore newest backup, then relaunch.
+            log.error('the ledger is damaged', { refusal: error.message, newestBackup: error.ledgerDamaged.newestBackup });
+            await offerLedgerRestoreForService({ message: error.message, ledgerDamaged: error.ledgerDamaged }, { dataDir, nativeBinding: sqliteBinding, log });
+            return;
+          }
           if (!(error instanceof ServiceVersionMismatchError)) throw error;
           // Another version runs here: never stop its runs silently (shell/version-choice.ts).
           const question = versionChoiceQuestion(error.service, error.message, __APP_VERSION__);

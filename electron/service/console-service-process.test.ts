@@ -5,6 +5,8 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
+import { spawn as spawnPty } from 'node-pty';
+import { openLedger } from '../ledger/ledger';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserHost, type BrowserHost } from '../../e2e/launchers/browser-host';
 import { OperatorError } from '../../shared/errors';
@@ -380,6 +382,39 @@ describe('the console service, with real processes', () => {
     expect(finished.outputBytes).toBe(ledgerOutput(dataDir, runId).length);
     expect(ledgerOutput(dataDir, runId).toString('utf8')).toContain('line 40 of 40');
   }, 120_000);
+
+  it('offers to restore the newest backup at the terminal when the service refuses a damaged ledger, then starts on it', async () => {
+    const dataDir = dataDirIn('tmp');
+    const ledger = openLedger(dataDir);
+    ledger.db.prepare("INSERT INTO projects (id, name, path, is_git_repo, created_at) VALUES ('prj_kept', 'kept', '/srv/kept', 0, 1)").run();
+    const backup = await ledger.backups.takeDaily(ledger.db, Date.now());
+    ledger.close();
+    writeFileSync(path.join(dataDir, 'ledger.sqlite'), Buffer.alloc(64 * 1024, 0x5a));
+
+    // An operator at a terminal (a script, with no terminal, gets the one line: terminal-output.spec).
+    const terminal = spawnPty(process.execPath, [path.join(repoRoot, 'dist', 'electron', 'serve.js'), '--data-dir', dataDir], { cwd: repoRoot, cols: 400, rows: 40, env: process.env as Record<string, string> });
+    let screen = '';
+    terminal.onData((data) => (screen += data));
+    const exited = new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)));
+    cleanups.push(() => terminal.kill('SIGKILL'));
+    await waitUntil('the offer to restore', () => Promise.resolve(screen.includes('now and start the console? [y/N]')), 30_000);
+    expect(screen).toMatch(/Operator Console: The ledger .*ledger\.sqlite is damaged and cannot be read/);
+    expect(screen).toContain(`Restore the newest backup (${backup!.file}) now and start the console? [y/N]`);
+    terminal.write('y\r');
+    await waitUntil('the console to start on the backup', () => Promise.resolve(/Operator Console: http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(screen)), 30_000);
+    expect(screen).toContain(`Operator Console: restored ${path.join(dataDir, 'ledger.sqlite')} from ${backup!.file}.`);
+    const servicePid = (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+    cleanups.push(() => {
+      try {
+        process.kill(servicePid, 'SIGKILL');
+      } catch {
+        // Stopped, as the test meant.
+      }
+    });
+    expect((await (await attach(dataDir)).call('listProjects')).map((project) => project.name)).toEqual(['kept']);
+    terminal.kill('SIGTERM');
+    await exited;
+  }, 90_000);
 
   it('keeps a run going in the background after its launcher quits, then stops by itself once idle', async () => {
     const dataDir = dataDirIn('tmp');

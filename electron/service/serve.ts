@@ -1,7 +1,9 @@
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { OperatorError } from '../../shared/errors';
 import { resolveDataDir } from '../platform/data-dir';
+import { restoreLedgerCommand } from '../ledger/restore-ledger-command';
 import { isEntryPoint } from '../platform/entry-point';
 import { hostTokenFromEnv, idleExitMsFromEnv, parseHostArguments, UsageError } from './console-service';
 import { attachOrStartService, followServiceOutput, handOverAfterRuns, processGone, ServiceStartError, stopServiceOfAnotherVersion, tryAttach, type AttachOptions } from './service-launcher';
@@ -82,6 +84,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2), env:
     }
     if (error instanceof ServiceStartError) {
       tell(error.message);
+      // A damaged ledger with a backup, at a terminal: offered as the desktop app offers it.
+      if (error.ledgerDamaged?.newestBackup && process.stdin.isTTY && process.stderr.isTTY && (await restoreAtTerminal(dataDir, error.ledgerDamaged.newestBackup, tell))) {
+        return main(argv, env);
+      }
       process.exitCode = error.usage ? 2 : 1;
       return;
     }
@@ -150,6 +156,25 @@ async function quitService(connection: ServiceConnection, signal: NodeJS.Signals
   }
   tell(`Operator Console: ${signal} received, shutting down.`);
   return (await processGone(welcome.pid, 15_000)) ? 0 : 1;
+}
+
+/**
+ * The service refused a damaged ledger: asks at the terminal whether to put its newest backup in its
+ * place (what `npm run ledger:restore` does: the damaged file is moved aside, never deleted), and does
+ * it. True once restored, for the console to start again. Only at a terminal: a script gets the one line.
+ */
+async function restoreAtTerminal(dataDir: string, backupFile: string, tell: (line: string) => void): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await new Promise<string>((resolve) => {
+    prompt.question(`Restore the newest backup (${backupFile}) now and start the console? [y/N] `, resolve);
+    prompt.once('close', () => resolve(''));
+  });
+  prompt.close();
+  if (!/^y(es)?$/i.test(answer.trim())) {
+    tell('Operator Console: nothing was changed.');
+    return false;
+  }
+  return (await restoreLedgerCommand(['--data-dir', dataDir, backupFile], { out: tell, err: tell })) === 0;
 }
 
 /** This command's own flags; the rest are the service's. */
