@@ -392,17 +392,17 @@ describe('the console service, with real processes', () => {
     writeFileSync(path.join(dataDir, 'ledger.sqlite'), Buffer.alloc(64 * 1024, 0x5a));
 
     // An operator at a terminal (a script, with no terminal, gets the one line: terminal-output.spec).
-    const terminal = spawnPty(process.execPath, [path.join(repoRoot, 'dist', 'electron', 'serve.js'), '--data-dir', dataDir], { cwd: repoRoot, cols: 400, rows: 40, env: process.env as Record<string, string> });
+    const terminal = spawnPty(process.execPath, [path.join(repoRoot, 'dist', 'electron', 'serve.js'), '--data-dir', dataDir], { cwd: repoRoot, cols: 400, rows: 40, env: process.env });
     let screen = '';
     terminal.onData((data) => (screen += data));
     const exited = new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)));
     cleanups.push(() => terminal.kill('SIGKILL'));
     await waitUntil('the offer to restore', () => Promise.resolve(screen.includes('now and start the console? [y/N]')), 30_000);
     expect(screen).toMatch(/Operator Console: The ledger .*ledger\.sqlite is damaged and cannot be read/);
-    expect(screen).toContain(`Restore the newest backup (${backup!.file}) now and start the console? [y/N]`);
+    expect(screen).toContain(`Restore the newest backup (${backup.file}) now and start the console? [y/N]`);
     terminal.write('y\r');
     await waitUntil('the console to start on the backup', () => Promise.resolve(/Operator Console: http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(screen)), 30_000);
-    expect(screen).toContain(`Operator Console: restored ${path.join(dataDir, 'ledger.sqlite')} from ${backup!.file}.`);
+    expect(screen).toContain(`Operator Console: restored ${path.join(dataDir, 'ledger.sqlite')} from ${backup.file}.`);
     const servicePid = (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
     cleanups.push(() => {
       try {
