@@ -1,6 +1,6 @@
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,6 +9,7 @@ import { spawn as spawnPty } from 'node-pty';
 import { openLedger } from '../ledger/ledger';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserHost, type BrowserHost } from '../../e2e/launchers/browser-host';
+import { otherVersionBuild as otherVersionBuildOf } from '../../e2e/launchers/other-version-build';
 import { OperatorError } from '../../shared/errors';
 import { contractVersion } from '../../shared/service-hello';
 import { ensureConsoleBuilt, repoRoot } from '../testing/built-console';
@@ -141,27 +142,11 @@ async function openTerminal(connection: ServiceConnection, runId: string): Promi
   }
 }
 
-/**
- * A build of the console that says it is another version: a copy of this build inside the repository
- * (so its imports still find node_modules) with the version the bundler wrote in replaced.
- */
+/** A build of the console that says it is another version (e2e/launchers/other-version-build.ts), removed after the test. */
 function otherVersionBuild(version: string): string {
-  const root = path.join(repoRoot, 'test-results', `oc-other-version-${process.pid}-${Date.now()}`);
-  mkdirSync(root, { recursive: true });
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-  cpSync(path.join(repoRoot, 'dist'), path.join(root, 'dist'), { recursive: true });
-  const ours = JSON.stringify(__APP_VERSION__);
-  let replaced = 0;
-  for (const entry of readdirSync(path.join(root, 'dist', 'electron'), { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    const text = readFileSync(file, 'utf8');
-    if (!text.includes(ours)) continue;
-    writeFileSync(file, text.replaceAll(ours, JSON.stringify(version)));
-    replaced += 1;
-  }
-  expect(replaced).toBeGreaterThan(0);
-  return path.join(root, 'dist', 'electron', 'serve.js');
+  const build = otherVersionBuildOf(version);
+  cleanups.push(() => build.remove());
+  return build.serveEntry;
 }
 
 /** Runs a launcher to its exit (bounded): for one that is expected to refuse, or a --stop. */
