@@ -4,6 +4,7 @@ import { AttentionService } from './attention/attention-service';
 import { LandingService } from './landing/landing-service';
 import type { Logger } from './platform/log';
 import { ConnectionService } from './connections/connection-service';
+import { DesktopSecrets } from './connections/desktop-secrets';
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
 import { startSandboxProbe } from './sandbox/sandbox-probe';
 import { ensureDataDir } from './platform/data-dir';
@@ -92,6 +93,8 @@ export interface Core {
   /** Finished runs' task roots: their sizes, Clean up and its policy. */
   readonly cleanup: CleanupService;
   readonly connections: ConnectionService;
+  /** The desktop app's secrets key, handed to the console service, and its secrets from before the service. */
+  readonly desktopSecrets: DesktopSecrets;
   /** The price table in use (shipped, or the operator's edit): one store every cost estimate shares. */
   readonly prices: PriceTableStore;
   /** The search index's background work (catching up stored output, rebuilding a damaged index). */
@@ -230,6 +233,7 @@ export function createCore(options: CoreOptions): Core {
     runs,
     cleanup,
     connections,
+    desktopSecrets: new DesktopSecrets(keeper, ledger, connections, options.log),
     prices,
     searchIndex,
     system,

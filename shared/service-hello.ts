@@ -148,11 +148,11 @@ export const serviceSecretsSchema = z.discriminatedUnion('action', [
     type: z.literal('secrets'),
     id: z.number().int().nonnegative(),
     action: z.literal('reseal'),
-    secrets: z.array(z.strictObject({ connectionId: z.string().min(1).max(100), plain: z.string().min(1).max(100_000) })).max(1_000),
+    secrets: z.array(z.strictObject({ ref: z.string().min(1).max(120), plain: z.string().min(1).max(100_000) })).max(1_000),
   }),
 ]);
 export type ServiceSecrets = z.infer<typeof serviceSecretsSchema>;
 
-export const serviceSecretsUnlockedSchema = z.object({ legacy: z.array(z.object({ connectionId: z.string(), ciphertext: z.string() })) });
+export const serviceSecretsUnlockedSchema = z.object({ legacy: z.array(z.object({ ref: z.string(), ciphertext: z.string() })) });
 export const serviceSecretsResealedSchema = z.object({ resealed: z.number().int().min(0) });
 

@@ -26,7 +26,7 @@ export function connectionProblem(
   if (connection.status === 'revoked') return `Its AI connection “${connection.name}” was revoked.`;
   if (connection.status === 'expired') return `Its AI connection “${connection.name}” has expired.`;
   if (!connection.storage) return `Its AI connection “${connection.name}” has no key saved.`;
-  if (connection.locked) return `The key of its AI connection “${connection.name}” cannot be read now. ${lockedSecretAdvice}`;
+  if (connection.locked) return `The key of its AI connection “${connection.name}” cannot be read now. ${lockedSecretAdvice('enter the key again in Settings → AI connections')}`;
   if (connection.agentScope === 'chosen' && !connection.agentIds.includes(agent.id)) {
     return `Its AI connection “${connection.name}” is not shared with this agent.`;
   }

@@ -8,7 +8,6 @@ import type { StoredConnection } from '../ledger/connections-repository';
 import { newId } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../platform/log';
-import { logRedaction } from '../platform/log-redaction';
 import type { ProviderCatalog } from '../providers/catalog';
 import { connectionProblem, type ConnectionState } from './connection-problem';
 import type { EventHub } from '../events/event-hub';
@@ -304,40 +303,11 @@ export class ConnectionService {
   }
 
   /**
-   * The desktop app hands the console service the key it keeps in the OS keychain (shell/secrets-key.ts):
-   * from now on secrets are sealed with it and secrets it sealed open. Answers the secrets the desktop
-   * app sealed with safeStorage directly, before the service existed, still sealed: the app opens them
-   * and gives them back (resealLegacySecrets), so that no operator enters a key again. Agents whose
-   * connection was locked are looked at again (their notices resolve, Run again is offered).
+   * Secrets of these connections can be opened now (the desktop app unlocked them, desktop-secrets.ts):
+   * their agents are looked at again, so that a notice that said they were locked resolves.
    */
-  unlockSecrets(key: Buffer): { legacy: Array<{ connectionId: string; ciphertext: string }> } {
-    this.options.keeper.handed.hand(key);
-    const legacy: Array<{ connectionId: string; ciphertext: string }> = [];
-    for (const connection of this.ledger.connections.list()) {
-      if (connection.storage === 'electron-safe-storage') {
-        const sealed = this.ledger.connections.sealedSecret(connection.id);
-        if (sealed) legacy.push({ connectionId: connection.id, ciphertext: sealed.slice(sealed.indexOf(':') + 1) });
-      }
-      if (connection.storage === 'app-key-aes-256-gcm') this.changed(connection.id, []);
-    }
-    this.options.log.info('secrets key handed to the console service', { legacySecrets: legacy.length });
-    return { legacy };
-  }
-
-  /** The desktop app's secrets from before the service, opened by the app: sealed again with its handed key. */
-  resealLegacySecrets(secrets: ReadonlyArray<{ connectionId: string; plain: string }>): { resealed: number } {
-    if (!this.options.keeper.handed.unlocked) throw new OperatorError({ code: 'conflict', message: 'Hand the console service its secrets key first.' });
-    let resealed = 0;
-    for (const { connectionId, plain } of secrets) {
-      logRedaction.remember(plain);
-      // Only a secret still sealed the old way: one entered again meanwhile is the operator's newer one.
-      if (this.ledger.connections.sealedSecret(connectionId)?.startsWith('electron-safe-storage:') !== true) continue;
-      this.ledger.connections.replaceSealedSecret(connectionId, this.options.keeper.seal(plain));
-      resealed += 1;
-      this.changed(connectionId, []);
-    }
-    this.options.log.info('desktop app secrets sealed again with the handed key', { resealed });
-    return { resealed };
+  secretsUnlocked(connectionIds: readonly string[]): void {
+    for (const connectionId of connectionIds) this.changed(connectionId, []);
   }
 
   /** Takes the connection's update lock; call the returned function to release it. */

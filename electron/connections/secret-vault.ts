@@ -211,14 +211,18 @@ export class HandedKeyVault implements SecretVault {
  * A secret the desktop app keeps locked in the OS keychain, met by a console service that no desktop
  * app has unlocked (started by `npm run serve`, or restarted since the app was last open).
  */
-export const lockedSecretAdvice =
-  'Its key was saved by the desktop app, which keeps it locked in the OS keychain: open the Operator Console desktop app on this data directory (it unlocks the key for the console service), or enter the key again in Settings → AI connections.';
+export function lockedSecretAdvice(enterAgain: string): string {
+  return `It was saved by the desktop app, which keeps it locked in the OS keychain: open the Operator Console desktop app on this data directory (it unlocks the key for the console service), or ${enterAgain}.`;
+}
+
+/** The reason of the refusal a locked secret is opened with: a layer variable's says so in its own words. */
+export const lockedSecretReason = 'secret_locked';
 
 function lockedSecret(): OperatorError {
   return new OperatorError({
     code: 'configuration_incomplete',
-    reason: 'ai_connection_locked',
-    message: `The stored secret cannot be read now. ${lockedSecretAdvice}`,
+    reason: lockedSecretReason,
+    message: `The stored secret cannot be read now. ${lockedSecretAdvice('enter it again')}`,
     actionUrl: actionRoute({ kind: 'settings-ai-connections' }),
   });
 }

@@ -42,8 +42,8 @@ export interface ServiceConnection {
    * The desktop app hands the service its secrets key (shell/secrets-key.ts); the answer lists the secrets
    * the app sealed before the service existed, still sealed, for resealLegacySecrets.
    */
-  unlockSecrets(key: Buffer): Promise<{ legacy: Array<{ connectionId: string; ciphertext: string }> }>;
-  resealLegacySecrets(secrets: Array<{ connectionId: string; plain: string }>): Promise<{ resealed: number }>;
+  unlockSecrets(key: Buffer): Promise<{ legacy: Array<{ ref: string; ciphertext: string }> }>;
+  resealLegacySecrets(secrets: Array<{ ref: string; plain: string }>): Promise<{ resealed: number }>;
   /**
    * Every event the service pushes to this client: broadcasts and this client's own streams. The first
    * listener also gets what came before it listened (the notifications held for the next app, say).

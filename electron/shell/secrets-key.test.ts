@@ -50,6 +50,7 @@ function standInSealer(): SecretsSealer {
 }
 
 const apiKey = 'sk-test-DESKTOPKEY-9a8b7c6d5e4f3a2b1c0d';
+const variableSecret = 'deploy-token-5f4e3d2c1b0a';
 
 it('lets the desktop app unlock its secrets in the service, seals its old keychain secrets again, and refuses a run up front while no app has unlocked them', async () => {
   const dataDir = tempDir('oc-secrets-data-');
@@ -79,18 +80,24 @@ it('lets the desktop app unlock its secrets in the service, seals its old keycha
   const agent = await client.call('createAgent', { name: 'Desktop Codex', providerId: 'codex', model: 'gpt-5.5', profileId: 'default', executablePath: fixtureAgentPath, homeMode: 'isolated' });
   const connection = await client.call('createConnection', { name: 'Desktop OpenAI', provider: 'openai', method: 'api_key', secret: apiKey, ownership: 'personal', agentScope: 'all' });
   await client.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+  // A secret variable on the agent, sealed the same way: every secret the app sealed comes back.
+  await client.call('setLayerVariables', { layer: 'agent', ownerId: agent.id, variables: [{ name: 'DEPLOY_TOKEN', secret: true, value: variableSecret }] });
   const task = await client.call('createTask', { projectId, title: 'Needs the key', prompt: 'Go' });
   await client.close();
   await service.stop();
   const sealer = standInSealer();
   const ledger = new Database(path.join(dataDir, 'ledger.sqlite'));
   ledger.prepare('UPDATE ai_connections SET secret_ref = ? WHERE id = ?').run(`electron-safe-storage:${sealer.encryptString(apiKey).toString('base64')}`, connection.id);
+  ledger.prepare("UPDATE layer_variables SET sealed_value = ? WHERE name = 'DEPLOY_TOKEN'").run(`electron-safe-storage:${sealer.encryptString(variableSecret).toString('base64')}`);
   ledger.close();
   unlinkSync(path.join(dataDir, keyFileName));
-  const sealedSecret = () => {
+  const sealedSecrets = () => {
     const db = new Database(path.join(dataDir, 'ledger.sqlite'), { readonly: true });
     try {
-      return (db.prepare('SELECT secret_ref FROM ai_connections WHERE id = ?').get(connection.id) as { secret_ref: string }).secret_ref;
+      return [
+        (db.prepare('SELECT secret_ref FROM ai_connections WHERE id = ?').get(connection.id) as { secret_ref: string }).secret_ref,
+        (db.prepare("SELECT sealed_value FROM layer_variables WHERE name = 'DEPLOY_TOKEN'").get() as { sealed_value: string }).sealed_value,
+      ];
     } finally {
       db.close();
     }
@@ -108,7 +115,9 @@ it('lets the desktop app unlock its secrets in the service, seals its old keycha
   const locked = await runToEnd(client);
   expect(locked.status).toBe('refused');
   expect(locked.failure).toMatchObject({ code: 'configuration_incomplete', reason: 'ai_connection_required' });
-  expect(locked.failure?.message).toContain('open the Operator Console desktop app on this data directory (it unlocks the key for the console service)');
+  expect(locked.failure?.message).toContain(
+    'The key of its AI connection “Desktop OpenAI” cannot be read now. It was saved by the desktop app, which keeps it locked in the OS keychain: open the Operator Console desktop app on this data directory (it unlocks the key for the console service), or enter the key again in Settings → AI connections.',
+  );
   expect(locked.attempts).toEqual([]);
   expect(locked.notice).toMatchObject({ title: 'AI connection required' });
   // Only the desktop app hands over secrets.
@@ -116,9 +125,9 @@ it('lets the desktop app unlock its secrets in the service, seals its old keycha
 
   // The desktop app attaches: it hands over its key, and its old keychain secret is sealed again with it.
   const app = await attach(service, 'desktop-app');
-  expect(await handSecretsKeyToService({ connection: app, dataDir, sealer, log: createMemoryLogger() })).toEqual({ handed: true, resealed: 1, unreadable: 0 });
-  expect(sealedSecret()).toMatch(/^app-key-aes-256-gcm:/);
-  expect(sealedSecret()).not.toContain(apiKey);
+  expect(await handSecretsKeyToService({ connection: app, dataDir, sealer, log: createMemoryLogger() })).toEqual({ handed: true, resealed: 2, unreadable: 0 });
+  for (const sealed of sealedSecrets()) expect(sealed).toMatch(/^app-key-aes-256-gcm:/);
+  expect(JSON.stringify(sealedSecrets())).not.toContain(apiKey);
   const keyFile = path.join(dataDir, appKeyFileName);
   expect(statSync(keyFile).mode & 0o777).toBe(0o600);
   const handedKey = sealer.decryptString(readFileSync(keyFile));
@@ -143,6 +152,7 @@ it('lets the desktop app unlock its secrets in the service, seals its old keycha
   for (const log of logs) {
     const text = JSON.stringify(log.lines);
     expect(text).not.toContain(apiKey);
+    expect(text).not.toContain(variableSecret);
     expect(text).not.toContain(handedKey);
   }
 }, 90_000);

@@ -39,11 +39,11 @@ export async function handSecretsKeyToService(options: {
   const key = readOrMakeKey(path.join(options.dataDir, appKeyFileName), sealer);
   const { legacy } = await options.connection.unlockSecrets(key);
   key.fill(0);
-  const opened: Array<{ connectionId: string; plain: string }> = [];
+  const opened: Array<{ ref: string; plain: string }> = [];
   let unreadable = 0;
   for (const item of legacy) {
     try {
-      opened.push({ connectionId: item.connectionId, plain: sealer.decryptString(Buffer.from(item.ciphertext, 'base64')) });
+      opened.push({ ref: item.ref, plain: sealer.decryptString(Buffer.from(item.ciphertext, 'base64')) });
     } catch {
       // Sealed by another user's or machine's keychain: it stays as it is, and says so where it is used.
       unreadable += 1;
