@@ -46,8 +46,8 @@ function projectDir(): string {
   return dir;
 }
 
-async function launch(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<BrowserHost> {
-  const host = await startBrowserHost({ dataDir, env });
+async function launch(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<BrowserHost> {
+  const host = await startBrowserHost({ dataDir, env, args });
   cleanups.push(() => host.stop());
   return host;
 }
@@ -367,6 +367,39 @@ describe('the console service, with real processes', () => {
     expect(finished.outputBytes).toBe(ledgerOutput(dataDir, runId).length);
     expect(ledgerOutput(dataDir, runId).toString('utf8')).toContain('line 40 of 40');
   }, 120_000);
+
+  it('restarts a service of another version now on --restart-now: its run is stopped and stranded, and this version serves', async () => {
+    const dataDir = dataDirIn('tmp');
+    const project = projectDir();
+    const older = spawn(process.execPath, [otherVersionBuild('0.0.9-older'), '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const olderExited = new Promise<number | null>((resolve) => older.once('exit', resolve));
+    cleanups.push(async () => {
+      older.kill('SIGKILL');
+      await olderExited;
+    });
+    await new Promise<string>((resolve) => createInterface({ input: older.stdout }).once('line', resolve));
+    const olderPid = (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+    cleanups.push(() => {
+      try {
+        process.kill(olderPid, 'SIGKILL');
+      } catch {
+        // Stopped, as the test meant.
+      }
+    });
+    const olderClient = await connectToService(serviceSocketPath(dataDir), { client: 'node-client', consoleVersion: '0.0.9-older' });
+    const { runId } = await startFixtureRun(olderClient, { project, args: ['--lines', '200', '--delay-ms', '100'], agentName: 'Long one', taskTitle: 'Older job' });
+    await waitUntil('the run to be running', async () => (await olderClient.call('getRun', { runId })).status === 'running', 20_000);
+
+    const host = await launch(dataDir, {}, ['--restart-now']);
+    expect(host.stderr()).toContain(`Operator Console: the console service of another version (pid ${olderPid}) stopped; runs it had going were stopped and can be resumed.`);
+    expect(host.pid).not.toBe(olderPid);
+    const newer = await attach(dataDir);
+    expect(newer.welcome.consoleVersion).toBe(__APP_VERSION__);
+    const run = await newer.call('getRun', { runId });
+    // Stranded, as any stop strands a run (one with a native session can be resumed: the SIGKILL test below).
+    expect(run.status).toBe('stranded');
+    expect(run.failure?.code).toBe('stranded');
+  }, 90_000);
 
   it('offers to restore the newest backup at the terminal when the service refuses a damaged ledger, then starts on it', async () => {
     const dataDir = dataDirIn('tmp');
