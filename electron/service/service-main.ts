@@ -1,10 +1,10 @@
-import { DataDirLockedError } from '../platform/data-dir-lock';
+import { DataDirLockedError, liveDataDirHolder } from '../platform/data-dir-lock';
+import { resolveDataDir } from '../platform/data-dir';
 import { installCrashHandlers, crashLine } from '../platform/crash-handlers';
 import { isDiskFullError } from '../platform/disk-space';
 import { createConsoleLog, describeError, type ConsoleLog } from '../platform/log';
 import { isEntryPoint } from '../platform/entry-point';
-import { isProcessAlive } from '../platform/process-group';
-import { startConsoleService, StartupError, UsageError, type RunningService } from './console-service';
+import { parseHostArguments, startConsoleService, StartupError, UsageError, type RunningService } from './console-service';
 
 /**
  * `node dist/electron/service.js [--port N] [--data-dir DIR]`: the console service's process. It is
@@ -58,7 +58,10 @@ export async function main(
       // The switch to this version after the older service's runs: it starts once that one is gone.
       report({ kind: 'waiting', predecessorPid: after.pid });
       log.tell(`Operator Console service: waiting for the console service (pid ${after.pid}) to finish its runs; this version starts then.`);
-      while (isProcessAlive(after.pid)) await new Promise((resolve) => setTimeout(resolve, predecessorPollMs));
+      // Until it has given the data directory up (its lock's owner record names it, pid and start time,
+      // so a pid reused by another process after it ended does not keep this waiting).
+      const dataDir = resolveDataDir({ flag: parseHostArguments(after.rest).dataDir, env: process.env });
+      while (liveDataDirHolder(dataDir)?.pid === after.pid) await new Promise((resolve) => setTimeout(resolve, predecessorPollMs));
       argv = after.rest;
     }
     service = await startConsoleService(argv, { log, entryUrl: import.meta.url });
