@@ -31,8 +31,13 @@ test.afterEach(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function ownerPid(): number {
-  return (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+/** The pid of the console holding the data directory; undefined while none does (between two services). */
+function ownerPid(): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
 }
 
 function kill(pid: number): void {
@@ -49,7 +54,7 @@ test('an older service finishes its run and hands over to this version by itself
   const olderServe = spawn(process.execPath, [older.serveEntry, '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   cleanups.push(() => void olderServe.kill('SIGKILL'));
   const olderUrl = (await new Promise<string>((resolve) => createInterface({ input: olderServe.stdout }).once('line', resolve))).replace(/^Operator Console: /, '');
-  const olderPid = ownerPid();
+  const olderPid = ownerPid()!;
   cleanups.push(() => kill(olderPid));
 
   const context = await browser.newContext();
@@ -76,8 +81,8 @@ test('an older service finishes its run and hands over to this version by itself
   );
 
   // The run ends on the older version; then this version's service starts by itself.
-  await expect.poll(() => ownerPid(), { timeout: 30_000 }).not.toBe(olderPid);
-  const newerPid = ownerPid();
+  await expect.poll(() => ownerPid() ?? olderPid, { timeout: 30_000 }).not.toBe(olderPid);
+  const newerPid = ownerPid()!;
   cleanups.push(() => kill(newerPid));
   const host: BrowserHost = await startBrowserHost({ dataDir });
   cleanups.push(() => host.stop());
