@@ -127,6 +127,8 @@ it('lets the desktop app unlock its secrets in the service, seals its old keycha
   const app = await attach(service, 'desktop-app');
   expect(await handSecretsKeyToService({ connection: app, dataDir, sealer, log: createMemoryLogger() })).toEqual({ handed: true, resealed: 2, unreadable: 0 });
   for (const sealed of sealedSecrets()) expect(sealed).toMatch(/^app-key-aes-256-gcm:/);
+  // The notice of the refused run: its cause is gone, so it offers Run again.
+  await vi.waitFor(async () => expect((await client.call('listNotices', { runId: locked.id }))[0]).toMatchObject({ status: 'resolved', canRunAgain: true }), { timeout: 5_000 });
   expect(JSON.stringify(sealedSecrets())).not.toContain(apiKey);
   const keyFile = path.join(dataDir, appKeyFileName);
   expect(statSync(keyFile).mode & 0o777).toBe(0o600);
@@ -143,9 +145,11 @@ it('lets the desktop app unlock its secrets in the service, seals its old keycha
   // Restarted with no app: the key was in the service's memory only.
   service = await start();
   client = await attach(service, 'node-client');
-  expect((await runToEnd(client)).failure?.message).toContain('open the Operator Console desktop app');
+  const lockedAgain = await runToEnd(client);
+  expect(lockedAgain.failure?.message).toContain('open the Operator Console desktop app');
   const again = await attach(service, 'desktop-app');
   expect(await handSecretsKeyToService({ connection: again, dataDir, sealer, log: createMemoryLogger() })).toEqual({ handed: true, resealed: 0, unreadable: 0 });
+  await vi.waitFor(async () => expect((await client.call('listNotices', { runId: lockedAgain.id }))[0]).toMatchObject({ status: 'resolved', canRunAgain: true }), { timeout: 5_000 });
   expect((await runToEnd(client)).status).toBe('succeeded');
 
   // Neither the key nor the secret reached a log.
