@@ -4,6 +4,7 @@ import { AttentionService } from './attention/attention-service';
 import { LandingService } from './landing/landing-service';
 import type { Logger } from './platform/log';
 import { ConnectionService } from './connections/connection-service';
+import { DesktopSecrets } from './connections/desktop-secrets';
 import { KeyFileVault, SecretKeeper, type SecretVault } from './connections/secret-vault';
 import { startSandboxProbe } from './sandbox/sandbox-probe';
 import { ensureDataDir } from './platform/data-dir';
@@ -92,10 +93,14 @@ export interface Core {
   /** Finished runs' task roots: their sizes, Clean up and its policy. */
   readonly cleanup: CleanupService;
   readonly connections: ConnectionService;
+  /** The desktop app's secrets key, handed to the console service, and its secrets from before the service. */
+  readonly desktopSecrets: DesktopSecrets;
   /** The price table in use (shipped, or the operator's edit): one store every cost estimate shares. */
   readonly prices: PriceTableStore;
   /** The search index's background work (catching up stored output, rebuilding a damaged index). */
   readonly searchIndex: SearchIndexUpkeep;
+  /** The console itself (its version, and the console service's handover to another version). */
+  readonly system: SystemService;
   readonly dispatch: RequestDispatcher;
   close(): Promise<void>;
 }
@@ -132,7 +137,7 @@ export function createCore(options: CoreOptions): Core {
   });
   // The key-file vault is made lazily: the desktop app needs it only to read secrets a browser host sealed.
   let keyFileVault: KeyFileVault | undefined = options.vault ? undefined : new KeyFileVault(dataDir, options.log);
-  const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)));
+  const keeper = new SecretKeeper(options.vault ?? keyFileVault!, () => (keyFileVault ??= new KeyFileVault(dataDir, options.log)), dataDir);
   const connections = new ConnectionService({ ledger, catalog, events, keeper, log: options.log });
   // Secret variables are sealed with the same vault as connection keys.
   const projectSetup = new ProjectSetupService(ledger, events, keeper);
@@ -184,7 +189,7 @@ export function createCore(options: CoreOptions): Core {
   const priceSettings = new PriceSettings(prices, events);
   const streams = new OutputStreams(fanout, (runId) => ledger.runs.row(runId) !== undefined);
   const agents = new AgentService({ ledger, catalog, events, connections, verifier, review: reviewAgents, runs, notices, cliVersions });
-  const system = new SystemService({ appVersion: options.appVersion, transport: options.transport, dataDir, ledgerFile: ledger.file, operatorHome, log: options.log });
+  const system = new SystemService({ appVersion: options.appVersion, transport: options.transport, dataDir, ledgerFile: ledger.file, operatorHome, log: options.log, events });
   // Output stored before the search index (or while it failed) is indexed in the background.
   const searchIndex = new SearchIndexUpkeep(ledger, options.log, () => runs.anyActive());
   searchIndex.start();
@@ -228,8 +233,10 @@ export function createCore(options: CoreOptions): Core {
     runs,
     cleanup,
     connections,
+    desktopSecrets: new DesktopSecrets(keeper, ledger, connections, options.log),
     prices,
     searchIndex,
+    system,
     dispatch: createRequestDispatcher(handlers, options.log, { explainFailure: explainLedgerDamage(ledger, dailyBackup) }),
     close: async () => {
       if (closed) return;

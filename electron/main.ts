@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, nativeTheme, Notification, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, Menu, nativeImage, nativeTheme, Notification, safeStorage, session, shell, Tray } from 'electron';
 import { resolveDataDir } from './platform/data-dir';
 import { installCrashHandlers } from './platform/crash-handlers';
 import { isDiskFullError } from './platform/disk-space';
@@ -11,12 +11,16 @@ import { offerRelaunch } from './shell/crash-dialog';
 import { installContentSecurityPolicy } from './shell/content-security-policy';
 import { bindDesktopNotifications } from './shell/desktop-notifier';
 import { bindIpc } from './shell/ipc-binding';
+import { handSecretsKeyToService } from './shell/secrets-key';
+import { backgroundRunsView, trayAvailable, watchLiveRuns, windowTitle, type BackgroundRunsView } from './shell/background-runs';
 import { electronSqliteBinding } from './shell/native-binding';
 import { denyPermissions, guardNavigation } from './shell/navigation-guard';
 import { appWindowOptions, currentWindowBackground } from './shell/window-options';
 import { quitRunsQuestion, settleRunsOnQuit } from './shell/quit-runs';
-import { connectToService, type ServiceConnection } from './service/service-client';
-import { attachOrStartService } from './service/service-launcher';
+import { connectToService, ServiceVersionMismatchError, type ServiceConnection } from './service/service-client';
+import { settleVersionChoice, versionChoiceOrder, versionChoiceQuestion } from './shell/version-choice';
+import { attachOrStartService, ServiceStartError } from './service/service-launcher';
+import { offerLedgerRestoreForService } from './shell/damaged-ledger-dialog';
 import { serviceSocketPath } from './service/service-socket-path';
 
 /**
@@ -84,6 +88,30 @@ function startShell(): void {
   let shellConnection: ServiceConnection | undefined;
   let unbindIpc: (() => void) | undefined;
   let unbindNotifications: (() => void) | undefined;
+  let stopWatchingRuns: (() => void) | undefined;
+
+  // Runs going on in the service: each window's title says how many, and with no window open a tray
+  // icon does (shell/background-runs.ts decides; this applies it).
+  let liveRuns = 0;
+  let tray: Tray | undefined;
+  const backgroundView = (): BackgroundRunsView =>
+    backgroundRunsView({ liveRuns, openWindows: liveWindows().length, trayAvailable: trayAvailable(process.platform, process.env), platform: process.platform });
+  function showBackgroundRuns(): void {
+    const view = backgroundView();
+    for (const window of liveWindows()) window.setTitle(windowTitle(window.webContents.getTitle(), view));
+    if (!view.tray) {
+      tray?.destroy();
+      tray = undefined;
+      return;
+    }
+    tray ??= new Tray(nativeImage.createFromPath(path.join(app.getAppPath(), 'resources', 'icons', 'tray.png')));
+    tray.setToolTip(view.tray.tooltip);
+    tray.setContextMenu(
+      Menu.buildFromTemplate(
+        view.tray.menu.map((item) => ({ label: item.label, click: () => (item.action === 'open' ? void openWindow() : app.quit()) })),
+      ),
+    );
+  }
 
   /** `route`: an in-app hash route (`#/runs/run_1`) the window opens at, instead of the start page. */
   function openWindow(route?: string): BrowserWindow {
@@ -99,7 +127,15 @@ function startShell(): void {
       },
     });
     window.once('ready-to-show', () => window.show());
-    window.on('closed', () => windows.delete(window));
+    // The page names itself (its page and open notices); the shell adds the runs going.
+    window.on('page-title-updated', (event, title) => {
+      event.preventDefault();
+      window.setTitle(windowTitle(title, backgroundView()));
+    });
+    window.on('closed', () => {
+      windows.delete(window);
+      showBackgroundRuns();
+    });
     const hash = route?.replace(/^#/, '');
     const loading = location.rendererDir
       ? window.loadFile(path.join(location.rendererDir, 'index.html'), hash ? { hash } : {})
@@ -123,16 +159,38 @@ function startShell(): void {
         log.writeToFile(dataDir, { fileName: 'desktop-app.log' });
         // Find the data directory's service, or start it detached: Electron's binary run as Node, with
         // the SQLite addon built for Electron's ABI. A service of another version is refused with
-        // service_version_mismatch, whose message says what runs and the two ways on (failStart shows it).
+        // service_version_mismatch: the operator chooses how to switch (shell/version-choice.ts).
         const sqliteBinding = electronSqliteBinding(appDir);
-        const attached = await attachOrStartService({
+        const start = {
           dataDir,
           port: 0,
-          client: 'desktop-app',
           serviceEntry: path.join(distElectronDir, 'service.js'),
           execPath: process.execPath,
           env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...(sqliteBinding ? { OPERATOR_CONSOLE_SQLITE_BINDING: sqliteBinding } : {}) },
-        });
+        };
+        let attached;
+        try {
+          attached = await attachOrStartService({ ...start, client: 'desktop-app' });
+        } catch (error) {
+          if (error instanceof ServiceStartError && error.ledgerDamaged) {
+            // The service refused a damaged ledger: offer Restore newest backup, then relaunch.
+            log.error('the ledger is damaged', { refusal: error.message, newestBackup: error.ledgerDamaged.newestBackup });
+            await offerLedgerRestoreForService({ message: error.message, ledgerDamaged: error.ledgerDamaged }, { dataDir, nativeBinding: sqliteBinding, log });
+            return;
+          }
+          if (!(error instanceof ServiceVersionMismatchError)) throw error;
+          // Another version runs here: never stop its runs silently (shell/version-choice.ts).
+          const question = versionChoiceQuestion(error.service, error.message, __APP_VERSION__);
+          const answer = await dialog.showMessageBox({ type: 'question', ...question, defaultId: 0, cancelId: versionChoiceOrder.indexOf('quit') });
+          const settled = await settleVersionChoice(versionChoiceOrder[answer.response] ?? 'quit', { socketPath: serviceSocketPath(dataDir), start, client: 'desktop-app', appVersion: __APP_VERSION__ });
+          if (settled.kind === 'quit') {
+            if (settled.say) await dialog.showMessageBox({ type: 'info', message: 'Switching after the runs', detail: settled.say, buttons: ['Quit'] });
+            log.info('desktop app quits: another version of the service runs', { choice: versionChoiceOrder[answer.response], servicePid: error.service?.pid });
+            app.exit(0);
+            return;
+          }
+          attached = await attachOrStartService({ ...start, client: 'desktop-app' });
+        }
         const connection = attached.connection;
         shellConnection = connection;
         log.info('desktop app attached to the console service', { dataDir, version: __APP_VERSION__, electron: process.versions.electron, servicePid: connection.welcome.pid, started: attached.started });
@@ -141,6 +199,15 @@ function startShell(): void {
           log.error('the console service stopped', { advice: 'Quit the console and start it again; runs it had are stranded and can be resumed.' });
           dialog.showErrorBox('The console service stopped', `Quit Operator Console and start it again; runs it had are stranded and can be resumed.\n\n${detailsInLog(log)}`);
         });
+
+        // safeStorage lives in this process only: the app unlocks the service's secrets key (and seals its
+        // secrets from before the service again), so that no key is entered again (shell/secrets-key.ts).
+        await handSecretsKeyToService({ connection, dataDir, sealer: safeStorage, log }).catch((error: unknown) =>
+          log.warn('secrets key not handed to the console service', {
+            error: error instanceof Error ? error.message : String(error),
+            advice: 'Runs that need a key the desktop app saved are refused until it is; see the AI connection required notice.',
+          }),
+        );
 
         installContentSecurityPolicy(session.defaultSession, location);
         denyPermissions(session.defaultSession, location);
@@ -161,6 +228,13 @@ function startShell(): void {
           openNotices: async () => (await connection.call('countOpenNotices')).open,
         });
 
+        stopWatchingRuns = watchLiveRuns(connection, (count) => {
+          liveRuns = count;
+          showBackgroundRuns();
+          // The last background run ended with no window open: nothing is left to show (macOS keeps its app).
+          if (liveWindows().length === 0 && backgroundView().lastWindowClosed === 'quit') app.quit();
+        });
+
         nativeTheme.on('updated', () => {
           for (const window of liveWindows()) window.setBackgroundColor(currentWindowBackground());
         });
@@ -177,7 +251,9 @@ function startShell(): void {
   );
 
   app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
+    // With runs going and a tray to show them in, the app stays there; otherwise it quits (not on macOS).
+    if (backgroundView().lastWindowClosed === 'quit') app.quit();
+    else showBackgroundRuns();
   });
 
   // Quitting the app with runs going asks once (quit-runs.ts): keep them running in the background (the
@@ -204,6 +280,8 @@ function startShell(): void {
       .then(() => {
         unbindIpc?.();
         unbindNotifications?.();
+        stopWatchingRuns?.();
+        tray?.destroy();
         return connection.control('quit');
       })
       .then((result) => {

@@ -67,6 +67,8 @@ export const events = {
   budgetsChanged: z.object({}),
   /** The price table changed: every estimate is refetched. */
   pricesChanged: z.object({}),
+  /** The console service's state changed (a handover to another version began): refetch getServiceState. */
+  serviceStateChanged: z.object({}),
   /** Something needs the operator: show it as a desktop notification (once; see shared/attention.ts). */
   desktopNotification: desktopNotificationSchema,
   /**

@@ -153,8 +153,12 @@ export const connectionStatuses = ['connected', 'needs_attention', 'expired', 'r
 
 export const connectionOwnerships = ['personal', 'shared'] as const;
 export const connectionAgentScopes = ['all', 'chosen'] as const;
-/** How secrets are kept at rest: the desktop app's OS keychain, or a key file beside the ledger. */
-export const vaultKinds = ['aes-256-gcm-key-file', 'electron-safe-storage'] as const;
+/**
+ * How secrets are kept at rest: a key file beside the ledger; the console service's key that the
+ * desktop app keeps sealed in the OS keychain and hands to the service (`app-key-aes-256-gcm`); or, from
+ * before the service, the desktop app's OS keychain directly (`electron-safe-storage`).
+ */
+export const vaultKinds = ['aes-256-gcm-key-file', 'electron-safe-storage', 'app-key-aes-256-gcm'] as const;
 export type VaultKind = (typeof vaultKinds)[number];
 
 /** The stored answer of a connection's Test. */

@@ -38,6 +38,8 @@ export const errorCodes = [
   // (shared/service-hello.ts); a mismatch names the version running and the two ways on.
   'hello_required',
   'service_version_mismatch',
+  // The service finishes its runs before another version takes over: it starts and resumes no run meanwhile.
+  'service_handing_over',
   // Domain.
   'not_found',
   'conflict',

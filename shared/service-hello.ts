@@ -43,6 +43,12 @@ export const clientHelloSchema = z.object({
   contractVersion: z.string().min(1).max(100),
   /** One of serviceClientKinds from this version; any short name from another (it is only named back). */
   client: z.string().min(1).max(50),
+  /**
+   * The operator chose, for a service of another version, to let its runs finish and switch afterwards:
+   * the service then takes no new run, answers `handing-over` and stops by itself when its last run
+   * ends (a service of the same version ignores it and welcomes the client).
+   */
+  handover: z.literal('after-runs').optional(),
 });
 export type ClientHello = z.infer<typeof clientHelloSchema>;
 
@@ -60,6 +66,31 @@ export const serviceWelcomeSchema = z.object({
   liveRuns: z.number().int().min(0),
 });
 export type ServiceWelcome = z.infer<typeof serviceWelcomeSchema>;
+
+/**
+ * What a service tells a client of another version before it refuses it (service_version_mismatch), so
+ * that the client can offer the two ways on in its own words and commands. Loose, as the hello is: it
+ * crosses versions. `handingOverTo`: the version it already hands over to once its runs end, if any.
+ */
+export const serviceOfAnotherVersionSchema = z.object({
+  type: z.literal('other-version'),
+  consoleVersion: z.string(),
+  contractVersion: z.string(),
+  pid: z.number().int().positive(),
+  liveRuns: z.number().int().min(0),
+  handingOverTo: z.string().nullable(),
+});
+export type ServiceOfAnotherVersion = z.infer<typeof serviceOfAnotherVersionSchema>;
+
+/** The answer to a hello with `handover: 'after-runs'` from a client of another version. Loose: it crosses versions. */
+export const serviceHandingOverSchema = z.object({
+  type: z.literal('handing-over'),
+  consoleVersion: z.string(),
+  pid: z.number().int().positive(),
+  /** The runs it finishes before it stops (0: it stops now). */
+  liveRuns: z.number().int().min(0),
+});
+export type ServiceHandingOver = z.infer<typeof serviceHandingOverSchema>;
 
 /**
  * What a client asks of the service itself, not of the core: `quit` is a launcher going away (the
@@ -84,13 +115,44 @@ export const serviceControlResultSchema = z.object({
 export type ServiceControlResult = z.infer<typeof serviceControlResultSchema>;
 
 /** The refusal a client gets when its versions are not the service's: what runs, and the two ways on. */
-export function versionMismatchMessage(service: { consoleVersion: string; contractVersion: string; liveRuns: number }, client: ClientHello): string {
+export function versionMismatchMessage(service: Omit<ServiceOfAnotherVersion, 'type' | 'pid'>, client: ClientHello): string {
   const runs = service.liveRuns === 1 ? '1 run' : `${service.liveRuns} runs`;
-  return (
+  const who =
     `The console service running here is version ${service.consoleVersion} (contract ${service.contractVersion}); ` +
-    `this ${(clientLabels as Record<string, string | undefined>)[client.client] ?? client.client} is version ${client.consoleVersion} (contract ${client.contractVersion}). ` +
-    `It is running ${runs}. Either let ${service.liveRuns === 1 ? 'it' : 'them'} finish and switch afterwards ` +
-    '(the service stops by itself when no run is going and no app is attached), or restart it now: ' +
-    '`npm run serve -- --stop`, then start the console again; runs still going are stopped and marked stranded, and each can be resumed.'
+    `this ${(clientLabels as Record<string, string | undefined>)[client.client] ?? client.client} is version ${client.consoleVersion} (contract ${client.contractVersion}). `;
+  if (service.handingOverTo !== null) {
+    return (
+      who +
+      `It is finishing ${runs} and takes no new ones; version ${service.handingOverTo} starts by itself when ${service.liveRuns === 1 ? 'it ends' : 'they end'}. ` +
+      'Start the console again then, or restart now: `npm run serve -- --restart-now` (runs still going are stopped and marked stranded, and each can be resumed).'
+    );
+  }
+  return (
+    who +
+    `It is running ${runs}. Either let ${service.liveRuns === 1 ? 'it' : 'them'} finish and switch afterwards: ` +
+    '`npm run serve -- --after-runs` (the service takes no new run, stops when its last run ends, and this version starts by itself then); ' +
+    'or restart now: `npm run serve -- --restart-now` (runs still going are stopped and marked stranded, and each can be resumed).'
   );
 }
+
+/**
+ * The desktop app and the console service's secrets (electron/shell/secrets-key.ts): `unlock` hands the
+ * service the key the app keeps sealed in the OS keychain (base64 of 32 bytes), which the service
+ * holds in memory only; its answer lists the secrets the app sealed with safeStorage before the service
+ * existed (still sealed). `reseal` gives those back opened, for the service to seal with the handed key.
+ * Only on the local socket (0600), only from the desktop app, never logged.
+ */
+export const serviceSecretsSchema = z.discriminatedUnion('action', [
+  z.strictObject({ type: z.literal('secrets'), id: z.number().int().nonnegative(), action: z.literal('unlock'), key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/) }),
+  z.strictObject({
+    type: z.literal('secrets'),
+    id: z.number().int().nonnegative(),
+    action: z.literal('reseal'),
+    secrets: z.array(z.strictObject({ ref: z.string().min(1).max(120), plain: z.string().min(1).max(100_000) })).max(1_000),
+  }),
+]);
+export type ServiceSecrets = z.infer<typeof serviceSecretsSchema>;
+
+export const serviceSecretsUnlockedSchema = z.object({ legacy: z.array(z.object({ ref: z.string(), ciphertext: z.string() })) });
+export const serviceSecretsResealedSchema = z.object({ resealed: z.number().int().min(0) });
+

@@ -81,12 +81,12 @@ async function endService(pid: number): Promise<void> {
 }
 
 /** Starts the built browser host (`dist/electron/serve.js`) on a free port and a data dir of its own. */
-export async function startBrowserHost(options: { dataDir?: string; port?: number; env?: NodeJS.ProcessEnv } = {}): Promise<BrowserHost> {
+export async function startBrowserHost(options: { dataDir?: string; port?: number; env?: NodeJS.ProcessEnv; /** More of serve's flags (`--restart-now`). */ args?: string[] } = {}): Promise<BrowserHost> {
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'oc-e2e-data-'));
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(repoRoot, 'dist', 'electron', 'serve.js'), '--port', String(options.port ?? 0), '--data-dir', dataDir],
+    [path.join(repoRoot, 'dist', 'electron', 'serve.js'), '--port', String(options.port ?? 0), '--data-dir', dataDir, ...(options.args ?? [])],
     { cwd: repoRoot, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';

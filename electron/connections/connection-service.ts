@@ -302,6 +302,14 @@ export class ConnectionService {
     return this.options.keeper.open(sealed);
   }
 
+  /**
+   * Secrets of these connections can be opened now (the desktop app unlocked them, desktop-secrets.ts):
+   * their agents are looked at again, so that a notice that said they were locked resolves.
+   */
+  secretsUnlocked(connectionIds: readonly string[]): void {
+    for (const connectionId of connectionIds) this.changed(connectionId, []);
+  }
+
   /** Takes the connection's update lock; call the returned function to release it. */
   holdForUpdate(connectionId: string): () => void {
     this.updating.set(connectionId, (this.updating.get(connectionId) ?? 0) + 1);
@@ -338,7 +346,9 @@ export class ConnectionService {
   }
 
   private withUpdating(connection: StoredConnection): ConnectionState {
-    return { ...connection, updating: this.updating.has(connection.id) };
+    const state: ConnectionState = { ...connection, updating: this.updating.has(connection.id) };
+    if (connection.storage && !this.options.keeper.canOpen(connection.storage)) state.locked = true;
+    return state;
   }
 
   private requireAgent(agentId: string) {

@@ -11,9 +11,12 @@ import { logRedaction } from '../platform/log-redaction';
  * Where AI connection secrets are kept at rest. The ledger holds only a sealed secret
  * (`<vault kind>:<base64 ciphertext>`); the vault that sealed it is the only thing that can open it.
  *
- * - Desktop app: Electron's `safeStorage` (the OS keychain), in electron/shell/safe-storage-vault.ts.
- * - Browser host (and the desktop app when safeStorage is unavailable): AES-256-GCM with a random
+ * - The console service with the desktop app attached: AES-256-GCM with a key the app keeps sealed by
+ *   Electron's safeStorage (the OS keychain) and hands to the service (HandedKeyVault, shell/secrets-key.ts).
+ * - Otherwise (browser host; the desktop app when safeStorage is unavailable): AES-256-GCM with a random
  *   32-byte key in `<dataDir>/connection-secrets.key`, readable by the operator's user only.
+ * - Before the service, the desktop app sealed with safeStorage directly (`electron-safe-storage`,
+ *   shell/safe-storage-vault.ts): the app opens those and the service seals them again with its key.
  */
 export interface SecretVault {
   readonly kind: VaultKind;
@@ -74,23 +77,11 @@ export class KeyFileVault implements SecretVault {
   }
 
   encrypt(plain: string): Buffer {
-    const key = this.loadKey({ create: true });
-    const iv = randomBytes(ivBytes);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+    return sealWithKey(this.loadKey({ create: true }), plain);
   }
 
   decrypt(sealed: Buffer): string {
-    const key = this.loadKey({ create: false });
-    if (sealed.length < ivBytes + tagBytes) throw unreadable('The stored secret is damaged.');
-    const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, ivBytes));
-    decipher.setAuthTag(sealed.subarray(ivBytes, ivBytes + tagBytes));
-    try {
-      return Buffer.concat([decipher.update(sealed.subarray(ivBytes + tagBytes)), decipher.final()]).toString('utf8');
-    } catch {
-      throw unreadable(`The stored secret does not match the key in ${this.keyFile} (was the key file replaced?).`);
-    }
+    return openWithKey(this.loadKey({ create: false }), sealed, `The stored secret does not match the key in ${this.keyFile} (was the key file replaced?).`);
   }
 
   private exists(): boolean {
@@ -152,6 +143,90 @@ export class KeyFileVault implements SecretVault {
   }
 }
 
+/** AES-256-GCM: a fresh IV, the tag, then the ciphertext. */
+function sealWithKey(key: Buffer, plain: string): Buffer {
+  const iv = randomBytes(ivBytes);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+}
+
+function openWithKey(key: Buffer, sealed: Buffer, mismatch: string): string {
+  if (sealed.length < ivBytes + tagBytes) throw unreadable('The stored secret is damaged.');
+  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, ivBytes));
+  decipher.setAuthTag(sealed.subarray(ivBytes, ivBytes + tagBytes));
+  try {
+    return Buffer.concat([decipher.update(sealed.subarray(ivBytes + tagBytes)), decipher.final()]).toString('utf8');
+  } catch {
+    throw unreadable(mismatch);
+  }
+}
+
+/** The file in the data directory where the desktop app keeps the service's key, sealed with safeStorage. */
+export const appKeyFileName = 'connection-secrets.app-key';
+export const secretKeyBytes = keyBytes;
+
+/**
+ * The console service's vault once the desktop app is attached: AES-256-GCM with a key that the app
+ * keeps sealed by Electron's safeStorage (the OS keychain) in `connection-secrets.app-key`, and hands to
+ * the service over its 0600 socket (shell/secrets-key.ts). The service holds it in memory only; a
+ * service started with no app attached has no key, and says so (locked) where such a secret is needed.
+ */
+export class HandedKeyVault implements SecretVault {
+  readonly kind = 'app-key-aes-256-gcm' as const;
+  readonly protects = true;
+  readonly warning = undefined;
+  private key: Buffer | null = null;
+
+  constructor(private readonly dataDir: string) {}
+
+  get description(): string {
+    return (
+      'Secrets are encrypted with AES-256-GCM under a key the desktop app keeps in the OS keychain ' +
+      `(sealed with Electron safeStorage in ${path.join(this.dataDir, appKeyFileName)}); the console service holds it in memory only, once the desktop app has handed it over.`
+    );
+  }
+
+  get unlocked(): boolean {
+    return this.key !== null;
+  }
+
+  hand(key: Buffer): void {
+    if (key.length !== keyBytes) throw new OperatorError({ code: 'invalid_request', message: `The secrets key must be ${keyBytes} bytes.` });
+    this.key = Buffer.from(key);
+  }
+
+  encrypt(plain: string): Buffer {
+    if (!this.key) throw lockedSecret();
+    return sealWithKey(this.key, plain);
+  }
+
+  decrypt(sealed: Buffer): string {
+    if (!this.key) throw lockedSecret();
+    return openWithKey(this.key, sealed, `The stored secret does not match the desktop app's key in ${path.join(this.dataDir, appKeyFileName)} (was that file replaced?).`);
+  }
+}
+
+/**
+ * A secret the desktop app keeps locked in the OS keychain, met by a console service that no desktop
+ * app has unlocked (started by `npm run serve`, or restarted since the app was last open).
+ */
+export function lockedSecretAdvice(enterAgain: string): string {
+  return `It was saved by the desktop app, which keeps it locked in the OS keychain: open the Operator Console desktop app on this data directory (it unlocks the key for the console service), or ${enterAgain}.`;
+}
+
+/** The reason of the refusal a locked secret is opened with: a layer variable's says so in its own words. */
+export const lockedSecretReason = 'secret_locked';
+
+function lockedSecret(): OperatorError {
+  return new OperatorError({
+    code: 'configuration_incomplete',
+    reason: lockedSecretReason,
+    message: `The stored secret cannot be read now. ${lockedSecretAdvice('enter it again')}`,
+    actionUrl: actionRoute({ kind: 'settings-ai-connections' }),
+  });
+}
+
 function unreadable(message: string): OperatorError {
   return new OperatorError({
     code: 'configuration_incomplete',
@@ -174,35 +249,54 @@ function remembered(plain: string): string {
 /**
  * Seals secrets with the console's vault and opens them with whichever vault sealed them: a data
  * directory used by the browser host and then by the desktop app keeps working for secrets sealed
- * with the key file (the desktop app can read that too); a secret sealed by the desktop app's
- * safeStorage cannot be opened by the browser host, and says so.
+ * with the key file (the desktop app can read that too). Once the desktop app has handed the console
+ * service its key (HandedKeyVault), new secrets are sealed with it, and secrets it sealed open; until
+ * then they are locked, and say what to do.
  */
 export class SecretKeeper {
+  readonly handed: HandedKeyVault;
+
   constructor(
-    readonly vault: SecretVault,
+    private readonly primary: SecretVault,
     private readonly keyFileVault: () => KeyFileVault,
-  ) {}
+    /** The data directory, where the desktop app keeps its sealed key (named in descriptions and messages). */
+    dataDir = '<data directory>',
+  ) {
+    this.handed = new HandedKeyVault(dataDir);
+  }
+
+  /** The vault new secrets are sealed with: the desktop app's key once handed, else the console's own. */
+  get vault(): SecretVault {
+    return this.handed.unlocked ? this.handed : this.primary;
+  }
 
   seal(plain: string): string {
     logRedaction.remember(plain);
-    return `${this.vault.kind}:${this.vault.encrypt(plain).toString('base64')}`;
+    const vault = this.vault;
+    return `${vault.kind}:${vault.encrypt(plain).toString('base64')}`;
   }
 
   open(sealed: string): string {
     const at = sealed.indexOf(':');
     const kind = sealed.slice(0, at);
     const ciphertext = Buffer.from(sealed.slice(at + 1), 'base64');
-    if (kind === this.vault.kind) return remembered(this.vault.decrypt(ciphertext));
+    if (kind === this.primary.kind) return remembered(this.primary.decrypt(ciphertext));
     if (kind === 'aes-256-gcm-key-file') return remembered(this.keyFileVault().decrypt(ciphertext));
-    if (kind === 'electron-safe-storage') {
-      throw unreadable('This secret was saved by the desktop app in the OS keychain, which the browser host cannot read.');
-    }
+    if (kind === 'app-key-aes-256-gcm') return remembered(this.handed.decrypt(ciphertext));
+    if (kind === 'electron-safe-storage') throw lockedSecret();
     throw unreadable('The stored secret is in a form this console does not know.');
   }
 
+  /** Whether a secret of this kind can be opened now (admission refuses a run whose key is locked, up front). */
+  canOpen(kind: VaultKind): boolean {
+    if (kind === this.primary.kind || kind === 'aes-256-gcm-key-file') return true;
+    return kind === 'app-key-aes-256-gcm' && this.handed.unlocked;
+  }
+
   info(): VaultInfo {
-    const info: VaultInfo = { kind: this.vault.kind, protects: this.vault.protects, description: this.vault.description };
-    if (this.vault.warning) info.warning = this.vault.warning;
+    const vault = this.vault;
+    const info: VaultInfo = { kind: vault.kind, protects: vault.protects, description: vault.description };
+    if (vault.warning) info.warning = vault.warning;
     return info;
   }
 }

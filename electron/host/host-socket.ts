@@ -1,6 +1,6 @@
 import { WebSocket, type RawData } from 'ws';
 import { maxRequestBytes } from '../../shared/contract';
-import type { ErrorCode, OperatorErrorShape } from '../../shared/errors';
+import { OperatorError, type ErrorCode, type OperatorErrorShape } from '../../shared/errors';
 import { clientAckSchema, clientRequestSchema, encodeBinaryEventParts, hasBinaryBytes, type ServerMessage } from '../../shared/wire';
 import type { Core } from '../core';
 import type { EventHub } from '../events/event-hub';
@@ -9,9 +9,13 @@ import { createClientChannel } from '../events/client-channel';
 import {
   clientHelloSchema,
   serviceControlSchema,
+  serviceSecretsSchema,
   type ClientHello,
   type ServiceControl,
   type ServiceControlResult,
+  type ServiceHandingOver,
+  type ServiceSecrets,
+  type ServiceOfAnotherVersion,
   type ServiceWelcome,
 } from '../../shared/service-hello';
 
@@ -24,10 +28,21 @@ const maxBufferedEventBytes = 16 * 1024 * 1024;
  * WebSocket has neither: its token and Origin are its checks, and its page is the service's own build.
  */
 export interface HostSocketGreeting {
-  /** Accepts a hello with the service's welcome, or refuses it (the socket is then closed). */
-  hello(hello: ClientHello, socket: HostSocket): { ok: true; welcome: ServiceWelcome } | { ok: false; error: OperatorErrorShape };
+  /**
+   * Accepts a hello with the service's welcome, or refuses it (the socket is then closed): after what
+   * the service is (a client of another version is told so first, to offer the two ways on), or after
+   * the service's agreement to hand over to that version once its runs end.
+   */
+  hello(hello: ClientHello, socket: HostSocket): HelloAnswer;
   control(control: ServiceControl, socket: HostSocket): Promise<ServiceControlResult>;
+  /** The desktop app's secrets key, or its secrets from before the service (shared/service-hello.ts). */
+  secrets(secrets: ServiceSecrets, socket: HostSocket): unknown;
 }
+
+export type HelloAnswer =
+  | { ok: true; welcome: ServiceWelcome }
+  | { ok: false; error: OperatorErrorShape; otherVersion?: ServiceOfAnotherVersion }
+  | { ok: false; handingOver: ServiceHandingOver };
 
 /**
  * One client connection (a browser page, or an app on the service's local socket): requests in,
@@ -85,6 +100,7 @@ export class HostSocket {
       if (typeOf(message) === 'hello') return this.sayHello(message, this.greeting);
       if (!this.greeted) return this.refuseUngreeted();
       if (typeOf(message) === 'control') return this.control(message, bytes.length, this.greeting);
+      if (typeOf(message) === 'secrets') return this.secrets(message, this.greeting);
     }
     if (isAck(message)) return this.acknowledge(message, bytes.length);
     const id = requestIdOf(message);
@@ -127,7 +143,15 @@ export class HostSocket {
     if (!parsed.success) return this.refuseAndClose('malformed_message', 'The hello is not one the console service understands.');
     if (this.greeted) return this.refuse(undefined, 'malformed_message', 'This connection has already said hello.');
     const answer = greeting.hello(parsed.data, this);
-    if (!answer.ok) return this.refuseAndClose(answer.error.code, answer.error.message);
+    if (!answer.ok && 'handingOver' in answer) {
+      this.send(answer.handingOver);
+      if (this.ws.readyState === WebSocket.OPEN) this.ws.close(1000, 'handing over');
+      return;
+    }
+    if (!answer.ok) {
+      if (answer.otherVersion) this.send(answer.otherVersion);
+      return this.refuseAndClose(answer.error.code, answer.error.message);
+    }
     this.greeted = parsed.data;
     this.send(answer.welcome);
   }
@@ -148,6 +172,21 @@ export class HostSocket {
     this.log.info('service control asked', { action: parsed.data.action, client: this.greeted?.client, size });
     const value = await greeting.control(parsed.data, this);
     this.send({ type: 'response', id: parsed.data.id, ok: true, value });
+  }
+
+  /** Never logged, whatever it holds: a key, or secrets in the clear. */
+  private secrets(message: unknown, greeting: HostSocketGreeting): void {
+    const id = requestIdOf(message);
+    const parsed = serviceSecretsSchema.safeParse(message);
+    if (!parsed.success) return this.refuse(id, 'invalid_request', 'The secrets message is not one the console service understands.');
+    if (this.greeted?.client !== 'desktop-app') return this.refuse(id, 'forbidden_sender', 'Only the desktop app hands the console service its secrets.');
+    try {
+      this.send({ type: 'response', id: parsed.data.id, ok: true, value: greeting.secrets(parsed.data, this) });
+    } catch (error) {
+      const shape = error instanceof OperatorError ? error.toShape() : { code: 'internal' as const, message: 'The console service could not take the secrets; see its log.' };
+      if (!(error instanceof OperatorError)) this.log.error('service secrets failed', { action: parsed.data.action, error: describeError(error) });
+      this.send({ type: 'response', id: parsed.data.id, ok: false, error: shape });
+    }
   }
 
   /**
@@ -173,7 +212,7 @@ export class HostSocket {
   }
 
   /** Responses are always sent, however far behind the socket is: the page is waiting for them. */
-  private send(message: ServerMessage | ServiceWelcome): void {
+  private send(message: ServerMessage | ServiceWelcome | ServiceOfAnotherVersion | ServiceHandingOver): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
     let text: string;
     try {

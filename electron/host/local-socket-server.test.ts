@@ -27,7 +27,7 @@ beforeEach(async () => {
     core: { events, dispatch: () => Promise.resolve({ ok: true, value: [] }) },
     socketPath: path.join(dir, 'console.sock'),
     log: createMemoryLogger(),
-    greeting: { hello: () => ({ ok: true, welcome }), control: () => Promise.resolve({ stopping: false, liveRuns: 0, otherClients: 0 }) },
+    greeting: { hello: () => ({ ok: true, welcome }), control: () => Promise.resolve({ stopping: false, liveRuns: 0, otherClients: 0 }), secrets: () => ({ legacy: [] }) },
   });
 });
 

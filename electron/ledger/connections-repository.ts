@@ -95,6 +95,19 @@ export class ConnectionsRepository {
     })();
   }
 
+  /** Secrets sealed by a vault of this kind (the prefix of secret_ref), by connection. */
+  sealedSecretsOfKind(kind: string): Array<{ id: string; sealed: string }> {
+    return this.db.prepare("SELECT id, secret_ref AS sealed FROM ai_connections WHERE secret_ref LIKE ? || ':%'").all(kind) as Array<{ id: string; sealed: string }>;
+  }
+
+  /**
+   * The same secret, sealed again (by another vault), if the connection still holds one of `kind` (one
+   * entered again meanwhile is the operator's newer one): true when it did. The hint and the rest stay.
+   */
+  resealSecret(id: string, kind: string, sealed: string): boolean {
+    return this.db.prepare("UPDATE ai_connections SET secret_ref = ? WHERE id = ? AND secret_ref LIKE ? || ':%'").run(sealed, id, kind).changes === 1;
+  }
+
   saveTest(id: string, result: ConnectionTestResult, status: AiConnection['status'], at: number): void {
     this.db.prepare('UPDATE ai_connections SET last_test_json = ?, status = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(result), status, at, id);
   }

@@ -48,6 +48,18 @@ export class ProjectSetupRepository {
     return rows.map((row) => ({ name: row.name, value: row.value, sealedValue: row.sealed_value }));
   }
 
+  /** Secret values sealed by a vault of this kind (the prefix of sealed_value), by row. */
+  sealedValuesOfKind(kind: string): Array<{ rowid: number; sealed: string }> {
+    return this.db
+      .prepare("SELECT rowid, sealed_value AS sealed FROM layer_variables WHERE sealed_value LIKE ? || ':%'")
+      .all(kind) as Array<{ rowid: number; sealed: string }>;
+  }
+
+  /** The same secret value, sealed again (by another vault), if the row still holds one of `kind`: true when it did. */
+  resealValue(rowid: number, kind: string, sealed: string): boolean {
+    return this.db.prepare("UPDATE layer_variables SET sealed_value = ? WHERE rowid = ? AND sealed_value LIKE ? || ':%'").run(sealed, rowid, kind).changes === 1;
+  }
+
   /** Replaces the owner's variables with these, in one transaction. */
   replaceVariables(owner: VariableOwner, variables: readonly StoredVariable[], at: number): void {
     const column = ownerColumn[owner.layer];

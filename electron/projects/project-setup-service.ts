@@ -3,7 +3,7 @@ import { variableLayers } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { consoleSetVariables } from '../sandbox/confined-environment';
-import type { SecretKeeper } from '../connections/secret-vault';
+import { lockedSecretAdvice, lockedSecretReason, type SecretKeeper } from '../connections/secret-vault';
 import type { Ledger } from '../ledger/ledger';
 import type { StoredVariable, VariableOwner } from '../ledger/project-setup-repository';
 import type { EventHub } from '../events/event-hub';
@@ -131,7 +131,10 @@ export class ProjectSetupService {
       throw new OperatorError({
         code: 'configuration_incomplete',
         reason: 'variable_unreadable',
-        message: `The secret value of ${name} (${layerWords[layer]}) cannot be read: ${error.message.split('. ')[0]}. Enter it again.`,
+        message:
+          error.reason === lockedSecretReason
+            ? `The secret value of ${name} (${layerWords[layer]}) cannot be read now. ${lockedSecretAdvice('enter it again')}`
+            : `The secret value of ${name} (${layerWords[layer]}) cannot be read: ${error.message.split('. ')[0]}. Enter it again.`,
         actionUrl: layerRoute(layer, ids[layer]),
       });
     }

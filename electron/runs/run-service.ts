@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { Notice, RunDetail, RunEvent, RunNetwork, RunSummary } from '../../shared/entities';
-import { OperatorError } from '../../shared/errors';
+import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { StoredAgent } from '../ledger/agents-repository';
 import { newId } from '../ledger/ids';
@@ -54,6 +54,8 @@ export class RunService {
   private readonly networkNotices: NetworkNotices;
   /** "Disk full": raised by a run refused or ended for a full data directory disk, resolved when space is back. */
   private readonly diskFull: DiskFullNotices;
+  /** Set once the console service hands over to another version (closeIntake). */
+  private intakeClosed: OperatorErrorShape | null = null;
 
   constructor(private readonly options: RunServiceOptions) {
     const sandboxProbe = options.sandboxProbe ?? noSandboxProbe;
@@ -108,8 +110,18 @@ export class RunService {
 
   // Operator actions ------------------------------------------------------------------------------
 
+  /**
+   * The console service is handing over to another version once its runs end: from now on a new run,
+   * a Run again and a Resume are refused with `refusal` (nothing is made), while runs already going or
+   * queued go on to their end.
+   */
+  closeIntake(refusal: OperatorErrorShape): void {
+    this.intakeClosed = refusal;
+  }
+
   /** Starts a run of a task on an agent: refused at once when it cannot succeed, else queued. */
   start(taskId: string, agentId: string): RunSummary {
+    if (this.intakeClosed) throw new OperatorError(this.intakeClosed);
     const { context } = this;
     const task = context.ledger.tasks.get(taskId);
     if (!task) throw new OperatorError({ code: 'not_found', message: 'That task is no longer in the console.', actionUrl: actionRoute({ kind: 'tasks' }) });
@@ -168,6 +180,7 @@ export class RunService {
    * and the timeline says why.
    */
   resume(runId: string, prompt?: string): RunSummary {
+    if (this.intakeClosed) throw new OperatorError(this.intakeClosed);
     const { context } = this;
     const row = context.requireRun(runId);
     if (row.archived_at !== null) {

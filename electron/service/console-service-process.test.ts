@@ -1,12 +1,15 @@
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
+import { spawn as spawnPty } from 'node-pty';
+import { openLedger } from '../ledger/ledger';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserHost, type BrowserHost } from '../../e2e/launchers/browser-host';
+import { otherVersionBuild as otherVersionBuildOf } from '../../e2e/launchers/other-version-build';
 import { OperatorError } from '../../shared/errors';
 import { contractVersion } from '../../shared/service-hello';
 import { ensureConsoleBuilt, repoRoot } from '../testing/built-console';
@@ -43,8 +46,8 @@ function projectDir(): string {
   return dir;
 }
 
-async function launch(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<BrowserHost> {
-  const host = await startBrowserHost({ dataDir, env });
+async function launch(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<BrowserHost> {
+  const host = await startBrowserHost({ dataDir, env, args });
   cleanups.push(() => host.stop());
   return host;
 }
@@ -139,27 +142,11 @@ async function openTerminal(connection: ServiceConnection, runId: string): Promi
   }
 }
 
-/**
- * A build of the console that says it is another version: a copy of this build inside the repository
- * (so its imports still find node_modules) with the version the bundler wrote in replaced.
- */
+/** A build of the console that says it is another version (e2e/launchers/other-version-build.ts), removed after the test. */
 function otherVersionBuild(version: string): string {
-  const root = path.join(repoRoot, 'test-results', `oc-other-version-${process.pid}-${Date.now()}`);
-  mkdirSync(root, { recursive: true });
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-  cpSync(path.join(repoRoot, 'dist'), path.join(root, 'dist'), { recursive: true });
-  const ours = JSON.stringify(__APP_VERSION__);
-  let replaced = 0;
-  for (const entry of readdirSync(path.join(root, 'dist', 'electron'), { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    const text = readFileSync(file, 'utf8');
-    if (!text.includes(ours)) continue;
-    writeFileSync(file, text.replaceAll(ours, JSON.stringify(version)));
-    replaced += 1;
-  }
-  expect(replaced).toBeGreaterThan(0);
-  return path.join(root, 'dist', 'electron', 'serve.js');
+  const build = otherVersionBuildOf(version);
+  cleanups.push(() => build.remove());
+  return build.serveEntry;
 }
 
 /** Runs a launcher to its exit (bounded): for one that is expected to refuse, or a --stop. */
@@ -258,9 +245,9 @@ describe('the console service, with real processes', () => {
       expect(refused).toBeInstanceOf(OperatorError);
       expect((refused as OperatorError).code).toBe('service_version_mismatch');
       expect((refused as OperatorError).message).toContain(`The console service running here is version ${__APP_VERSION__} (contract ${contractVersion})`);
-      expect((refused as OperatorError).message).toContain('It is running 0 runs. Either let them finish and switch afterwards');
+      expect((refused as OperatorError).message).toContain('It is running 0 runs. Either let them finish and switch afterwards: `npm run serve -- --after-runs`');
       expect((refused as OperatorError).message).toContain(
-        'or restart it now: `npm run serve -- --stop`, then start the console again; runs still going are stopped and marked stranded, and each can be resumed.',
+        'or restart now: `npm run serve -- --restart-now` (runs still going are stopped and marked stranded, and each can be resumed).',
       );
     }
     // Refusing a client leaves the service as it was.
@@ -308,6 +295,143 @@ describe('the console service, with real processes', () => {
     expect(olderErr).toContain(`the console service (pid ${olderPid}) stopped`);
     const next = await launch(dataDir);
     expect(next.pid).not.toBe(olderPid);
+  }, 90_000);
+
+  it('lets the runs of a service of another version finish, then switches to this version by itself (--after-runs)', async () => {
+    const dataDir = dataDirIn('tmp');
+    const project = projectDir();
+    const olderServe = otherVersionBuild('0.0.9-older');
+    // The older console, as an operator left it running, with a run going.
+    const older = spawn(process.execPath, [olderServe, '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const olderExited = new Promise<number | null>((resolve) => older.once('exit', resolve));
+    cleanups.push(async () => {
+      older.kill('SIGKILL');
+      await olderExited;
+    });
+    await new Promise<string>((resolve) => createInterface({ input: older.stdout }).once('line', resolve));
+    const ownerPid = () => (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+    const olderPid = ownerPid();
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    cleanups.push(() => void (alive(olderPid) && process.kill(olderPid, 'SIGKILL')));
+    const olderClient = await connectToService(serviceSocketPath(dataDir), { client: 'node-client', consoleVersion: '0.0.9-older' });
+    cleanups.push(() => olderClient.close());
+    const { runId, agentId } = await startFixtureRun(olderClient, { project, args: ['--lines', '40', '--delay-ms', '100'], agentName: 'Long one', taskTitle: 'Older job' });
+    await waitUntil('the run to be running', async () => (await olderClient.call('getRun', { runId })).status === 'running', 20_000);
+
+    // This version's launcher offers the two ways on, with the command for each.
+    const serveJs = path.join(repoRoot, 'dist', 'electron', 'serve.js');
+    const refused = await runToExit(serveJs, ['--data-dir', dataDir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`The console service running here is version 0.0.9-older (contract ${contractVersion}); this console (npm run serve) is version ${__APP_VERSION__}`);
+    expect(refused.stderr).toContain('It is running 1 run. Either let it finish and switch afterwards: `npm run serve -- --after-runs`');
+    expect(refused.stderr).toContain('or restart now: `npm run serve -- --restart-now`');
+
+    // The first: the older service finishes its run and takes no new one; this version waits for it.
+    const switching = await runToExit(serveJs, ['--data-dir', dataDir, '--after-runs']);
+    expect(switching.stderr).toBe(
+      `Operator Console: version 0.0.9-older of the console service (pid ${olderPid}) finishes its 1 run going and starts no new run; version ${__APP_VERSION__} starts by itself when it ends (run npm run serve then for its address). ` +
+        'To switch now instead: npm run serve -- --restart-now (runs still going are stopped and can be resumed).\n',
+    );
+    expect(switching.code).toBe(0);
+    expect(await olderClient.call('getServiceState')).toEqual({ consoleVersion: '0.0.9-older', handingOverTo: __APP_VERSION__ });
+    const task = await olderClient.call('createTask', { projectId: (await olderClient.call('listProjects'))[0]!.id, title: 'Too late', prompt: 'Go' });
+    const refusedRun = await olderClient.call('startRun', { taskId: task.id, agentId }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((refusedRun as OperatorError).code).toBe('service_handing_over');
+    expect((refusedRun as OperatorError).message).toContain('This console (version 0.0.9-older) is finishing its runs before version');
+
+    // The run ends on its own, whole; then the older service stops and this version's starts by itself.
+    await waitUntil('the older service to stop once its run ended', () => Promise.resolve(!alive(olderPid)), 30_000);
+    await waitUntil('this version\'s service to start', async () => {
+      try {
+        return ownerPid() !== olderPid && (await connectToService(serviceSocketPath(dataDir), { client: 'node-client' }).then((c) => (void c.close(), true), () => false));
+      } catch {
+        return false;
+      }
+    }, 30_000);
+    const newerPid = ownerPid();
+    cleanups.push(() => void (alive(newerPid) && process.kill(newerPid, 'SIGTERM')));
+    const newer = await attach(dataDir);
+    expect(newer.welcome.consoleVersion).toBe(__APP_VERSION__);
+    const finished = await newer.call('getRun', { runId });
+    expect(finished.status).toBe('succeeded');
+    expect(finished.outputBytes).toBe(ledgerOutput(dataDir, runId).length);
+    expect(ledgerOutput(dataDir, runId).toString('utf8')).toContain('line 40 of 40');
+  }, 120_000);
+
+  it('restarts a service of another version now on --restart-now: its run is stopped and stranded, and this version serves', async () => {
+    const dataDir = dataDirIn('tmp');
+    const project = projectDir();
+    const older = spawn(process.execPath, [otherVersionBuild('0.0.9-older'), '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const olderExited = new Promise<number | null>((resolve) => older.once('exit', resolve));
+    cleanups.push(async () => {
+      older.kill('SIGKILL');
+      await olderExited;
+    });
+    await new Promise<string>((resolve) => createInterface({ input: older.stdout }).once('line', resolve));
+    const olderPid = (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+    cleanups.push(() => {
+      try {
+        process.kill(olderPid, 'SIGKILL');
+      } catch {
+        // Stopped, as the test meant.
+      }
+    });
+    const olderClient = await connectToService(serviceSocketPath(dataDir), { client: 'node-client', consoleVersion: '0.0.9-older' });
+    const { runId } = await startFixtureRun(olderClient, { project, args: ['--lines', '200', '--delay-ms', '100'], agentName: 'Long one', taskTitle: 'Older job' });
+    await waitUntil('the run to be running', async () => (await olderClient.call('getRun', { runId })).status === 'running', 20_000);
+
+    const host = await launch(dataDir, {}, ['--restart-now']);
+    expect(host.stderr()).toContain(`Operator Console: the console service of another version (pid ${olderPid}) stopped; runs it had going were stopped and can be resumed.`);
+    expect(host.pid).not.toBe(olderPid);
+    const newer = await attach(dataDir);
+    expect(newer.welcome.consoleVersion).toBe(__APP_VERSION__);
+    const run = await newer.call('getRun', { runId });
+    // Stranded, as any stop strands a run (one with a native session can be resumed: the SIGKILL test below).
+    expect(run.status).toBe('stranded');
+    expect(run.failure?.code).toBe('stranded');
+  }, 90_000);
+
+  it('offers to restore the newest backup at the terminal when the service refuses a damaged ledger, then starts on it', async () => {
+    const dataDir = dataDirIn('tmp');
+    const ledger = openLedger(dataDir);
+    ledger.db.prepare("INSERT INTO projects (id, name, path, is_git_repo, created_at) VALUES ('prj_kept', 'kept', '/srv/kept', 0, 1)").run();
+    const backup = await ledger.backups.takeDaily(ledger.db, Date.now());
+    ledger.close();
+    writeFileSync(path.join(dataDir, 'ledger.sqlite'), Buffer.alloc(64 * 1024, 0x5a));
+
+    // An operator at a terminal (a script, with no terminal, gets the one line: terminal-output.spec).
+    const terminal = spawnPty(process.execPath, [path.join(repoRoot, 'dist', 'electron', 'serve.js'), '--data-dir', dataDir], { cwd: repoRoot, cols: 400, rows: 40, env: process.env });
+    let screen = '';
+    terminal.onData((data) => (screen += data));
+    const exited = new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)));
+    cleanups.push(() => terminal.kill('SIGKILL'));
+    await waitUntil('the offer to restore', () => Promise.resolve(screen.includes('now and start the console? [y/N]')), 30_000);
+    expect(screen).toMatch(/Operator Console: The ledger .*ledger\.sqlite is damaged and cannot be read/);
+    expect(screen).toContain(`Restore the newest backup (${backup.file}) now and start the console? [y/N]`);
+    terminal.write('y\r');
+    await waitUntil('the console to start on the backup', () => Promise.resolve(/Operator Console: http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(screen)), 30_000);
+    expect(screen).toContain(`Operator Console: restored ${path.join(dataDir, 'ledger.sqlite')} from ${backup.file}.`);
+    const servicePid = (JSON.parse(readFileSync(path.join(dataDir, 'console-owner.json'), 'utf8')) as { pid: number }).pid;
+    cleanups.push(() => {
+      try {
+        process.kill(servicePid, 'SIGKILL');
+      } catch {
+        // Stopped, as the test meant.
+      }
+    });
+    expect((await (await attach(dataDir)).call('listProjects')).map((project) => project.name)).toEqual(['kept']);
+    terminal.kill('SIGTERM');
+    await exited;
   }, 90_000);
 
   it('keeps a run going in the background after its launcher quits, then stops by itself once idle', async () => {
@@ -391,6 +515,45 @@ describe('the console service, with real processes', () => {
     // The operator can (the check above is not a broken command).
     expect(connectAs(execFileSync('id', ['-un'], { encoding: 'utf8' }).trim())).toBe('connected');
   }, 60_000);
+
+  it('keeps a notification held while no app was attached across the service killed with SIGKILL, and hands it once to the next app', async () => {
+    const dataDir = dataDirIn('tmp');
+    const project = projectDir();
+    const first = await launch(dataDir);
+    const operator = await attach(dataDir);
+    const { runId } = await startFixtureRun(operator, { project, args: ['--lines', '5', '--delay-ms', '100'], agentName: 'Quick one', taskTitle: 'Background job' });
+    // The operator closes the console's window: only `npm run serve` stays attached, which shows no notification.
+    await operator.close();
+    const held = () => {
+      const db = new Database(path.join(dataDir, 'ledger.sqlite'), { readonly: true, fileMustExist: true });
+      try {
+        return db.prepare('SELECT id, delivered_at FROM held_notifications').all() as Array<{ id: string; delivered_at: number | null }>;
+      } finally {
+        db.close();
+      }
+    };
+    // The service told the run's end (its log says so) while no app could show it.
+    const serviceLog = path.join(dataDir, 'logs', 'console.log');
+    await waitUntil('the run\'s notification', () => Promise.resolve(readFileSync(serviceLog, 'utf8').includes('desktop notification')), 30_000);
+
+    // The service dies with what it held: nothing was delivered.
+    await first.crash();
+    await launch(dataDir);
+    const seen: string[] = [];
+    const next = await attach(dataDir);
+    next.onEvent((event, payload) => event === 'desktopNotification' && seen.push((payload as { body: string }).body));
+    await waitUntil('the held notification', () => Promise.resolve(seen.length > 0), 10_000);
+    expect(seen).toEqual(['Quick one finished “Background job”. Open the run to review its changes.']);
+    expect((await next.call('getRun', { runId })).status).toBe('succeeded');
+    expect(held().every((row) => row.delivered_at !== null)).toBe(true);
+
+    // Once: the next app, and the next service, do not get it again.
+    const again: string[] = [];
+    const other = await attach(dataDir);
+    other.onEvent((event, payload) => event === 'desktopNotification' && again.push((payload as { body: string }).body));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(again).toEqual([]);
+  }, 90_000);
 
   it('after the service is killed with SIGKILL, the next start strands its run and Resume takes it up again', async () => {
     const dataDir = dataDirIn('tmp');

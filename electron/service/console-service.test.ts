@@ -160,7 +160,13 @@ describe('startConsoleService', () => {
         process.exitCode = exitCode;
       });
 
-      await main(['--data-dir', data.path], createConsoleLog({ terminal: (line) => terminal.push(line) }));
+      // What the log file holds at the moment the launcher hears of the refusal: the refusal, already.
+      const logFile = path.join(data.path, 'logs', 'console.log');
+      const reported: Array<{ kind: string; loggedAtReport: string[] }> = [];
+      await main(['--data-dir', data.path], createConsoleLog({ terminal: (line) => terminal.push(line) }), (report) => {
+        const logged = existsSync(logFile) ? readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean) : [];
+        reported.push({ kind: report.kind, loggedAtReport: logged.map((line) => (JSON.parse(line) as { message: string }).message) });
+      });
 
       expect(process.exitCode).toBe(1);
       // One line for the person, the refusal itself: no record of the lock before it, no JSON.
@@ -171,6 +177,7 @@ describe('startConsoleService', () => {
       const records = readFileSync(path.join(data.path, 'logs', 'console.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { level: string; message: string });
       expect(records.map((record) => record.message)).toEqual(['data directory lock taken', terminal[0]]);
       expect(records[1]?.level).toBe('error');
+      expect(reported).toEqual([{ kind: 'failed', loggedAtReport: ['data directory lock taken', terminal[0]] }]);
     });
   }
 

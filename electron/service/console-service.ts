@@ -37,7 +37,11 @@ export class UsageError extends Error {
  * does a DataDirLockedError (another console on the data directory), whose message is its whole line.
  */
 export class StartupError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The ledger is damaged: its newest backup, which the launcher offers to restore (null: none). */
+    readonly ledgerDamage?: { newestBackup: string | null },
+  ) {
     super(message);
     this.name = 'StartupError';
   }
@@ -172,7 +176,8 @@ export async function startConsoleService(argv: readonly string[], options: Cons
     await lock.release();
     // A refused ledger's message is the whole story (the file, why, and what to do: the newest backup
     // and the command that restores it, the console to update, the program to close).
-    if (error instanceof LedgerDamagedError || error instanceof LedgerVersionError || error instanceof LedgerLockedError) throw new StartupError(error.message);
+    if (error instanceof LedgerDamagedError) throw new StartupError(error.message, { newestBackup: error.newestBackup?.file ?? null });
+    if (error instanceof LedgerVersionError || error instanceof LedgerLockedError) throw new StartupError(error.message);
     throw new StartupError(`could not open the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
@@ -204,7 +209,7 @@ export async function startConsoleService(argv: readonly string[], options: Cons
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let socket: LocalSocketServer | undefined;
-  const held = new HeldNotifications(core.events, () => server.socketCount() > 0 || (socket?.clients().some((client) => showsNotifications(client.hello?.client)) ?? false), log);
+  const held = new HeldNotifications(core.events, core.ledger.notifications, () => server.socketCount() > 0 || (socket?.clients().some((client) => showsNotifications(client.hello?.client)) ?? false), log);
   server.onSocketAccepted((page) => held.deliverTo(page));
   let idleTimer: NodeJS.Timeout | undefined;
   const stop = () =>
@@ -223,12 +228,48 @@ export async function startConsoleService(argv: readonly string[], options: Cons
       }
     })());
 
+  /**
+   * "Let those runs finish and switch afterwards", asked by a client of `version`: no new run is taken
+   * (new runs and resumes are refused, saying why; queued ones go on), every page says so, and the
+   * service stops once its last run has ended, whoever is attached. The newer version's service,
+   * started by that client, waits for this process to be gone and then starts by itself.
+   */
+  let handingOverTo: string | null = null;
+  const handOverAfterRuns = (version: string) => {
+    if (handingOverTo === null) {
+      handingOverTo = version;
+      log.info('service hands over after its runs', { toVersion: version, liveRuns: liveRuns() });
+      core.runs.closeIntake({
+        code: 'service_handing_over',
+        message:
+          `This console (version ${consoleVersion}) is finishing its runs before version ${version} takes over, and starts no new run meanwhile. ` +
+          'Start it once the switch is done (it happens by itself when the last run ends), or restart now with `npm run serve -- --restart-now` (runs still going are stopped and can be resumed).',
+      });
+      core.system.handOverTo(version);
+      core.lifecycle.on('runEnded', stopOnceRunsEnd);
+    }
+    stopOnceRunsEnd();
+  };
+  const stopOnceRunsEnd = () => {
+    // After the run's end is settled (its own runEnded listeners first).
+    setImmediate(() => {
+      if (liveRuns() > 0 || stopping) return;
+      log.info('service stopping: its last run ended, handing over', { toVersion: handingOverTo });
+      void stop();
+    });
+  };
+
   const greeting: HostSocketGreeting = {
     hello: (hello, asking) => {
       const service = welcome();
       if (hello.consoleVersion !== consoleVersion || hello.contractVersion !== contractVersion) {
+        if (hello.handover === 'after-runs') {
+          handOverAfterRuns(hello.consoleVersion);
+          return { ok: false, handingOver: { type: 'handing-over', consoleVersion, pid: process.pid, liveRuns: liveRuns() } };
+        }
         log.warn('service client refused: another version', { client: hello.client, clientVersion: hello.consoleVersion, clientContract: hello.contractVersion, consoleVersion, contractVersion });
-        return { ok: false, error: { code: 'service_version_mismatch', message: versionMismatchMessage(service, hello) } };
+        const otherVersion = { type: 'other-version' as const, consoleVersion, contractVersion, pid: process.pid, liveRuns: service.liveRuns, handingOverTo };
+        return { ok: false, otherVersion, error: { code: 'service_version_mismatch', message: versionMismatchMessage(otherVersion, hello) } };
       }
       log.info('service client attached', { client: hello.client });
       clearTimeout(idleTimer);
@@ -236,6 +277,9 @@ export async function startConsoleService(argv: readonly string[], options: Cons
       if (showsNotifications(hello.client)) setImmediate(() => held.deliverTo(asking));
       return { ok: true, welcome: service };
     },
+    // Held in memory only (HandedKeyVault); what the app opens is sealed again at once. Never logged.
+    secrets: (secrets) =>
+      secrets.action === 'unlock' ? core.desktopSecrets.unlock(Buffer.from(secrets.key, 'base64')) : core.desktopSecrets.reseal(secrets.secrets),
     control: (control, asking): Promise<ServiceControlResult> => {
       if (control.action === 'stop') {
         log.info('service stopping: a client asked', { client: asking.hello?.client });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
+import { openLedger } from '../ledger/ledger';
 import { createMemoryLogger } from '../platform/log';
 import { gitInit } from '../testing/run-test-kit';
 import { startFixtureRun } from '../testing/service-test-kit';
@@ -60,3 +61,19 @@ it('holds a notification told while no app could show it, and hands it once to t
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(second).toEqual([]);
 }, 40_000);
+
+it('keeps the newest held notifications in the ledger file, and takes each for delivery only once, even from a ledger opened again', () => {
+  const dataDir = tempDir('oc-held-ledger-');
+  const notification = (index: number) => ({ id: `ntf_${index}`, event: 'run_succeeded', title: 'Run finished', body: `run ${index}`, route: '#/runs', runId: null, noticeId: null, count: 1, silent: false, quietWhenFocused: true, at: new Date(0).toISOString() });
+  let ledger = openLedger(dataDir);
+  for (let index = 0; index < 60; index += 1) ledger.notifications.hold(`ntf_${index}`, JSON.stringify(notification(index)), 1_000 + index, 50);
+  ledger.close();
+
+  // A service that stopped, or died: the next one opens the same file.
+  ledger = openLedger(dataDir);
+  cleanups.push(() => ledger.close());
+  const taken = ledger.notifications.takeHeld(5_000);
+  expect(taken.map((row) => row.id)).toEqual(Array.from({ length: 50 }, (_, index) => `ntf_${index + 10}`));
+  expect(ledger.notifications.takeHeld(6_000)).toEqual([]);
+  expect(ledger.notifications.heldCount()).toBe(0);
+});

@@ -5,11 +5,18 @@ import { OperatorError } from '../../shared/errors';
 import {
   contractVersion,
   serviceControlResultSchema,
+  serviceHandingOverSchema,
+  serviceOfAnotherVersionSchema,
+  serviceSecretsResealedSchema,
+  serviceSecretsUnlockedSchema,
   serviceWelcomeSchema,
   type ClientHello,
   type ServiceClientKind,
   type ServiceControl,
   type ServiceControlResult,
+  type ServiceHandingOver,
+  type ServiceOfAnotherVersion,
+  type ServiceSecrets,
   type ServiceWelcome,
 } from '../../shared/service-hello';
 import { decodeBinaryEvent, serverMessageSchema, type ClientAck, type ClientRequest } from '../../shared/wire';
@@ -32,6 +39,12 @@ export interface ServiceConnection {
   ack(subscriptionId: string, bytes: number): void;
   control(action: ServiceControl['action']): Promise<ServiceControlResult>;
   /**
+   * The desktop app hands the service its secrets key (shell/secrets-key.ts); the answer lists the secrets
+   * the app sealed before the service existed, still sealed, for resealLegacySecrets.
+   */
+  unlockSecrets(key: Buffer): Promise<{ legacy: Array<{ ref: string; ciphertext: string }> }>;
+  resealLegacySecrets(secrets: Array<{ ref: string; plain: string }>): Promise<{ resealed: number }>;
+  /**
    * Every event the service pushes to this client: broadcasts and this client's own streams. The first
    * listener also gets what came before it listened (the notifications held for the next app, say).
    */
@@ -53,6 +66,20 @@ export class ServiceUnreachableError extends Error {
   }
 }
 
+/**
+ * The service runs another version (service_version_mismatch): its message names the version and the
+ * two ways on; `service` is what it said of itself (absent from a service older than that message).
+ */
+export class ServiceVersionMismatchError extends OperatorError {
+  constructor(
+    shape: ConstructorParameters<typeof OperatorError>[0],
+    readonly service: ServiceOfAnotherVersion | undefined,
+  ) {
+    super(shape);
+    this.name = 'ServiceVersionMismatchError';
+  }
+}
+
 export interface ConnectOptions {
   client: ServiceClientKind;
   /** The versions this client says it speaks; its own by default (tests say others). */
@@ -66,6 +93,21 @@ const socketOpen = WebSocket.OPEN;
 const maxEarlyEvents = 1_000;
 
 export async function connectToService(socketPath: string, options: ConnectOptions): Promise<ServiceConnection> {
+  const opened = await openServiceSocket(socketPath, options, undefined);
+  if ('handingOver' in opened) throw new Error('the service answered a hello that asked for no handover with a handover');
+  return opened;
+}
+
+/**
+ * "Let those runs finish and switch afterwards": asks the service, when it runs another version, to
+ * take no new run and stop by itself once its last run ends. Its answer says which version runs them,
+ * and how many. A service of this very version needs no handover: it welcomes the client as usual.
+ */
+export async function askServiceToHandOver(socketPath: string, options: ConnectOptions): Promise<{ handingOver: ServiceHandingOver } | ServiceConnection> {
+  return openServiceSocket(socketPath, options, 'after-runs');
+}
+
+async function openServiceSocket(socketPath: string, options: ConnectOptions, handover: 'after-runs' | undefined): Promise<{ handingOver: ServiceHandingOver } | ServiceConnection> {
   const ws = new WebSocket('ws://localhost/ws', {
     createConnection: () => net.connect(socketPath),
     perMessageDeflate: false,
@@ -77,6 +119,7 @@ export async function connectToService(socketPath: string, options: ConnectOptio
     consoleVersion: options.consoleVersion ?? __APP_VERSION__,
     contractVersion: options.contractVersion ?? contractVersion,
     client: options.client,
+    ...(handover ? { handover } : {}),
   };
 
   let nextId = 1;
@@ -98,7 +141,9 @@ export async function connectToService(socketPath: string, options: ConnectOptio
   const closeListeners: Array<() => void> = [];
   let closed = false;
   /** Settles the hello: the welcome, or why there is none. Until then messages are the hello's answer. */
-  let greet: { resolve(welcome: ServiceWelcome): void; reject(error: Error): void } | undefined;
+  let greet: { resolve(answer: ServiceWelcome | ServiceHandingOver): void; reject(error: Error): void } | undefined;
+  /** What a service of another version said of itself, before its refusal. */
+  let otherVersion: ServiceOfAnotherVersion | undefined;
 
   const gone = (): ResponseEnvelope => ({
     ok: false,
@@ -108,14 +153,22 @@ export async function connectToService(socketPath: string, options: ConnectOptio
   // One handler from the first message on, so nothing the service sends right after its welcome is missed.
   ws.on('message', (data: RawData, isBinary) => {
     if (greet) {
+      const message = parseText(data, isBinary);
+      const told = serviceOfAnotherVersionSchema.safeParse(message);
+      // Not the answer yet: the refusal follows.
+      if (told.success) return void (otherVersion = told.data);
       const answer = greet;
       greet = undefined;
-      const message = parseText(data, isBinary);
       const accepted = serviceWelcomeSchema.safeParse(message);
       if (accepted.success) return answer.resolve(accepted.data);
+      const handingOver = handover ? serviceHandingOverSchema.safeParse(message) : undefined;
+      if (handingOver?.success) return answer.resolve(handingOver.data);
       const refused = serverMessageSchema.safeParse(message);
       ws.terminate();
-      if (refused.success && refused.data.type === 'error') return answer.reject(new OperatorError(refused.data.error));
+      if (refused.success && refused.data.type === 'error') {
+        const error = refused.data.error;
+        return answer.reject(error.code === 'service_version_mismatch' ? new ServiceVersionMismatchError(error, otherVersion) : new OperatorError(error));
+      }
       return answer.reject(new OperatorError({ code: 'malformed_message', message: 'The console service answered the hello with something this client does not understand.' }));
     }
     if (isBinary) {
@@ -154,7 +207,7 @@ export async function connectToService(socketPath: string, options: ConnectOptio
     for (const listener of closeListeners.splice(0)) listener();
   });
 
-  const welcome = await new Promise<ServiceWelcome>((resolve, reject) => {
+  const answer = await new Promise<ServiceWelcome | ServiceHandingOver>((resolve, reject) => {
     const timer = setTimeout(() => {
       ws.terminate();
       reject(new ServiceUnreachableError(socketPath, new Error(`no answer to hello in ${timeoutMs} ms`)));
@@ -172,7 +225,13 @@ export async function connectToService(socketPath: string, options: ConnectOptio
     };
   });
 
-  const send = (message: ClientRequest | ServiceControl): Promise<ResponseEnvelope> => {
+  if (answer.type === 'handing-over') {
+    ws.close(1000, 'client done');
+    return { handingOver: answer };
+  }
+  const welcome = answer;
+
+  const send = (message: ClientRequest | ServiceControl | ServiceSecrets): Promise<ResponseEnvelope> => {
     if (closed || ws.readyState !== socketOpen) return Promise.resolve(gone());
     return new Promise((resolve) => {
       pending.set(message.id, resolve);
@@ -197,6 +256,16 @@ export async function connectToService(socketPath: string, options: ConnectOptio
       const envelope = await send({ type: 'control', id: nextId++, action });
       if (!envelope.ok) throw new OperatorError(envelope.error);
       return serviceControlResultSchema.parse(envelope.value);
+    },
+    unlockSecrets: async (key) => {
+      const envelope = await send({ type: 'secrets', id: nextId++, action: 'unlock', key: key.toString('base64') });
+      if (!envelope.ok) throw new OperatorError(envelope.error);
+      return serviceSecretsUnlockedSchema.parse(envelope.value);
+    },
+    resealLegacySecrets: async (secrets) => {
+      const envelope = await send({ type: 'secrets', id: nextId++, action: 'reseal', secrets });
+      if (!envelope.ok) throw new OperatorError(envelope.error);
+      return serviceSecretsResealedSchema.parse(envelope.value);
     },
     onEvent: (listener) => {
       eventListeners.add(listener);

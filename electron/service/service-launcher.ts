@@ -1,11 +1,12 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { ServiceClientKind } from '../../shared/service-hello';
+import type { ServiceClientKind, ServiceHandingOver } from '../../shared/service-hello';
+import { liveDataDirHolder } from '../platform/data-dir-lock';
 import { ensureDataDir } from '../platform/data-dir';
 import { isProcessAlive } from '../platform/process-group';
 import type { ServiceStartReport } from './service-main';
-import { connectToService, ServiceUnreachableError, type ServiceConnection } from './service-client';
+import { askServiceToHandOver, connectToService, ServiceUnreachableError, type ServiceConnection } from './service-client';
 import { serviceSocketPath } from './service-socket-path';
 
 /**
@@ -53,6 +54,8 @@ export class ServiceStartError extends Error {
   constructor(
     message: string,
     readonly usage: boolean,
+    /** The service refused a damaged ledger: its newest backup (null: none), for the launcher to offer to restore. */
+    readonly ledgerDamaged?: { newestBackup: string | null },
   ) {
     super(message);
     this.name = 'ServiceStartError';
@@ -67,22 +70,7 @@ export async function attachOrStartService(options: AttachOptions): Promise<Atta
   const running = await tryAttach(socketPath, options.client);
   if (running) return { connection: running, started: false, output: { file: outputFile, offset: sizeOf(outputFile) } };
 
-  ensureDataDir(options.dataDir);
-  mkdirSync(logDir, { recursive: true, mode: 0o700 });
-  keepOutputSmall(outputFile);
-  const output = openSync(outputFile, 'a', 0o600);
-  const offset = sizeOf(outputFile);
-  let child;
-  try {
-    // Its own session (setsid): the terminal's Ctrl-C and the launcher's exit do not reach it.
-    child = spawn(options.execPath ?? process.execPath, [options.serviceEntry, '--data-dir', options.dataDir, '--port', String(options.port)], {
-      detached: true,
-      stdio: ['ignore', output, output, 'ipc'],
-      env,
-    });
-  } finally {
-    closeSync(output);
-  }
+  const { child, offset } = spawnService(options, []);
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const reportOrExit = await new Promise<ServiceStartReport | { kind: 'exited'; code: number | null } | { kind: 'timeout' }>((resolve) => {
     const timer = setTimeout(() => resolve({ kind: 'timeout' }), startTimeoutMs);
@@ -103,7 +91,7 @@ export async function attachOrStartService(options: AttachOptions): Promise<Atta
   child.unref();
   const startupOutput = () => readFrom(outputFile, offset);
 
-  if (reportOrExit.kind === 'failed') throw new ServiceStartError(reportOrExit.message, reportOrExit.usage);
+  if (reportOrExit.kind === 'failed') throw new ServiceStartError(reportOrExit.message, reportOrExit.usage, reportOrExit.ledgerDamaged);
   if (reportOrExit.kind === 'exited') {
     throw new ServiceStartError(
       `Operator Console: the console service exited (code ${reportOrExit.code}) before it was ready. ${startupOutput().trim() || `See ${outputFile}.`}`,
@@ -127,6 +115,49 @@ export async function attachOrStartService(options: AttachOptions): Promise<Atta
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Starts the service detached: its own session (setsid), so the terminal's Ctrl-C and the launcher's
+ * exit do not reach it, its output appended to the service's output file, and an IPC channel on which
+ * it reports how its start went (service-main.ts).
+ */
+function spawnService(options: Omit<AttachOptions, 'client'>, extraArgs: string[]): { child: ChildProcess; offset: number } {
+  const logDir = path.join(options.dataDir, 'logs');
+  const outputFile = path.join(logDir, serviceOutputFileName);
+  ensureDataDir(options.dataDir);
+  mkdirSync(logDir, { recursive: true, mode: 0o700 });
+  keepOutputSmall(outputFile);
+  const output = openSync(outputFile, 'a', 0o600);
+  const offset = sizeOf(outputFile);
+  try {
+    const child = spawn(options.execPath ?? process.execPath, [options.serviceEntry, '--data-dir', options.dataDir, '--port', String(options.port), ...extraArgs], {
+      detached: true,
+      stdio: ['ignore', output, output, 'ipc'],
+      env: options.env ?? process.env,
+    });
+    return { child, offset };
+  } finally {
+    closeSync(output);
+  }
+}
+
+/**
+ * The second half of "let those runs finish and switch afterwards": this version's service, started
+ * now, detached, waits for the older service (`predecessorPid`, which has agreed to stop once its last
+ * run ends) to be gone, and then starts by itself, whoever is still around. Resolves once it waits.
+ */
+export async function startServiceAfter(options: Omit<AttachOptions, 'client'>, predecessorPid: number): Promise<void> {
+  const { child } = spawnService(options, ['--after-pid', String(predecessorPid)]);
+  const report = await new Promise<ServiceStartReport | { kind: 'exited'; code: number | null }>((resolve) => {
+    child.once('message', (message) => resolve(message as ServiceStartReport));
+    child.once('exit', (code) => resolve({ kind: 'exited', code }));
+    child.once('error', () => resolve({ kind: 'exited', code: null }));
+  });
+  if (child.connected) child.disconnect();
+  child.unref();
+  if (report.kind === 'failed') throw new ServiceStartError(report.message, report.usage);
+  if (report.kind === 'exited') throw new ServiceStartError(`Operator Console: the console service to switch to exited (code ${report.code}) before it could wait; see ${path.join(options.dataDir, 'logs', serviceOutputFileName)}.`, false);
 }
 
 /** The running service, or undefined when none answers (a version mismatch is thrown: it is an answer). */
@@ -195,4 +226,55 @@ function readBytesFrom(file: string, offset: number): Buffer {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * "Let those runs finish and switch afterwards", for a client of this version that found a service of
+ * another: that service agrees to take no new run and to stop when its last run ends, and this version's
+ * service, started now (startServiceAfter), waits for it and then starts by itself. `attach`: nothing to
+ * wait for (no service answers, one of this version does, or the older one had no run and is gone now).
+ * `stuck`: it had no run but did not stop.
+ */
+export async function handOverAfterRuns(
+  socketPath: string,
+  start: Omit<AttachOptions, 'client'>,
+  client: ServiceClientKind,
+): Promise<{ kind: 'attach' } | { kind: 'waiting' | 'stuck'; older: ServiceHandingOver }> {
+  let answer;
+  try {
+    answer = await askServiceToHandOver(socketPath, { client });
+  } catch (error) {
+    if (error instanceof ServiceUnreachableError) return { kind: 'attach' };
+    throw error;
+  }
+  if (!('handingOver' in answer)) {
+    await answer.close();
+    return { kind: 'attach' };
+  }
+  const older = answer.handingOver;
+  if (older.liveRuns === 0) return (await processGone(older.pid, 30_000)) ? { kind: 'attach' } : { kind: 'stuck', older };
+  await startServiceAfter(start, older.pid);
+  return { kind: 'waiting', older };
+}
+
+/**
+ * "Restart now" for a service of another version, which answers but not to this client: SIGTERM (every
+ * version's clean shutdown: its runs stop, strand, and can be resumed) to the pid the data directory's
+ * lock names. Undefined when the lock names no console service.
+ */
+export async function stopServiceOfAnotherVersion(dataDir: string): Promise<{ pid: number; gone: boolean } | undefined> {
+  const holder = liveDataDirHolder(dataDir);
+  if (!holder || holder.kind !== 'console-service') return undefined;
+  process.kill(holder.pid, 'SIGTERM');
+  return { pid: holder.pid, gone: await processGone(holder.pid, 30_000) };
+}
+
+/** Whether the process is gone within `timeoutMs`. */
+export async function processGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
 }

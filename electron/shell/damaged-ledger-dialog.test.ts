@@ -1,14 +1,17 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openLedger } from '../ledger/ledger';
 import { LedgerDamagedError } from '../ledger/ledger-damage';
 import { makeTempDir } from '../testing/temp-dir';
+import { ensureConsoleBuilt, serviceEntry } from '../testing/built-console';
+import { createMemoryLogger } from '../platform/log';
+import { attachOrStartService, processGone, ServiceStartError } from '../service/service-launcher';
 
 vi.mock('electron', async () => (await import('./electron-stand-ins')).electronStandIn);
 
-const { offerLedgerRestore } = await import('./damaged-ledger-dialog');
+const { offerLedgerRestore, offerLedgerRestoreForService } = await import('./damaged-ledger-dialog');
 
 const cleanups: Array<() => unknown> = [];
 afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
@@ -82,4 +85,36 @@ describe('the damaged-ledger dialog (desktop app)', () => {
     expect(boxes[0]!.detail).toContain('There is no backup of it');
     expect(calls).toEqual(['exit 1']);
   });
+});
+
+describe('the damaged-ledger dialog, through the console service', () => {
+  beforeAll(ensureConsoleBuilt, 120_000);
+
+  it('offers the restore when the service refuses a damaged ledger, and the console then starts on the backup', async () => {
+    const { dataDir } = await damaged(true);
+    const start = { dataDir, port: 0, serviceEntry, env: { ...process.env, OPERATOR_CONSOLE_SERVICE_IDLE_MINUTES: '0' } };
+    const refused = await attachOrStartService({ ...start, client: 'desktop-app' }).then(
+      () => undefined,
+      (error: unknown) => error as ServiceStartError,
+    );
+    expect(refused).toBeInstanceOf(ServiceStartError);
+    expect(refused!.message).toMatch(/^Operator Console: The ledger .*ledger\.sqlite is damaged and cannot be read/);
+    expect(refused!.ledgerDamaged?.newestBackup).toMatch(/backups/);
+
+    const { shell, calls, boxes } = shellStandIn(0);
+    await expect(offerLedgerRestoreForService({ message: refused!.message, ledgerDamaged: refused!.ledgerDamaged! }, { dataDir, log: createMemoryLogger(), shell })).resolves.toBe('restored');
+    expect(boxes[0]).toMatchObject({ message: 'The console’s ledger is damaged', buttons: ['Restore newest backup', 'Quit'] });
+    expect(boxes[0]!.detail).toMatch(/^The ledger .*ledger\.sqlite is damaged/);
+    expect(calls).toEqual(['relaunch', 'exit 0']);
+
+    // The relaunched app starts the service on the restored ledger.
+    const attached = await attachOrStartService({ ...start, client: 'desktop-app' });
+    try {
+      expect((await attached.connection.call('listProjects')).map((project) => project.name)).toEqual(['kept']);
+    } finally {
+      await attached.connection.control('stop');
+      await attached.connection.close();
+      await processGone(attached.connection.welcome.pid, 15_000);
+    }
+  }, 60_000);
 });

@@ -4,6 +4,7 @@ import type { ChannelOutput, ChannelParsedInput } from '../../shared/contract';
 import { OperatorError } from '../../shared/errors';
 import { openInFileManager } from '../platform/file-manager';
 import { noLogFile, type Logger } from '../platform/log';
+import type { EventHub } from '../events/event-hub';
 
 export interface SystemServiceOptions {
   appVersion: string;
@@ -15,6 +16,8 @@ export interface SystemServiceOptions {
   log: Logger;
   /** The clock the renderer-error rate limit reads. Default: Date.now. */
   now?: (() => number) | undefined;
+  /** Where a change of the service's state is told (serviceStateChanged). */
+  events?: Pick<EventHub, 'emit'> | undefined;
 }
 
 /** A page that crashes on every render must not flood the log: a few reports a minute are plenty. */
@@ -23,6 +26,7 @@ const rendererErrorsPerMinute = 10;
 /** The console itself: what it runs on, where its log and data are, and the crash reports of its pages. */
 export class SystemService {
   private readonly rendererErrors: SlidingMinuteLimit;
+  private handingOverTo: string | null = null;
 
   constructor(private readonly options: SystemServiceOptions) {
     this.rendererErrors = new SlidingMinuteLimit(rendererErrorsPerMinute, options.now ?? Date.now);
@@ -39,6 +43,20 @@ export class SystemService {
       platform: process.platform,
       homeDir: options.operatorHome,
     };
+  }
+
+  /** What the page says of the console service it is served by: its version, and a handover under way. */
+  serviceState(): ChannelOutput<'getServiceState'> {
+    return { consoleVersion: this.options.appVersion, handingOverTo: this.handingOverTo };
+  }
+
+  /**
+   * The console service finishes its runs, takes no new one, and then hands over to `version`
+   * (electron/service/console-service.ts): every page is told, and says so.
+   */
+  handOverTo(version: string): void {
+    this.handingOverTo = version;
+    this.options.events?.emit('serviceStateChanged', {});
   }
 
   logInfo(): ChannelOutput<'getLogInfo'> {

@@ -34,7 +34,7 @@ function PageWithField({ late }: { late: boolean }) {
 }
 
 function showConsole(late: boolean) {
-  const client = fakeOperatorClient({ countOpenNotices: () => ({ open: 0 }) });
+  const client = fakeOperatorClient({ countOpenNotices: () => ({ open: 0 }), getServiceState: () => ({ consoleVersion: '0.1.0', handingOverTo: null }) });
   return renderInConsole(
     <AppLayout>
       <Switch>

@@ -18,6 +18,7 @@ export interface RunFilter {
 export const queryKeys = {
   systemInfo: ['system-info'] as const,
   logInfo: ['log-info'] as const,
+  serviceState: ['service-state'] as const,
   projects: ['projects'] as const,
   /** Under projects: a project change (projectsChanged) refreshes its setup too. */
   projectSetup: (projectId: string) => ['projects', 'setup', projectId] as const,

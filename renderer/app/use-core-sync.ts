@@ -92,6 +92,9 @@ export function useCoreSync(): void {
         refetchUsageReport.call('report');
       }),
       // Every estimate is priced with the table.
+      client.subscribe('serviceStateChanged', () => {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.serviceState });
+      }),
       client.subscribe('pricesChanged', () => {
         void queryClient.invalidateQueries({ queryKey: queryKeys.priceTable });
         void queryClient.invalidateQueries({ queryKey: queryKeys.usageAll });

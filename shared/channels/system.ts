@@ -17,6 +17,13 @@ export const systemChannels = {
   ),
 
   /**
+   * The console service this page is served by: its version, and the newer version it hands over to
+   * once its runs end (the operator chose "let those runs finish and switch afterwards"), when it does.
+   * Meanwhile it takes no new run.
+   */
+  getServiceState: channel(noInput, z.object({ consoleVersion: z.string(), handingOverTo: z.string().nullable() })),
+
+  /**
    * Where the console writes its log (a rotating file in the data directory), for Settings → About and
    * the error pages to name. Null when this console writes no log file (its log is on stderr only).
    */

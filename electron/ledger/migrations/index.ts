@@ -14,6 +14,7 @@ import { attemptCause } from './012-attempt-cause';
 import { searchIndex } from './013-search-index';
 import { hosts } from './014-hosts';
 import { searchIndexMerging } from './015-search-index-merging';
+import { heldNotifications } from './016-held-notifications';
 
 export interface Migration {
   version: number;
@@ -48,4 +49,5 @@ export const migrations: readonly Migration[] = [
   { version: 13, name: 'search-index', sql: searchIndex },
   { version: 14, name: 'hosts', sql: hosts },
   { version: 15, name: 'search-index-merging', sql: '', run: searchIndexMerging },
+  { version: 16, name: 'held-notifications', sql: heldNotifications },
 ];
