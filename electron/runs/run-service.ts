@@ -88,6 +88,7 @@ export class RunService {
       workspace: this.workspace,
       sandboxProbe,
       scheduleRetry: (active, retryAt) => this.scheduler.scheduleRetry(active, retryAt),
+      hosts: options.hosts ?? null,
     });
     this.scheduler = new RunScheduler(this.context, {
       admit: (agent) => this.admitToRun(agent),
@@ -343,10 +344,12 @@ export class RunService {
   ): AdmissionResult {
     // A deleted environment admits no new run; a run resumed from its saved admission needs only that.
     const environment = this.context.ledger.environments.get(saved?.environmentId ?? agent.environmentId);
+    // A resumed run goes back to the host it ran on, whatever its environment names now.
+    const hostId = saved ? (saved.host?.id ?? null) : (environment?.hostId ?? null);
     return admitRun({
       agent,
       environment: environment && (!environment.deleted || saved) ? environment : undefined,
-      host: environment?.hostId ? this.context.ledger.hosts.get(environment.hostId) : undefined,
+      host: hostId ? this.context.ledger.hosts.get(hostId) : undefined,
       catalog: this.options.catalog,
       sandbox: this.options.sandbox?.() ?? null,
       connection,
@@ -372,9 +375,11 @@ export class RunService {
   /** What admission's answer for the agent depends on; verification waits for it to change. */
   admissionRevision(agent: StoredAgent & { deleted: boolean }): string {
     const connection = this.options.connections.state(agent.connectionId);
+    const environment = this.context.ledger.environments.get(agent.environmentId);
     return admissionConfigRevision({
       agent,
-      environment: this.context.ledger.environments.get(agent.environmentId),
+      environment,
+      host: environment?.hostId ? this.context.ledger.hosts.get(environment.hostId) : undefined,
       catalog: this.options.catalog,
       connection,
       sandbox: this.options.sandbox?.() ?? null,

@@ -59,6 +59,7 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
     startedAt: '2026-03-02T09:00:01.000Z',
     endedAt: '2026-03-02T09:02:01.000Z',
     archived: false,
+    hostUnreachableSince: null,
     landing: notLanded,
     providerId: 'codex',
     model: 'gpt-5-codex',
