@@ -85,6 +85,33 @@ function remoteProcessesOf(runId: string): string[] {
     });
 }
 
+/** The console's ssh processes reading the run's spool (`… attach <attempt dir> <offset>`). */
+function attachReaders(runId: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return argv[0] === 'ssh' && argv.some((arg) => arg.includes(' \'attach\' ') && arg.includes(runId));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen in ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
 async function waitForEnd(bed: RunTestBed, runId: string, timeoutMs = 60_000): Promise<RunDetail> {
   return bed.waitForRun(runId, ended, timeoutMs);
 }
@@ -104,6 +131,68 @@ describe('a run on an SSH host', () => {
     expect(c.output(runId).equals(spoolOf(runId))).toBe(true);
     expect(remoteProcessesOf(runId)).toEqual([]);
   }, 90_000);
-});
 
-void createHash;
+  it('loses nothing when its ssh connection is killed mid-flood: the run finishes on the host and every byte arrives once', async () => {
+    const c = await consoleOnHost();
+    const agent = await c.agent(['--flood-bytes', String(24 * 1024 * 1024)]);
+    const runId = await c.run(agent.id);
+    // Killed three times while the flood runs, each once some more of it has arrived.
+    for (let kill = 1; kill <= 3; kill += 1) {
+      const stored = c.bed.core.ledger.output.totalBytes(runId);
+      await until(`more output after kill ${kill - 1}`, () => c.bed.core.ledger.output.totalBytes(runId) > stored + 2 * 1024 * 1024 && attachReaders(runId).length > 0, 60_000);
+      for (const pid of attachReaders(runId)) process.kill(pid, 'SIGKILL');
+    }
+    const run = await waitForEnd(c.bed, runId, 120_000);
+    const output = c.output(runId);
+    expect(run.status, JSON.stringify(run.failure)).toBe('succeeded');
+    expect(output.toString('latin1')).toMatch(/flood-end bytes=\d+/);
+    const spool = spoolOf(runId);
+    expect(output.length).toBe(spool.length);
+    expect(sha256(output)).toBe(sha256(spool));
+    // The host's run never noticed: it was one attempt, to its end.
+    expect(run.attempts).toHaveLength(1);
+  }, 180_000);
+
+  it('stops on the host when the operator stops it: the agent, its process group and its sandbox are gone', async () => {
+    const c = await consoleOnHost();
+    const agent = await c.agent(['--spawn-child', '--ignore-sigterm', '--sleep-ms', '120000']);
+    const runId = await c.run(agent.id);
+    await until('the agent to start', () => c.output(runId).toString('utf8').includes('ready'), 60_000);
+    expect(remoteProcessesOf(runId).length).toBeGreaterThan(0);
+    await c.bed.call('stopRun', { runId });
+    const run = await waitForEnd(c.bed, runId, 30_000);
+    expect(run.status).toBe('cancelled');
+    expect(remoteProcessesOf(runId)).toEqual([]);
+    // The supervisor wrote its exit: bubblewrap was ended by the signal, and the sandbox's whole PID namespace with it.
+    const attempts = path.join(remoteRunDir(runId), 'attempts');
+    const exit = JSON.parse(readFileSync(path.join(attempts, readdirSync(attempts)[0]!, 'exit.json'), 'utf8')) as { signal: string | null };
+    expect(exit.signal).toMatch(/^SIG(TERM|KILL)$/);
+  }, 90_000);
+
+  it('is Unverifiable with a notice while its host cannot be reached, and is followed again, with no gap, once it answers', async () => {
+    const c = await consoleOnHost();
+    const agent = await c.agent(['--lines', '40', '--delay-ms', '100']);
+    const runId = await c.run(agent.id);
+    await until('the first lines', () => c.output(runId).toString('utf8').includes('line 3 of 40'), 60_000);
+    await server.stopListening();
+    try {
+      for (const pid of attachReaders(runId)) process.kill(pid, 'SIGKILL');
+      await until('the run to be marked', async () => (await c.bed.call('getRun', { runId })).hostUnreachableSince !== null);
+      const notices = (await c.bed.call('listNotices', { status: 'open' })).filter((notice) => notice.kind === 'host_unreachable');
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatchObject({ title: 'SSH host unreachable', runId, message: expect.stringContaining(`${server.alias} cannot be reached`) });
+      expect((await c.bed.call('getRun', { runId })).status).toBe('running');
+      // The agent runs on, on the host, meanwhile.
+      await sleep(1500);
+    } finally {
+      await server.startListening();
+    }
+    const run = await waitForEnd(c.bed, runId, 60_000);
+    expect(run.status).toBe('succeeded');
+    expect(run.hostUnreachableSince).toBeNull();
+    expect((await c.bed.call('listNotices', { status: 'open' })).filter((notice) => notice.kind === 'host_unreachable')).toEqual([]);
+    const output = c.output(runId);
+    expect(output.equals(spoolOf(runId))).toBe(true);
+    for (let line = 1; line <= 40; line += 1) expect(output.toString('utf8').split(`line ${line} of 40`)).toHaveLength(2);
+  }, 120_000);
+});
