@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
@@ -194,5 +194,41 @@ describe('a run on an SSH host', () => {
     const output = c.output(runId);
     expect(output.equals(spoolOf(runId))).toBe(true);
     for (let line = 1; line <= 40; line += 1) expect(output.toString('utf8').split(`line ${line} of 40`)).toHaveLength(2);
+  }, 120_000);
+
+  it('holds against attacks from inside: the remote user’s other files, the host’s network in none mode, the console’s spool and control socket', async () => {
+    const c = await consoleOnHost('none');
+    const home = remoteHome();
+    // Something of the remote user's own, beside the console's folder.
+    const planted = path.join(home, 'planted-secret.txt');
+    writeFileSync(planted, 'REMOTE-USER-SECRET\n', { mode: 0o600 });
+    execFileSync('chown', [`${remoteTestUser}:${remoteTestUser}`, planted]);
+    // A run before it, whose files the attacker looks for.
+    const first = await c.run((await c.agent(['--lines', '1'])).id);
+    expect((await waitForEnd(c.bed, first)).status).toBe('succeeded');
+    const firstDir = remoteRunDir(first);
+    const script = [
+      `cat ${planted} 2>/dev/null && echo OPEN-PLANTED`,
+      `ls ${home}/.ssh 2>/dev/null && echo OPEN-SSH-DIR`,
+      `ls ${firstDir}/view 2>/dev/null && echo OPEN-OTHER-RUN`,
+      'for f in "$OPERATOR_CONSOLE_TASK_ROOT"/attempts/*/spool "$OPERATOR_CONSOLE_TASK_ROOT"/attempts/*/control.sock "$OPERATOR_CONSOLE_TASK_ROOT"/seccomp.bpf; do test -e "$f" && echo "OPEN-CONSOLE-FILE $f"; done',
+      `ls ${home}/.operator-console/*.py 2>/dev/null && echo OPEN-SUPERVISOR`,
+      `echo x > ${home}/written-by-run 2>/dev/null && echo OPEN-WRITE-HOME`,
+      `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${server.port}), 3)" 2>/dev/null && echo OPEN-HOST-NETWORK`,
+      'unshare -U true 2>/dev/null && echo OPEN-USER-NAMESPACE',
+      'echo own > "$HOME/own-file" && echo WROTE-OWN-HOME',
+      'echo ATTACKS-DONE',
+    ].join('; ');
+    const runId = await c.run((await c.agent(['--shell', script])).id);
+    const run = await waitForEnd(c.bed, runId);
+    const text = c.output(runId).toString('utf8');
+    expect(run.status, text).toBe('succeeded');
+    expect(text).toContain('ATTACKS-DONE');
+    expect(text).toContain('WROTE-OWN-HOME');
+    expect(text).not.toMatch(/OPEN-[A-Z-]+/);
+    expect(text).not.toContain('REMOTE-USER-SECRET');
+    expect(existsSync(path.join(home, 'written-by-run'))).toBe(false);
+    // The script itself named the task root variable: it was set, so the checks looked where the files are.
+    expect(existsSync(path.join(remoteRunDir(runId), 'attempts'))).toBe(true);
   }, 120_000);
 });
