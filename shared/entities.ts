@@ -250,7 +250,7 @@ export const runSummarySchema = z.object({
    * A run on an SSH host whose host cannot be reached: since when. Whether it still runs there is not
    * known, so it reads Unverifiable (issue 28); null while the host answers, and for runs on this machine.
    */
-  hostUnreachableSince: timestamp.nullable(),
+  hostUnreachableSince: timestamp.nullable().default(null),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 

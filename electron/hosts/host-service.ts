@@ -14,6 +14,7 @@ import { knownHostsFilesOption, runSsh, sshBaseArgs, sshEnvironment, type SshSet
 import { resolveDestination } from './ssh-destination';
 import { sshFailure } from './ssh-failure';
 import type { HostConnection } from './remote-run/host-connection';
+import { diskOnHost, remoteHostLayout } from './remote-run/remote-supervisor';
 
 export interface HostServiceOptions {
   ledger: Ledger;
@@ -159,6 +160,22 @@ export class HostService {
       options: [...sshBaseArgs(this.settings), '-o', 'StrictHostKeyChecking=yes', '-o', knownHostsFilesOption([...userKnownHostsFiles, this.knownHosts.file])],
       report: test.report,
     };
+  }
+
+  /** What the console's runs take on each tested host (their folders under ~/.operator-console/runs), asked over ssh. */
+  async diskUse(): Promise<Array<{ hostId: string; name: string; runs: number; bytes: number | null; error: string | null; measuredAt: number }>> {
+    const answers = [];
+    for (const host of this.options.ledger.hosts.list()) {
+      if (host.lastTest?.outcome !== 'ready') continue;
+      try {
+        const connection = await this.connection(host.id);
+        const sizes = Object.values(await diskOnHost(connection, remoteHostLayout(connection)));
+        answers.push({ hostId: host.id, name: host.name, runs: sizes.length, bytes: sizes.reduce((sum, bytes) => sum + bytes, 0), error: null, measuredAt: this.now() });
+      } catch (error) {
+        answers.push({ hostId: host.id, name: host.name, runs: 0, bytes: null, error: error instanceof Error ? error.message : String(error), measuredAt: this.now() });
+      }
+    }
+    return answers;
   }
 
   private async runTest(host: StoredHost): Promise<HostTest> {

@@ -65,6 +65,7 @@ export class RunService {
       sandbox: () => sandboxProbe.ready(),
       log: options.log,
       now: this.context.now,
+      hosts: options.hosts,
     });
     this.diskFull = new DiskFullNotices({
       dataDir: options.dataDir,

@@ -97,9 +97,9 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
 }
 
 export function aRunSummary(changes: Partial<RunSummary> = {}): RunSummary {
-  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing } = aRun();
+  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing, hostUnreachableSince } = aRun();
   return runSummarySchema.parse({
-    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing },
+    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing, hostUnreachableSince },
     ...changes,
   });
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
@@ -26,7 +26,12 @@ afterAll(async () => {
 
 const beds: RunTestBed[] = [];
 afterEach(async () => {
-  for (const bed of beds.splice(0)) await bed.close();
+  for (const bed of beds.splice(0)) {
+    const runIds = bed.core.ledger.runs.withStatus(['succeeded', 'failed', 'cancelled', 'running', 'preparing']).map((row) => row.id);
+    await bed.close();
+    // What the runs left on the host (Clean up's work, tested once above) goes with the test.
+    for (const runId of runIds) rmSync(remoteRunDir(runId), { recursive: true, force: true });
+  }
 });
 
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
@@ -130,6 +135,18 @@ describe('a run on an SSH host', () => {
     expect(text).toContain('line 30 of 30');
     expect(c.output(runId).equals(spoolOf(runId))).toBe(true);
     expect(remoteProcessesOf(runId)).toEqual([]);
+    // The host's task root is 0700 and the console's, and Clean up shows and removes it.
+    expect(statSync(remoteRunDir(runId)).mode & 0o777).toBe(0o700);
+    expect(statSync(path.dirname(path.dirname(remoteRunDir(runId)))).mode & 0o777).toBe(0o700);
+    const before = (await c.bed.call('getDiskUsage', { refresh: true })).hosts;
+    expect(before).toEqual([expect.objectContaining({ hostId: c.host.id, name: server.alias, error: null, bytes: expect.any(Number) })]);
+    expect(before[0]!.runs).toBeGreaterThanOrEqual(1);
+    expect(before[0]!.bytes).toBeGreaterThan(0);
+    const cleaned = await c.bed.call('cleanUpRuns', { runIds: [runId], confirmedRunIds: [runId] });
+    expect(cleaned.removed).toEqual([runId]);
+    expect(existsSync(remoteRunDir(runId))).toBe(false);
+    const after = (await c.bed.call('getDiskUsage', { refresh: true })).hosts;
+    expect(after[0]!.runs).toBe(before[0]!.runs - 1);
   }, 90_000);
 
   it('loses nothing when its ssh connection is killed mid-flood: the run finishes on the host and every byte arrives once', async () => {
@@ -231,4 +248,19 @@ describe('a run on an SSH host', () => {
     // The script itself named the task root variable: it was set, so the checks looked where the files are.
     expect(existsSync(path.join(remoteRunDir(runId), 'attempts'))).toBe(true);
   }, 120_000);
+
+  it('takes keystrokes and resizes while it runs on the host, as a local PTY does', async () => {
+    const c = await consoleOnHost();
+    const agent = await c.agent(['--print-size', '--echo-input']);
+    const runId = await c.run(agent.id);
+    await until('the agent to be ready', () => c.output(runId).toString('utf8').includes('ready'), 60_000);
+    await c.bed.call('resizeRun', { runId, cols: 101, rows: 33 });
+    await until('the new size', () => c.output(runId).toString('utf8').includes('size 101x33'));
+    expect((await c.bed.call('sendRunInput', { runId, data: 'hello host\r' })).accepted).toBe(true);
+    await until('the echo', () => c.output(runId).toString('utf8').includes('got: hello host'));
+    await c.bed.call('sendRunInput', { runId, data: 'quit\r' });
+    const run = await waitForEnd(c.bed, runId);
+    expect(run.status).toBe('succeeded');
+    expect(c.output(runId).equals(spoolOf(runId))).toBe(true);
+  }, 90_000);
 });

@@ -66,7 +66,10 @@ export interface RemoteRunLayout {
 const safeRemotePath = /^\/[A-Za-z0-9._/+-]*$/;
 const safeId = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function remoteRunLayout(connection: HostConnection, runId: string): RemoteRunLayout {
+/** The console's folder on the host, and the script in it. */
+export type RemoteHostLayout = Pick<RemoteRunLayout, 'home' | 'consoleRoot' | 'runsRoot' | 'script'>;
+
+export function remoteHostLayout(connection: HostConnection): RemoteHostLayout {
   const home = connection.report.home;
   if (!safeRemotePath.test(home) || home.split('/').includes('..')) {
     throw new OperatorError({
@@ -76,14 +79,16 @@ export function remoteRunLayout(connection: HostConnection, runId: string): Remo
       actionUrl: actionRoute({ kind: 'settings-hosts' }),
     });
   }
-  if (!safeId.test(runId)) throw new Error(`not a run id: ${runId}`);
   const consoleRoot = path.posix.join(home, consoleFolderName);
-  const runsRoot = path.posix.join(consoleRoot, 'runs');
-  const runDir = path.posix.join(runsRoot, runId);
+  return { home, consoleRoot, runsRoot: path.posix.join(consoleRoot, 'runs'), script: `${consoleRoot}/supervisor-${supervisorScript().digest}.py` };
+}
+
+export function remoteRunLayout(connection: HostConnection, runId: string): RemoteRunLayout {
+  const host = remoteHostLayout(connection);
+  if (!safeId.test(runId)) throw new Error(`not a run id: ${runId}`);
+  const runDir = path.posix.join(host.runsRoot, runId);
   return {
-    home,
-    consoleRoot,
-    runsRoot,
+    ...host,
     runDir,
     taskRoot: { root: runDir, view: `${runDir}/view`, tmp: `${runDir}/tmp`, cache: `${runDir}/cache`, home: `${runDir}/home` },
     seccompFile: `${runDir}/seccomp.bpf`,
@@ -91,7 +96,6 @@ export function remoteRunLayout(connection: HostConnection, runId: string): Remo
       if (!safeId.test(attemptId)) throw new Error(`not an attempt id: ${attemptId}`);
       return `${runDir}/attempts/${attemptId}`;
     },
-    script: `${consoleRoot}/supervisor-${supervisorScript().digest}.py`,
   };
 }
 
@@ -100,7 +104,7 @@ const commandTimeoutMs = 60_000;
 const installed = new Set<string>();
 
 /** Puts the supervisor script on the host, once per host and script. */
-export async function installSupervisor(connection: HostConnection, layout: RemoteRunLayout): Promise<void> {
+export async function installSupervisor(connection: HostConnection, layout: RemoteHostLayout): Promise<void> {
   const key = `${connection.hostId}\0${layout.script}`;
   if (installed.has(key)) return;
   const install = [
@@ -119,7 +123,7 @@ export async function installSupervisor(connection: HostConnection, layout: Remo
   installed.add(key);
 }
 
-function python(layout: RemoteRunLayout, ...words: string[]): string[] {
+function python(layout: RemoteHostLayout, ...words: string[]): string[] {
   return ['python3', layout.script, ...words];
 }
 
@@ -227,7 +231,7 @@ export async function removeFromHost(connection: HostConnection, layout: RemoteR
 }
 
 /** Bytes per run folder on the host. */
-export async function diskOnHost(connection: HostConnection, layout: Pick<RemoteRunLayout, 'runsRoot' | 'script'> & RemoteRunLayout): Promise<Record<string, number>> {
+export async function diskOnHost(connection: HostConnection, layout: RemoteHostLayout): Promise<Record<string, number>> {
   await installSupervisor(connection, layout);
   const result = await runOnHost(connection, python(layout, 'disk', layout.runsRoot), { timeoutMs: commandTimeoutMs, maxOutputBytes: 1024 * 1024 });
   if (result.exitCode !== 0) throw hostCommandFailed(connection, 'could not say how much disk its runs use', result.stderr);
