@@ -220,7 +220,8 @@ function hostProblem(
     if (networkMode === 'provider-only') return `lets its runs reach their provider only, which on ${host.name} needs the model tunnel back to this machine, not available yet (choose the network mode None or Open for it)`;
   }
   if (homeMode === 'preconfigured') return `runs on ${host.name}, and a preconfigured home is your own login on this machine, which is never copied to a host (give the agent an isolated home)`;
-  const executable = provider.definition.ownProgram ? null : provider.definition.executable;
+  // A CLI the host was asked about (a bare name on its PATH); a path the catalog names is looked for at launch.
+  const executable = provider.definition.ownProgram ? null : provider.executable;
   if (executable) {
     const cli = report.clis.find((entry) => entry.executable === executable);
     if (cli && cli.version === null) return `runs on ${host.name}, where Test host did not find ${cli.displayName} (${executable}) on the PATH (install it there, then test the host again)`;

@@ -23,6 +23,7 @@ import { subscribeNetworkNotices } from './notices/network-notice-reactions';
 import { subscribeDiskFullNotices } from './notices/disk-full-reactions';
 import { subscribeBudgetNotices } from './notices/budget-notice-reactions';
 import { strandOrphanedRuns } from './recovery';
+import { stopAttemptOnHost } from '../hosts/remote-run/remote-supervisor';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './notices/network-notices';
 import { RunNotices } from './notices/run-notices';
@@ -416,6 +417,10 @@ export class RunService {
       log: context.log,
       now: context.now,
       resumed: waiting,
+      stopOnHost: async (hostId, attemptDir) => {
+        if (!this.options.hosts || !context.ledger.hosts.get(hostId)) return;
+        await stopAttemptOnHost(await this.options.hosts.connection(hostId), attemptDir, 0);
+      },
       stranded: (runId, failure) => {
         context.announce(runId);
         context.lifecycle.emit('runEnded', { runId, status: 'stranded', failure });

@@ -263,4 +263,15 @@ describe('a run on an SSH host', () => {
     expect(run.status).toBe('succeeded');
     expect(c.output(runId).equals(spoolOf(runId))).toBe(true);
   }, 90_000);
+
+  it('leaves nothing running on the host when the console closes under it: the run is stranded here and stopped there', async () => {
+    const c = await consoleOnHost();
+    const agent = await c.agent(['--sleep-ms', '120000']);
+    const runId = await c.run(agent.id);
+    await until('the agent to start', () => c.output(runId).toString('utf8').includes('ready'), 60_000);
+    expect(remoteProcessesOf(runId).length).toBeGreaterThan(0);
+    await c.bed.restart();
+    await c.bed.waitForRun(runId, (run) => run.status === 'stranded', 30_000);
+    await until('nothing of the run on the host', () => remoteProcessesOf(runId).length === 0, 15_000);
+  }, 90_000);
 });

@@ -124,10 +124,18 @@ export class RemoteSession implements PtySession {
     return this.stopping;
   }
 
-  /** The console closes: the reader stops, the agent is left as it is. */
-  detach(): void {
-    this.closed = true;
-    this.killReader();
+  /**
+   * The console closes: if the exit has not arrived in `ms` (a host that does not answer), the session
+   * stops waiting for it and ends without one. The agent is left to the supervisor; the next start's
+   * recovery asks the host to stop it.
+   */
+  giveUpAfter(ms: number): void {
+    setTimeout(() => {
+      if (this.exitValue) return;
+      this.closed = true;
+      this.killReader();
+      this.exitNow(Buffer.from('{"exitCode":null,"signal":null}'));
+    }, ms).unref();
   }
 
   private async stopOnHost(graceMs: number): Promise<PtyExit> {

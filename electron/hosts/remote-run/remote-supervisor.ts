@@ -218,6 +218,14 @@ export async function stopOnHost(connection: HostConnection, layout: RemoteRunLa
   await runOnHost(connection, python(layout, 'stop', layout.attemptDir(attemptId), String(Math.max(0, Math.round(graceMs)))), { timeoutMs: commandTimeoutMs, maxOutputBytes: 4096 });
 }
 
+/** The same for an attempt known by its folder alone (a run a dead console left there); only folders under the console's own are asked about. */
+export async function stopAttemptOnHost(connection: HostConnection, attemptDir: string, graceMs: number): Promise<void> {
+  const layout = remoteHostLayout(connection);
+  if (!attemptDir.startsWith(`${layout.runsRoot}/`) || !safeRemotePath.test(attemptDir) || attemptDir.split('/').includes('..')) throw new Error(`not a run's folder: ${attemptDir}`);
+  await installSupervisor(connection, layout);
+  await runOnHost(connection, python(layout, 'stop', attemptDir, String(Math.max(0, Math.round(graceMs)))), { timeoutMs: commandTimeoutMs, maxOutputBytes: 4096 });
+}
+
 /** The attach command: the spool from `offset`, framed, then the exit. */
 export function attachWords(layout: RemoteRunLayout, attemptId: string, offset: number): string[] {
   return python(layout, 'attach', layout.attemptDir(attemptId), String(offset));

@@ -1,11 +1,13 @@
 import { actionRoute } from '../../../shared/routes';
 import { RemoteSession } from '../../hosts/remote-run/remote-session';
 import { startOnHost } from '../../hosts/remote-run/remote-supervisor';
-import type { ActiveRun, RunContext } from '../run-context';
+import { stopReason, type ActiveRun, type RunContext } from '../run-context';
 import { takeStop } from './abortable';
 import { need, type AttemptScope } from './attempt-scope';
 import { adoptConfined } from './confined-process';
 import { followAgent } from './spawn-and-follow';
+
+const shutdownWaitMs = 10_000;
 
 /**
  * Step 6, for a run on an SSH host: the confined launch started under the console's supervisor there
@@ -35,6 +37,10 @@ export async function spawnAndFollowOnHost(scope: AttemptScope, signal: AbortSig
     pid,
     executablePath: launch.executable,
     onReachability: (reachable, detail) => hostReachability(context, active, connection.name, reachable, detail),
+  });
+  // A closing console waits for the host's answer to its stop only so long: an unreachable host must not hold it open.
+  signal.addEventListener('abort', () => {
+    if (stopReason(active) === 'shutdown') session.giveUpAfter(shutdownWaitMs);
   });
   const owner = { context, active, attemptId: attempt.id, signal };
   const locator = { hostId: connection.hostId, attemptDir: layout.attemptDir(attempt.id), remotePid: pid, attempt: active.attemptNumber };
