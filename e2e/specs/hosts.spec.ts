@@ -66,17 +66,17 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await page.reload();
   await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready');
 
-  // An environment can name the host; its runs are not executed there yet, and the page says so.
+  // An environment can name the host; its runs execute there, and the page says so.
   await page.getByRole('link', { name: 'Environments' }).click();
   await page.getByRole('button', { name: 'New environment' }).click();
   const create = page.getByRole('dialog', { name: 'New environment' });
   await create.getByLabel('Name').fill('On the build box');
   await create.getByLabel('SSH host').selectOption({ label: sshServer.alias });
-  await expect(create.getByLabel('SSH host')).toHaveAccessibleDescription(/not available yet/);
+  await expect(create.getByLabel('SSH host')).toHaveAccessibleDescription(/Its runs execute on that host, confined as here/);
   await create.getByRole('button', { name: 'Create environment' }).click();
   await expect(create).toBeHidden();
   const environment = page.getByRole('list', { name: 'Environments' }).getByRole('listitem').filter({ hasText: 'On the build box' });
-  await expect(environment.getByLabel('On the build box details')).toContainText(`Host${sshServer.alias} (runs there are not available yet: they are refused)`);
+  await expect(environment.getByLabel('On the build box details')).toContainText(`Host${sshServer.alias} (its runs execute there)`);
 
   // The host is not removed while the environment names it.
   await environment.getByRole('link', { name: sshServer.alias }).click();
