@@ -285,29 +285,35 @@ def attach(folder, offset):
     # Attached: the console hears it before any output (a quiet agent may print nothing for long).
     write_all(out, frame(b'H', b''))
     stdin = sys.stdin.fileno()
-    stdin_open = True
     pending = b''
     idle = 0.002
+    position = offset
     while True:
-        data = os.read(spool, 262144)
-        if data:
-            write_all(out, frame(b'D', data))
+        available = os.fstat(spool).st_size - position
+        if available > 0:
+            # The kernel copies the spool to ssh's pipe itself (sendfile): one frame up to 1 MiB at a time.
+            count = min(available, 1 << 20)
+            write_all(out, b'D' + struct.pack('>I', count))
+            sent = 0
+            while sent < count:
+                n = os.sendfile(out, spool, position + sent, count - sent)
+                if n == 0:
+                    raise OSError('the spool shrank')
+                sent += n
+            position += count
             idle = 0.002
-            continue
-        if os.path.exists(exit_path):
-            # The exit is written after the last byte: what is left of the spool is read first.
-            while True:
-                data = os.read(spool, 262144)
-                if not data:
-                    break
-                write_all(out, frame(b'D', data))
+        elif os.path.exists(exit_path):
+            # The exit is written after the last byte: what is left of the spool goes first.
+            if os.fstat(spool).st_size > position:
+                continue
             with open(exit_path, 'rb') as handle:
                 write_all(out, frame(b'E', handle.read(4096)))
             return
-        waiting = [stdin] if stdin_open else []
-        ready, _, _ = select.select(waiting, [], [], idle)
-        # Quiet output polls less often, up to 50 ms; input makes it fast again (its echo is due).
-        idle = min(idle * 1.5, 0.05)
+        # Input is taken between frames, also during a flood (then without waiting).
+        ready, _, _ = select.select([stdin], [], [], 0 if available > 0 else idle)
+        if available <= 0:
+            # Quiet output polls less often, up to 50 ms; input makes it fast again (its echo is due).
+            idle = min(idle * 1.5, 0.05)
         if ready:
             chunk = os.read(stdin, 65536)
             if not chunk:

@@ -177,7 +177,12 @@ export class RemoteSession implements PtySession {
     // Its own process group: a stop or a close ends ssh and nothing else.
     const reader = spawn(connection.settings.program, argv, { env: connection.settings.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.reader = reader;
-    let pending: Buffer = Buffer.alloc(0);
+    // The frame being read: its header as it arrives, then its payload. A data frame's bytes are handed
+    // on as they arrive (no copy, no wait for the whole frame); the others are small and kept whole.
+    let header = Buffer.alloc(0);
+    let kind = '';
+    let remaining = 0;
+    let small: Buffer[] = [];
     let stderr = '';
     let gotFrame = false;
     let broken = false;
@@ -185,26 +190,41 @@ export class RemoteSession implements PtySession {
     reader.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < 8192) stderr += chunk.toString('utf8');
     });
+    const frameDone = () => {
+      gotFrame = true;
+      if (kind === 'H') this.attachedNow();
+      else if (kind === 'E') this.exitNow(Buffer.concat(small));
+      kind = '';
+      small = [];
+    };
     reader.stdout.on('data', (chunk: Buffer) => {
-      if (broken) return;
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= frameHeaderBytes) {
-        const kind = String.fromCharCode(pending[0]!);
-        const length = pending.readUInt32BE(1);
-        const limit = kind === 'D' ? maxDataFrame : kind === 'E' ? maxExitFrame : kind === 'H' ? 0 : -1;
-        if (length > limit) {
-          broken = true;
-          stderr += `\nthe host sent a frame the console does not read (${kind === 'D' || kind === 'E' || kind === 'H' ? `${length} bytes` : 'unknown kind'})`;
-          this.killReader();
-          return;
+      let at = 0;
+      while (at < chunk.length && !broken) {
+        if (kind === '') {
+          const needed = frameHeaderBytes - header.length;
+          header = Buffer.concat([header, chunk.subarray(at, at + needed)]);
+          at += Math.min(needed, chunk.length - at);
+          if (header.length < frameHeaderBytes) return;
+          kind = String.fromCharCode(header[0]!);
+          remaining = header.readUInt32BE(1);
+          header = Buffer.alloc(0);
+          const limit = kind === 'D' ? maxDataFrame : kind === 'E' ? maxExitFrame : kind === 'H' ? 0 : -1;
+          if (remaining > limit) {
+            broken = true;
+            stderr += `\nthe host sent a frame the console does not read (${limit >= 0 ? `${remaining} bytes` : 'unknown kind'})`;
+            this.killReader();
+            return;
+          }
+          if (remaining === 0) frameDone();
+          continue;
         }
-        if (pending.length < frameHeaderBytes + length) break;
-        const payload = pending.subarray(frameHeaderBytes, frameHeaderBytes + length);
-        pending = pending.subarray(frameHeaderBytes + length);
-        gotFrame = true;
-        if (kind === 'H') this.attachedNow();
-        else if (kind === 'D') this.deliver(Buffer.from(payload));
-        else if (kind === 'E') this.exitNow(payload);
+        const take = Math.min(remaining, chunk.length - at);
+        const part = chunk.subarray(at, at + take);
+        at += take;
+        remaining -= take;
+        if (kind === 'D') this.deliver(part);
+        else small.push(part);
+        if (remaining === 0) frameDone();
       }
     });
     if (this.isPaused) reader.stdout.pause();
@@ -233,6 +253,7 @@ export class RemoteSession implements PtySession {
   }
 
   private deliver(bytes: Buffer): void {
+    if (this.exitValue) return;
     this.received += bytes.length;
     for (const listener of this.dataListeners) listener(bytes);
   }
