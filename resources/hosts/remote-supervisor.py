@@ -51,11 +51,35 @@ def real_dir(path):
     return st_mod.S_ISDIR(st.st_mode)
 
 
+def make_folder(root, folder):
+    # Some folders are inside the run's writable roots (its CLI's home in its cache), where the agent
+    # may have left a link: below the console's own folder no component is followed, each is made or
+    # checked to be a real folder.
+    import stat as st_mod
+    relative = os.path.relpath(folder, root)
+    if relative.startswith('..') or os.path.isabs(relative):
+        raise OSError('%s is not inside %s' % (folder, root))
+    path = root
+    for part in [] if relative == '.' else relative.split('/'):
+        path = os.path.join(path, part)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            os.mkdir(path, 0o700)
+            continue
+        if not st_mod.S_ISDIR(st.st_mode):
+            raise OSError('%s is not a folder (a link or a file is there)' % path)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
+
+
 def prepare():
     spec = json.load(sys.stdin)
     for folder in spec['folders']:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        os.chmod(folder, 0o700)
+        make_folder(spec['root'], folder)
     machine = platform.machine()
     seccomp = None
     filters = spec.get('seccomp', {})

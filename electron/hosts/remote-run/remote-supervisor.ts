@@ -167,7 +167,7 @@ export async function prepareOnHost(connection: HostConnection, layout: RemoteRu
     const filter = seccompFilter(arch);
     if (filter) seccomp[machine] = filter.toString('base64');
   }
-  const request = { ...input, seccomp, seccompFile: layout.seccompFile };
+  const request = { ...input, root: layout.consoleRoot, seccomp, seccompFile: layout.seccompFile };
   const result = await runOnHost(connection, python(layout, 'prepare'), { stdin: Buffer.from(JSON.stringify(request)), timeoutMs: commandTimeoutMs, maxOutputBytes: 256 * 1024 });
   if (result.exitCode !== 0) throw hostCommandFailed(connection, 'could not prepare the run’s folders', result.stderr);
   let parsed;
