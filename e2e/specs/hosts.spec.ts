@@ -55,6 +55,7 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await expect(row.getByRole('region', { name: `Host key of ${sshServer.alias}` })).toHaveCount(0);
   const facts = row.getByLabel(`What ${sshServer.alias} has`);
   await expect(facts).toContainText(/git version \d/);
+  await expect(facts).toContainText(/Python 3\.\d+\.\d+ \(the console's run supervisor there uses it\)/);
   await expect(facts).toContainText('Cores');
   await expect(facts).toContainText(`in /home/${sshServer.user}`);
   const clis = row.getByRole('list', { name: `Agent CLIs on ${sshServer.alias}` }).getByRole('listitem');
