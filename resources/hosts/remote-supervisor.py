@@ -91,13 +91,15 @@ def prepare():
         facts['realDirectories'][path] = real_dir(path)
     for path in spec['realpaths']:
         facts['realpaths'][path] = os.path.realpath(path) if os.path.exists(path) else None
-    exe = spec.get('executable')
-    if exe:
-        found = exe if '/' in exe else shutil.which(exe, path=spec.get('path', ''))
+    def program(name):
+        found = name if '/' in name else shutil.which(name, path=spec.get('path', ''))
         if found and os.path.isfile(found) and os.access(found, os.X_OK):
-            facts['executable'] = {'path': os.path.abspath(found), 'realpath': os.path.realpath(found)}
-    for path in spec.get('programs', []):
-        facts['realpaths'][path] = os.path.realpath(path) if os.path.exists(path) else None
+            return {'path': os.path.abspath(found), 'realpath': os.path.realpath(found)}
+        return None
+    if spec.get('executable'):
+        facts['executable'] = program(spec['executable'])
+    # Interpreters a CLI's first line may name (node for the npm-installed CLIs), wherever they are.
+    facts['interpreters'] = [found for found in (program(name) for name in spec.get('interpreters', [])) if found]
     sys.stdout.write(json.dumps(facts))
 
 

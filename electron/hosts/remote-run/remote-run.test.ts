@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
+import { fixtureAgentPath } from '../../testing/output-test-kit';
 import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 
@@ -47,8 +48,8 @@ async function consoleOnHost(networkMode: 'none' | 'open' = 'none') {
   expect(test.outcome).toBe('ready');
   const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode, hostId: host.id });
   const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-test-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
-  const agent = async (args: string[]) => {
-    const created = await bed.createAgent(args, { environmentId: environment.id, homeMode: 'isolated' });
+  const agent = async (args: string[], extra: Record<string, unknown> = {}) => {
+    const created = await bed.createAgent(args, { environmentId: environment.id, homeMode: 'isolated', ...extra });
     await bed.call('setAgentConnection', { agentId: created.id, connectionId: connection.id });
     return created;
   };
@@ -273,5 +274,31 @@ describe('a run on an SSH host', () => {
     await c.bed.restart();
     await c.bed.waitForRun(runId, (run) => run.status === 'stranded', 30_000);
     await until('nothing of the run on the host', () => remoteProcessesOf(runId).length === 0, 15_000);
+  }, 90_000);
+
+  it('runs a CLI installed in the remote user’s home, showing the sandbox that folder alone of the home', async () => {
+    const c = await consoleOnHost();
+    const home = remoteHome();
+    const installed = path.join(home, 'agent-cli');
+    mkdirSync(installed, { recursive: true });
+    copyFileSync(fixtureAgentPath, path.join(installed, 'fixture-agent.mjs'));
+    chmodSync(path.join(installed, 'fixture-agent.mjs'), 0o755);
+    writeFileSync(path.join(home, 'beside-the-cli.txt'), 'NOT-FOR-THE-RUN\n');
+    execFileSync('chown', ['-R', `${remoteTestUser}:${remoteTestUser}`, installed, path.join(home, 'beside-the-cli.txt')]);
+    try {
+      const agent = await c.agent(['--shell', `cat ${home}/beside-the-cli.txt 2>/dev/null && echo OPEN-HOME; echo CLI-RAN; ps -o args= -p $PPID`], { profileId: 'program', executablePath: path.join(installed, 'fixture-agent.mjs') });
+      const runId = await c.run(agent.id);
+      const run = await waitForEnd(c.bed, runId);
+      const text = c.output(runId).toString('utf8');
+      expect(run.status, `${text} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+      expect(text).toContain('CLI-RAN');
+      // The program that ran is the one in the home (its parent's command line names it).
+      expect(text).toContain(`${installed}/fixture-agent.mjs`);
+      expect(text).not.toContain('OPEN-HOME');
+      expect(text).not.toContain('NOT-FOR-THE-RUN');
+    } finally {
+      rmSync(installed, { recursive: true, force: true });
+      rmSync(path.join(home, 'beside-the-cli.txt'), { force: true });
+    }
   }, 90_000);
 });

@@ -100,13 +100,12 @@ export function remoteRunLayout(connection: HostConnection, runId: string): Remo
 }
 
 const commandTimeoutMs = 60_000;
-/** The hosts this console has put the current script on (asked again after a restart). */
-const installed = new Set<string>();
 
-/** Puts the supervisor script on the host, once per host and script. */
+/**
+ * Puts the supervisor script on the host when it is not there (asked at each use: the folder may
+ * have been removed on the host meanwhile; one short ssh command).
+ */
 export async function installSupervisor(connection: HostConnection, layout: RemoteHostLayout): Promise<void> {
-  const key = `${connection.hostId}\0${layout.script}`;
-  if (installed.has(key)) return;
   const install = [
     'set -e',
     'umask 077',
@@ -120,7 +119,6 @@ export async function installSupervisor(connection: HostConnection, layout: Remo
     maxOutputBytes: 4096,
   });
   if (result.exitCode !== 0) throw hostCommandFailed(connection, 'could not keep its files in ~/.operator-console', result.stderr);
-  installed.add(key);
 }
 
 function python(layout: RemoteHostLayout, ...words: string[]): string[] {
@@ -142,6 +140,7 @@ const factsSchema = z.object({
   realDirectories: z.record(z.string(), z.boolean()),
   realpaths: z.record(z.string(), z.string().max(4096).nullable()),
   executable: z.object({ path: z.string().max(4096), realpath: z.string().max(4096) }).nullable(),
+  interpreters: z.array(z.object({ path: z.string().max(4096), realpath: z.string().max(4096) })).max(8),
 });
 
 export type RemoteFacts = z.infer<typeof factsSchema>;
@@ -158,6 +157,8 @@ export interface PrepareOnHostInput {
   /** The agent's program, looked for on `path` when it is a bare name. */
   executable: string;
   path: string;
+  /** Interpreters its first line may name (`node`), looked for on `path` too. */
+  interpreters?: string[];
 }
 
 /** Makes the run's folders, writes the seccomp filter for the host's machine, and answers the file system facts. */

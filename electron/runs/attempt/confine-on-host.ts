@@ -61,6 +61,7 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
     realpaths: asked,
     executable: spec.executable,
     path: env.PATH ?? connection.report.path,
+    interpreters: ['node'],
   });
   if (!facts.executable) {
     throw new OperatorError({
@@ -82,7 +83,8 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
         actionUrl: actionRoute({ kind: 'settings-hosts' }),
       });
     }
-    const realpaths = new Map([[executable, facts.executable.realpath]]);
+    const programs = [facts.executable, ...facts.interpreters];
+    const realpaths = new Map(programs.map((program) => [program.path, program.realpath]));
     const hidden = [layout.home, layout.consoleRoot];
     const bwrapArgs = buildBwrapArgs(
       {
@@ -90,7 +92,7 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
         writableRoots: [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home],
         networkMode: admission.networkMode,
         operatorHome: layout.home,
-        readOnlyRebinds: readOnlyRebindsFor({ linkTargets: [], installationDirs: sandboxInstallationDirs([executable], hidden, (file) => realpaths.get(file) ?? file) }),
+        readOnlyRebinds: readOnlyRebindsFor({ linkTargets: [], installationDirs: sandboxInstallationDirs(programs.map((program) => program.path), hidden, (file) => realpaths.get(file) ?? file) }),
         hiddenPaths: [layout.consoleRoot],
         overlays: [],
         command: argv,
