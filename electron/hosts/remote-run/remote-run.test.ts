@@ -301,4 +301,16 @@ describe('a run on an SSH host', () => {
       rmSync(path.join(home, 'beside-the-cli.txt'), { force: true });
     }
   }, 90_000);
+
+  it('keeps the host’s network in the open mode, which the none mode takes away', async () => {
+    const connect = `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${server.port}), 3)" 2>/dev/null && echo HOST-NETWORK-REACHED || echo HOST-NETWORK-UNREACHABLE`;
+    const open = await consoleOnHost('open');
+    const runId = await open.run((await open.agent(['--shell', connect])).id);
+    expect((await waitForEnd(open.bed, runId)).status).toBe('succeeded');
+    expect(open.output(runId).toString('utf8')).toContain('HOST-NETWORK-REACHED');
+    const none = await consoleOnHost('none');
+    const closed = await none.run((await none.agent(['--shell', connect])).id);
+    expect((await waitForEnd(none.bed, closed)).status).toBe('succeeded');
+    expect(none.output(closed).toString('utf8')).toContain('HOST-NETWORK-UNREACHABLE');
+  }, 120_000);
 });
