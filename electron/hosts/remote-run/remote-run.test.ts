@@ -313,4 +313,31 @@ describe('a run on an SSH host', () => {
     expect((await waitForEnd(none.bed, closed)).status).toBe('succeeded');
     expect(none.output(closed).toString('utf8')).toContain('HOST-NETWORK-UNREACHABLE');
   }, 120_000);
+
+  it('ends here when Stopped while its host does not answer, saying the host did not confirm it, and Clean up kills what is left there', async () => {
+    const c = await consoleOnHost();
+    const agent = await c.agent(['--sleep-ms', '120000']);
+    const runId = await c.run(agent.id);
+    await until('the agent to start', () => c.output(runId).toString('utf8').includes('ready'), 60_000);
+    await server.stopListening();
+    try {
+      for (const pid of attachReaders(runId)) process.kill(pid, 'SIGKILL');
+      await until('the run to be marked', async () => (await c.bed.call('getRun', { runId })).hostUnreachableSince !== null);
+      await c.bed.call('stopRun', { runId });
+      // Not a ghost: after the grace and the wait for the host, the run ends here.
+      const run = await waitForEnd(c.bed, runId, 60_000);
+      expect(run.status).toBe('cancelled');
+      expect(run.hostUnreachableSince).toBeNull();
+      const notice = (await c.bed.call('listNotices', { status: 'open' })).find((open) => open.kind === 'host_unreachable');
+      expect(notice).toMatchObject({ runId, message: expect.stringContaining('ended here without its word that the agent stopped there'), actionLabel: 'Open Clean up' });
+      // The agent still runs on the host, which nobody could reach.
+      expect(remoteProcessesOf(runId).length).toBeGreaterThan(0);
+    } finally {
+      await server.startListening();
+    }
+    const cleaned = await c.bed.call('cleanUpRuns', { runIds: [runId], confirmedRunIds: [runId] });
+    expect(cleaned.removed).toEqual([runId]);
+    await until('nothing of the run on the host', () => remoteProcessesOf(runId).length === 0, 15_000);
+    expect(existsSync(remoteRunDir(runId))).toBe(false);
+  }, 120_000);
 });

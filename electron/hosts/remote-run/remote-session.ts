@@ -40,6 +40,13 @@ export interface RemoteSessionOptions {
   onReachability?: (reachable: boolean, detail: string) => void;
   /** Where the spool is read from (0 for a new attempt). */
   startOffset?: number;
+  /**
+   * How long a Stop waits for the host to confirm the agent's end beyond its grace, while the host
+   * does not answer, before the session ends without it (`onGaveUp`).
+   */
+  stopGiveUpMs?: number;
+  /** The session ended without the host's word (a Stop or a closing console the host never answered). */
+  onGaveUp?: () => void;
 }
 
 export class RemoteSession implements PtySession {
@@ -134,11 +141,18 @@ export class RemoteSession implements PtySession {
       if (this.exitValue) return;
       this.closed = true;
       this.killReader();
+      this.gaveUp = true;
+      this.options.onGaveUp?.();
       this.exitNow(Buffer.from('{"exitCode":null,"signal":null}'));
     }, ms).unref();
   }
 
+  /** True when the session ended without the host's word on the agent's exit. */
+  gaveUp = false;
+
   private async stopOnHost(graceMs: number): Promise<PtyExit> {
+    // A host that never answers does not keep the run going here: after the grace and this long, the run ends.
+    this.giveUpAfter(graceMs + (this.options.stopGiveUpMs ?? 30_000));
     this.send('S', Buffer.from(String(graceMs)));
     while (!this.exitValue && !this.closed) {
       try {
@@ -259,6 +273,7 @@ export class RemoteSession implements PtySession {
   }
 
   private exitNow(payload: Buffer): void {
+    if (this.exitValue) return;
     let exit: PtyExit = { exitCode: null, signal: null };
     try {
       const parsed = exitSchema.safeParse(JSON.parse(payload.toString('utf8')));
@@ -267,7 +282,7 @@ export class RemoteSession implements PtySession {
       // Not the supervisor's exit: the run ends with neither a code nor a signal.
     }
     this.exitValue = exit;
-    this.setReachable(true, '');
+    if (!this.gaveUp) this.setReachable(true, '');
     this.killReader();
     for (const listener of this.exitListeners) listener(exit);
     this.resolveExit(exit);

@@ -37,6 +37,10 @@ export async function spawnAndFollowOnHost(scope: AttemptScope, signal: AbortSig
     pid,
     executablePath: launch.executable,
     onReachability: (reachable, detail) => hostReachability(context, active, connection.name, reachable, detail),
+    onGaveUp: () => {
+      context.log.warn('the run’s host did not confirm its stop', { runId: active.runId, host: connection.name });
+      context.note(active.runId, attempt.id, 'host_stop_unconfirmed', { host: connection.name });
+    },
   });
   // A closing console waits for the host's answer to its stop only so long: an unreachable host must not hold it open.
   signal.addEventListener('abort', () => {
@@ -54,7 +58,23 @@ export async function spawnAndFollowOnHost(scope: AttemptScope, signal: AbortSig
   try {
     await followAgent(scope, agentProcess);
   } finally {
-    hostReachability(context, active, connection.name, true, '');
+    if (session.gaveUp) hostGaveUp(context, active, connection.name);
+    else hostReachability(context, active, connection.name, true, '');
+  }
+}
+
+/** The run ended here without the host's word: its notice says so, and what makes sure nothing is left there. */
+function hostGaveUp(context: RunContext, active: ActiveRun, hostName: string): void {
+  const dedupeKey = `host-unreachable:${active.runId}`;
+  context.ledger.runs.setHostUnreachableSince(active.runId, null);
+  context.announce(active.runId);
+  const open = context.options.notices.latestForKey(dedupeKey);
+  if (open?.status === 'open') {
+    context.options.notices.revise(open.id, {
+      message: `${hostName} did not answer, so the run was ended here without its word that the agent stopped there. Its supervisor there stops the agent when asked again: Clean up of the run (once ${hostName} answers) kills whatever is left of it and removes its folder.`,
+      actionUrl: actionRoute({ kind: 'cleanup' }),
+      actionLabel: 'Open Clean up',
+    });
   }
 }
 
