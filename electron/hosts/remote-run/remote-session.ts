@@ -47,6 +47,8 @@ export interface RemoteSessionOptions {
   stopGiveUpMs?: number;
   /** The session ended without the host's word (a Stop the host never answered). */
   onGaveUp?: () => void;
+  /** The host was last known unreachable (a run taken up again after a restart): its first answer is told. */
+  unreachableAtStart?: boolean;
   /** Asked at a Stop: true when the console is closing, and the agent is left running on the host (`left`) rather than stopped. */
   leaveRunning?: () => boolean;
 }
@@ -74,6 +76,7 @@ export class RemoteSession implements PtySession {
     this.pid = options.pid;
     this.executablePath = options.executablePath;
     this.received = options.startOffset ?? 0;
+    this.reachable = !options.unreachableAtStart;
     // Started after the caller attached its listeners (the same tick), as a local PTY's first bytes are.
     queueMicrotask(() => this.connect());
   }

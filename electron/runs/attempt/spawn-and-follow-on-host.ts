@@ -51,6 +51,7 @@ export async function followOnHost(
     pid: agent.pid,
     executablePath: agent.executable,
     startOffset: agent.startOffset,
+    unreachableAtStart: context.ledger.runs.hostUnreachableSince(active.runId) !== null,
     onReachability: (reachable, detail) => hostReachability(context, active, connection.name, reachable, detail),
     onGaveUp: () => {
       context.log.warn('the run’s host did not confirm its stop', { runId: active.runId, host: connection.name });
