@@ -250,6 +250,11 @@ export const runSummarySchema = z.object({
   archived: z.boolean(),
   /** Where the run's work stands (not landed, landed, pushed, discarded) and its task root's size. */
   landing: runLandingSchema,
+  /**
+   * A run on an SSH host whose host cannot be reached: since when. Whether it still runs there is not
+   * known, so it reads Unverifiable (issue 28); null while the host answers, and for runs on this machine.
+   */
+  hostUnreachableSince: timestamp.nullable().default(null),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 
@@ -439,6 +444,8 @@ export const runDetailSchema = runSummarySchema.extend({
     /** Whether a seccomp filter refuses the system calls an agent never needs. */
     syscallFilter: z.boolean(),
     writableRoots: z.array(z.string()),
+    /** The SSH host the run executes on (issue 28): its writable roots are there; null for this machine. */
+    host: z.string().nullable().default(null),
   }),
   canStop: z.boolean(),
   canResume: z.boolean(),

@@ -23,6 +23,9 @@ import { subscribeNetworkNotices } from './notices/network-notice-reactions';
 import { subscribeDiskFullNotices } from './notices/disk-full-reactions';
 import { subscribeBudgetNotices } from './notices/budget-notice-reactions';
 import { strandOrphanedRuns } from './recovery';
+import { RunAttempt } from './attempt/attempt-record';
+import type { RunRow } from '../ledger/runs-repository';
+import { stopAttemptOnHost } from '../hosts/remote-run/remote-supervisor';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './notices/network-notices';
 import { RunNotices } from './notices/run-notices';
@@ -67,6 +70,7 @@ export class RunService {
       sandbox: () => sandboxProbe.ready(),
       log: options.log,
       now: this.context.now,
+      hosts: options.hosts,
     });
     this.diskFull = new DiskFullNotices({
       dataDir: options.dataDir,
@@ -90,6 +94,7 @@ export class RunService {
       workspace: this.workspace,
       sandboxProbe,
       scheduleRetry: (active, retryAt) => this.scheduler.scheduleRetry(active, retryAt),
+      hosts: options.hosts ?? null,
     });
     this.scheduler = new RunScheduler(this.context, {
       admit: (agent) => this.admitToRun(agent),
@@ -361,10 +366,12 @@ export class RunService {
   ): AdmissionResult {
     // A deleted environment admits no new run; a run resumed from its saved admission needs only that.
     const environment = this.context.ledger.environments.get(saved?.environmentId ?? agent.environmentId);
+    // A resumed run goes back to the host it ran on, whatever its environment names now.
+    const hostId = saved ? (saved.host?.id ?? null) : (environment?.hostId ?? null);
     return admitRun({
       agent,
       environment: environment && (!environment.deleted || saved) ? environment : undefined,
-      host: environment?.hostId ? this.context.ledger.hosts.get(environment.hostId) : undefined,
+      host: hostId ? this.context.ledger.hosts.get(hostId) : undefined,
       catalog: this.options.catalog,
       sandbox: this.options.sandbox?.() ?? null,
       connection,
@@ -390,9 +397,11 @@ export class RunService {
   /** What admission's answer for the agent depends on; verification waits for it to change. */
   admissionRevision(agent: StoredAgent & { deleted: boolean }): string {
     const connection = this.options.connections.state(agent.connectionId);
+    const environment = this.context.ledger.environments.get(agent.environmentId);
     return admissionConfigRevision({
       agent,
-      environment: this.context.ledger.environments.get(agent.environmentId),
+      environment,
+      host: environment?.hostId ? this.context.ledger.hosts.get(environment.hostId) : undefined,
       catalog: this.options.catalog,
       connection,
       sandbox: this.options.sandbox?.() ?? null,
@@ -421,6 +430,7 @@ export class RunService {
     const { context } = this;
     this.diskFull.start();
     const waiting = this.scheduler.restoreRetries(context.ledger.runs.withStatus(['running']));
+    for (const runId of this.takeUpHostRuns(context.ledger.runs.withStatus(['running']))) waiting.add(runId);
     await strandOrphanedRuns({
       ledger: context.ledger,
       catalog: this.options.catalog,
@@ -428,12 +438,52 @@ export class RunService {
       log: context.log,
       now: context.now,
       resumed: waiting,
+      stopOnHost: async (hostId, attemptDir) => {
+        if (!this.options.hosts || !context.ledger.hosts.get(hostId)) return;
+        await stopAttemptOnHost(await this.options.hosts.connection(hostId), attemptDir, 0);
+      },
       stranded: (runId, failure) => {
         context.announce(runId);
         context.lifecycle.emit('runEnded', { runId, status: 'stranded', failure });
       },
     });
     this.scheduler.pump();
+  }
+
+  /**
+   * Runs on SSH hosts a closing console left running there (their process locator says how far their
+   * spool is in the ledger): followed again from that byte, not stranded. One a console that died left
+   * there has no such record and is stranded, and stopped on its host.
+   */
+  private takeUpHostRuns(rows: readonly RunRow[]): string[] {
+    const { context } = this;
+    const taken: string[] = [];
+    if (!this.options.hosts) return taken;
+    for (const row of rows) {
+      const admission = savedAdmission(row.admission_json);
+      const last = context.ledger.runs.lastAttempt(row.id);
+      const locator = context.ledger.runs.locators(row.id).find((each) => each.kind === 'process')?.data ?? {};
+      const { hostId, spoolOffset, remotePid, attempt } = locator;
+      const task = context.ledger.tasks.get(row.task_id);
+      if (!admission?.host || last?.status !== 'running' || attempt !== last.number || !task) continue;
+      if (hostId !== admission.host.id || typeof spoolOffset !== 'number' || typeof remotePid !== 'number') continue;
+      if (!context.ledger.agents.get(admission.agentId)) continue;
+      const active = this.scheduler.activate(row.id, admission);
+      active.attemptId = last.id;
+      const record = RunAttempt.adopt(context, {
+        runId: row.id,
+        attemptId: last.id,
+        attemptNumber: last.number,
+        agent: { id: admission.agentId, name: admission.agentName },
+        providerName: active.provider.displayName,
+        task: { id: task.id, title: task.title },
+      });
+      active.attempt = record;
+      context.log.info('run on its host taken up again', { runId: row.id, host: admission.host.name, spoolOffset });
+      void this.attempts.takeUpOnHost(active, { task, attempt: record, hostId, pid: remotePid, spoolOffset });
+      taken.push(row.id);
+    }
+    return taken;
   }
 
   /**

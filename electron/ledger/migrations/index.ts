@@ -13,6 +13,7 @@ import { usage } from './011-usage';
 import { attemptCause } from './012-attempt-cause';
 import { searchIndex } from './013-search-index';
 import { hosts } from './014-hosts';
+import { runHosts } from './017-run-hosts';
 import { searchIndexMerging } from './015-search-index-merging';
 import { heldNotifications } from './016-held-notifications';
 
@@ -50,4 +51,5 @@ export const migrations: readonly Migration[] = [
   { version: 14, name: 'hosts', sql: hosts },
   { version: 15, name: 'search-index-merging', sql: '', run: searchIndexMerging },
   { version: 16, name: 'held-notifications', sql: heldNotifications },
+  { version: 17, name: 'run-hosts', sql: runHosts },
 ];

@@ -1,11 +1,11 @@
-import type { AttemptCause } from '../../../shared/entities';
+import type { AttemptCause, Task } from '../../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../../shared/errors';
 import { describeError, detailsInLog } from '../../platform/log';
 import type { SessionRequest } from '../../providers/launch';
 import { isDiskFullFailure, runDiskFullFailure } from '../notices/disk-full-notices';
 import { stopReason, type ActiveRun, type RunContext } from '../run-context';
-import { AttemptStopped } from './abortable';
-import type { AttemptEnd, AttemptOutcomeNote } from './attempt-record';
+import { abortable, AttemptStopped } from './abortable';
+import type { AttemptEnd, AttemptOutcomeNote, RunAttempt } from './attempt-record';
 import type { AttemptScope, AttemptServices } from './attempt-scope';
 import { beginAttempt } from './begin-attempt';
 import { cliNotFound } from './cli-not-found';
@@ -17,6 +17,10 @@ import { prepareTaskRoot } from './prepare-task-root';
 import { projectSetup } from './project-setup';
 import { tellDiskFull } from './output-lost';
 import { spawnAndFollow } from './spawn-and-follow';
+import { confineOnHost } from './confine-on-host';
+import { prepareOnHost } from './prepare-on-host';
+import { followOnHost, spawnAndFollowOnHost } from './spawn-and-follow-on-host';
+import { remoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
 
 /**
  * One attempt of a run, as its steps in order. Each step is a file of this folder, `(scope, signal)`:
@@ -25,15 +29,20 @@ import { spawnAndFollow } from './spawn-and-follow';
  * What happens because of an attempt (notices, usage, cleanup) subscribes to its events (run-events.ts)
  * and is not a step.
  */
-const steps: ReadonlyArray<(scope: AttemptScope, signal: AbortSignal) => Promise<void>> = [
-  prepareTaskRoot,
-  beginAttempt,
-  projectSetup,
-  openCredential,
-  confine,
-  spawnAndFollow,
-  judge,
-];
+type AttemptStep = (scope: AttemptScope, signal: AbortSignal) => Promise<void>;
+
+const steps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, beginAttempt, projectSetup, openCredential, confine, spawnAndFollow, judge];
+
+/**
+ * A run on an SSH host (its admission names one): the same steps, with the host's variants where
+ * the work happens there: its task root prepared there too, the launch confined for it, the agent
+ * started and followed there. The setup command is refused by prepare-on-host until it runs there.
+ */
+const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, beginAttempt, openCredential, confineOnHost, spawnAndFollowOnHost, judge];
+
+export function attemptSteps(admission: { host?: { id: string } }): ReadonlyArray<AttemptStep> {
+  return admission.host ? hostSteps : steps;
+}
 
 export class AttemptPipeline {
   constructor(
@@ -58,6 +67,46 @@ export class AttemptPipeline {
     return done;
   }
 
+  /**
+   * A run on an SSH host that a closing console left running there (its locator holds how far its
+   * spool is in the ledger): followed again from that byte, then judged as any attempt. Never throws.
+   */
+  takeUpOnHost(active: ActiveRun, taken: { task: Task; attempt: RunAttempt; hostId: string; pid: number; spoolOffset: number }): Promise<void> {
+    const done = this.takeUp(active, taken).catch((error: unknown) => {
+      this.context.log.error('a run taken up again failed unexpectedly', { runId: active.runId, error: describeError(error) });
+      if (this.context.active.get(active.runId) === active && !this.context.closing) {
+        this.context.endWhenWritable(active.runId, 'failed', { code: 'internal', message: `The run failed unexpectedly. ${detailsInLog(this.context.log)}` });
+      }
+    });
+    active.attemptDone = done;
+    return done;
+  }
+
+  private async takeUp(active: ActiveRun, taken: { task: Task; attempt: RunAttempt; hostId: string; pid: number; spoolOffset: number }): Promise<void> {
+    const { context, services } = this;
+    const signal = active.stopping.signal;
+    const scope: AttemptScope = {
+      context,
+      services,
+      active,
+      request: { session: { mode: 'new' }, cause: 'first', followUp: undefined },
+      runEnded: false,
+      task: taken.task,
+      attempt: taken.attempt,
+    };
+    try {
+      if (!services.hosts) throw new Error('This console was started without SSH hosts.');
+      const connection = await abortable(services.hosts.connection(taken.hostId), signal);
+      scope.host = { connection, layout: remoteRunLayout(connection, active.runId) };
+      await followOnHost(scope, signal, { pid: taken.pid, executable: active.provider.displayName, startOffset: taken.spoolOffset, takenUp: true });
+      if (scope.runEnded) return;
+      await judge(scope);
+    } catch (error) {
+      await undoConfinement(active);
+      this.attemptFailed(scope, error);
+    }
+  }
+
   private async attempt(active: ActiveRun, session: SessionRequest, cause: AttemptCause, followUp?: string): Promise<void> {
     const { context } = this;
     if (context.closing) return;
@@ -68,7 +117,7 @@ export class AttemptPipeline {
     }
     const scope: AttemptScope = { context, services: this.services, active, request: { session, cause, followUp }, runEnded: false };
     try {
-      for (const step of steps) {
+      for (const step of attemptSteps(active.admission)) {
         await step(scope, active.stopping.signal);
         if (scope.runEnded) return;
       }
