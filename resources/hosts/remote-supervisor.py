@@ -388,11 +388,31 @@ def kill_leftovers(run_dir):
         dirs[:] = [d for d in dirs if d == 'attempts' or root.endswith('attempts')]
 
 
+def give_back_permissions(top):
+    # Folders the agent made unreadable or unwritable would keep their files from rmtree (as the
+    # console's local removal does with chmod -R u+rwX). Only real folders, each checked with lstat, so
+    # no link is followed; the agent is gone by now (kill_leftovers), so nothing swaps one in meanwhile.
+    import stat as st_mod
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        st = os.lstat(folder)
+        if not st_mod.S_ISDIR(st.st_mode):
+            continue
+        if st.st_mode & 0o700 != 0o700:
+            os.chmod(folder, st_mod.S_IMODE(st.st_mode) | 0o700)
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+
+
 def clean(run_dir):
     if not os.path.isdir(run_dir):
         sys.stdout.write('gone\n')
         return
     kill_leftovers(run_dir)
+    give_back_permissions(run_dir)
     # rmtree works through file descriptors and never follows a link the agent left.
     shutil.rmtree(run_dir)
     sys.stdout.write('removed\n')

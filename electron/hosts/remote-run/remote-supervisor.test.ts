@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ensureRemoteTestUser, remoteTestUser } from '../../testing/ssh-test-server';
 import { findSupervisorScript } from './remote-supervisor';
 
 /**
@@ -46,5 +47,38 @@ describe('the host supervisor’s prepare', () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/\.codex is not a folder/);
     expect(statSync(victim).mode).toBe(before);
+  });
+});
+
+describe('the host supervisor’s clean', () => {
+  it('removes a run folder whose folders the agent made unreadable and unwritable, following no link it left', () => {
+    // As the remote user, not root: root would remove a folder of mode 000 anyway.
+    ensureRemoteTestUser();
+    const uid = Number(execFileSync('id', ['-u', remoteTestUser], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', remoteTestUser], { encoding: 'utf8' }).trim());
+    const root = mkdtempSync(path.join(tmpdir(), 'oc-supervisor-clean-'));
+    const victim = mkdtempSync(path.join(tmpdir(), 'oc-supervisor-victim-'));
+    folders.push(root, victim);
+    const run = path.join(root, 'run_1');
+    const locked = path.join(run, 'view', 'locked');
+    mkdirSync(path.join(locked, 'deeper'), { recursive: true });
+    writeFileSync(path.join(locked, 'deeper', 'kept.txt'), 'the agent wrote this');
+    writeFileSync(path.join(victim, 'precious.txt'), 'not the run’s');
+    symlinkSync(victim, path.join(run, 'view', 'link-to-victim'));
+    execFileSync('chown', ['-R', '--no-dereference', `${uid}:${gid}`, root]);
+    execFileSync('chown', ['-R', `${uid}:${gid}`, victim]);
+    chmodSync(victim, 0o500);
+    chmodSync(path.join(locked, 'deeper'), 0o000);
+    chmodSync(locked, 0o000);
+
+    // The system's Python, as a remote user's ssh finds it (root's PATH may name a shim the user cannot run).
+    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    const result = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', python, findSupervisorScript(), 'clean', run], { encoding: 'utf8', timeout: 20_000 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe('removed\n');
+    expect(existsSync(run)).toBe(false);
+    // What the link pointed at is as it was: not made writable, not emptied.
+    expect(statSync(victim).mode & 0o777).toBe(0o500);
+    expect(readFileSync(path.join(victim, 'precious.txt'), 'utf8')).toBe('not the run’s');
   });
 });
