@@ -23,9 +23,9 @@ export interface SshHost {
 }
 
 /** The options that make ssh check `name`'s key against the operator's known_hosts files and the console's own. */
-export async function hostKeyCheckedArgs(settings: SshSettings, name: string): Promise<string[]> {
+export async function hostKeyCheckedArgs(settings: SshSettings, name: string, options: { tunnel?: boolean } = {}): Promise<string[]> {
   const { userKnownHostsFiles } = await resolveDestination(settings, name);
-  return [...sshBaseArgs(settings), '-o', 'StrictHostKeyChecking=yes', '-o', knownHostsFilesOption([...userKnownHostsFiles, settings.consoleKnownHosts])];
+  return [...sshBaseArgs(settings, options), '-o', 'StrictHostKeyChecking=yes', '-o', knownHostsFilesOption([...userKnownHostsFiles, settings.consoleKnownHosts])];
 }
 
 /** One argument as the remote shell reads it: single-quoted, and refused when it could be anything else. */

@@ -17,6 +17,12 @@ import { sshNotInstalled } from './ssh-failure';
  *   exchange, and no master the console started outlives its command;
  * - no forwarding of the agent, X11 or ports from the config, and no LocalCommand;
  * - the destination after `--`, so no name is ever read as an option.
+ *
+ * One deliberate exception to "no forwarding": a remote run's model tunnel (model-tunnel/model-tunnel.ts)
+ * asks for exactly one `-R <socket in the run's remote task root>:<the console's model proxy socket>`,
+ * so the run's model traffic comes back to the console, which adds the AI key: the key never leaves the
+ * operator's machine. ClearAllForwardings would clear that forwarding too, so the tunnel goes without it
+ * (`{ tunnel: true }`); agent and X11 forwarding stay off there as everywhere.
  */
 
 export interface SshSettings {
@@ -48,7 +54,7 @@ export function sshEnvironment(operatorEnv: NodeJS.ProcessEnv): Record<string, s
 }
 
 /** The options every ssh the console runs gets, before the mode's own (host key checking, known_hosts). */
-export function sshBaseArgs(settings: SshSettings): string[] {
+export function sshBaseArgs(settings: SshSettings, options: { tunnel?: boolean } = {}): string[] {
   return [
     ...(settings.configFile ? ['-F', settings.configFile] : []),
     '-T',
@@ -66,8 +72,7 @@ export function sshBaseArgs(settings: SshSettings): string[] {
     'ForwardAgent=no',
     '-o',
     'ForwardX11=no',
-    '-o',
-    'ClearAllForwardings=yes',
+    ...(options.tunnel ? [] : ['-o', 'ClearAllForwardings=yes']),
     '-o',
     'PermitLocalCommand=no',
   ];
