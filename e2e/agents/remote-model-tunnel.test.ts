@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelTunnelPlaceholderKey, startModelProxy, type ModelProxy } from '../../electron/hosts/model-tunnel/model-proxy';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { modelTunnelPlaceholderKey, startModelProxy, type ModelProxy, type ModelProxyNote } from '../../electron/hosts/model-tunnel/model-proxy';
 import { openModelTunnel, type ModelTunnel } from '../../electron/hosts/model-tunnel/model-tunnel';
 import { remoteCredentialRoute } from '../../electron/hosts/model-tunnel/remote-credential-route';
 import { quoteRemoteArgument } from '../../electron/hosts/remote-script';
@@ -17,7 +17,7 @@ import { credentialOf, protocolFor, startModelServer, type ModelServer } from '.
 import { connectionProviderFor, createWorkspace, providerEntry, runCli, type AgentWorkspace } from './run-cli';
 
 /**
- * A real agent CLI (Pi) run on an SSH host (Debian's sshd on 127.0.0.1, the remote another user
+ * The real agent CLIs, each run on an SSH host (Debian's sshd on 127.0.0.1, the remote another user
  * account) in a bubblewrap sandbox there with no network but its own loopback, its model traffic
  * carried back through ssh to the console's model proxy, which adds the AI connection's key before
  * the model server (on the console's side, answering only that key) sees the request. The key is
@@ -31,11 +31,8 @@ const relayPort = 4319;
 
 let server: SshTestServer;
 let ssh: SshSettings;
-let model: ModelServer;
-let proxy: ModelProxy;
-let tunnel: ModelTunnel;
-let workspace: AgentWorkspace;
 let consoleDir: string;
+const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
   await ensureAgentClis();
@@ -43,17 +40,14 @@ beforeAll(async () => {
   consoleDir = mkdtempSync(path.join(os.tmpdir(), 'oc-e2e-console-'));
   writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine()}\n`);
   ssh = { program: 'ssh', configFile: server.configFile, env: sshEnvironment({ ...process.env, ...server.env }), consoleKnownHosts: path.join(consoleDir, 'known_hosts'), connectTimeoutSeconds: 10 };
-  model = await startModelServer(protocolFor.pi);
-  // The provider answers only the real key.
-  model.requireKey(secret);
 }, installTimeoutMs);
 
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
 afterAll(async () => {
-  await tunnel?.close();
-  await proxy?.close();
-  await model?.close();
   await server?.stop();
-  workspace?.cleanup();
   if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
 });
 
@@ -87,27 +81,41 @@ function remoteProcessEnvironments(): string {
   return text;
 }
 
-describe('Pi on an SSH host, its model traffic through the console’s tunnel', { timeout: cliTestTimeoutMs }, () => {
-  it('reaches the model with the key added only on the console’s side, and the host never holds the key', async () => {
-    const provider = providerEntry('pi');
-    const connection = { provider: connectionProviderFor.pi, method: 'api_key' as const, baseUrl: model.baseUrl };
+describe('an agent CLI on an SSH host, its model traffic through the console’s tunnel', { timeout: cliTestTimeoutMs }, () => {
+  it.each(['pi', 'codex', 'claude-code', 'gemini-cli'] as const)('%s reaches the model with the key added only on the console’s side, and the host never holds the key', async (providerId) => {
+    const model: ModelServer = await startModelServer(protocolFor[providerId]);
+    cleanups.push(() => model.close());
+    // The provider answers only the real key.
+    model.requireKey(secret);
+    const provider = providerEntry(providerId);
+    const connection = { provider: connectionProviderFor[providerId], method: 'api_key' as const, baseUrl: model.baseUrl };
     const route = remoteCredentialRoute(provider.definition, connection, relayPort);
     if (route.kind !== 'tunnel') throw new Error('a connection with a base URL goes through the tunnel');
-    expect(route.agentBaseUrl).toBe(`http://127.0.0.1:${relayPort}/v1`);
+    expect(route.agentBaseUrl).toBe(`http://127.0.0.1:${relayPort}${new URL(model.baseUrl).pathname.replace(/\/+$/, '')}`);
 
     // The run's remote task root, the remote user's (as the remote supervisor makes it).
-    workspace = createWorkspace('pi', { base: path.join(remoteHome, '.oc-e2e-remote-tunnel') });
+    const workspace: AgentWorkspace = createWorkspace(providerId, { base: path.join(remoteHome, '.oc-e2e-remote-tunnel') });
+    cleanups.push(() => workspace.cleanup());
     const root = workspace.taskRoot.root;
     mkdirSync(path.join(root, 'model'), { mode: 0o700 });
     execFileSync('chown', ['-R', `${remoteTestUser}:${remoteTestUser}`, path.dirname(root)]);
 
-    proxy = await startModelProxy({ upstreamBaseUrl: route.upstreamBaseUrl, secret, provider: connection.provider, socketPath: path.join(consoleDir, 'model.sock') });
-    tunnel = await openModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket: path.join(root, 'model', 'model.sock') });
+    const notes: ModelProxyNote[] = [];
+    const proxy: ModelProxy = await startModelProxy({
+      upstreamBaseUrl: route.upstreamBaseUrl,
+      secret,
+      provider: connection.provider,
+      socketPath: path.join(consoleDir, `${providerId}.sock`),
+      onRequest: (note) => notes.push(note),
+    });
+    cleanups.push(() => proxy.close());
+    const tunnel: ModelTunnel = await openModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket: path.join(root, 'model', 'model.sock') });
+    cleanups.push(() => tunnel.close());
 
     const environmentsWhileWaiting: string[] = [];
     const stop = model.onRequest(() => environmentsWhileWaiting.push(remoteProcessEnvironments()));
     const result = await runCli({
-      providerId: 'pi',
+      providerId,
       workspace,
       connection: { baseUrl: route.agentBaseUrl, apiKey: modelTunnelPlaceholderKey },
       prompt: 'Create the file hello.txt.',
@@ -135,6 +143,9 @@ describe('Pi on an SSH host, its model traffic through the console’s tunnel', 
     // The model server (which answers only the real key) was asked, every time with the key the console added.
     expect(model.modelRequests().length).toBeGreaterThanOrEqual(2);
     for (const request of model.requests) expect(credentialOf(request.headers, request.query)).toBe(secret);
+    // Everything the CLI asked for is one of the model API's paths the proxy passes.
+    expect(notes.filter((note) => note.refused)).toEqual([]);
+    expect(notes.length).toBe(model.requests.length);
 
     // The key was never on the host.
     expect(result.delivery.secrets).toEqual([modelTunnelPlaceholderKey]);
