@@ -21,7 +21,7 @@ export const remoteGitFailureReasons = [
   'remote_bundle_refused',
   /** The host's store does not hold the base revision after the bundle (a store damaged on the host). */
   'remote_base_missing',
-  /** The run's repository has no HEAD commit to bring back. */
+  /** The run's repository has no HEAD commit to bring back (HEAD names none, or one its objects do not hold). */
   'remote_head_missing',
   /** What came back is not a pack that passes `index-pack --strict`, or its tip is not a commit in it. */
   'remote_pack_refused',

@@ -53,7 +53,7 @@ else
   printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = true\\n' > git/config
 fi
 hgit() { env -i PATH=/usr/bin:/bin HOME="$PWD" ${gitVariables} GIT_DIR="$PWD/git" GIT_OBJECT_DIRECTORY="$g/objects" GIT_ALTERNATE_OBJECT_DIRECTORIES="$store_objects" git ${gitSettings} "$@"; }
-head=$(hgit rev-parse --verify -q 'HEAD^{commit}') || refuse remote_head_missing "the run's repository has no HEAD commit"
+head=$(hgit rev-parse --verify -q 'HEAD^{commit}') || refuse remote_head_missing "the run's HEAD names no commit its repository holds"
 : > haves
 for have in "$@"; do
   if hgit cat-file -e "$have^{commit}" 2>/dev/null; then printf '^%s\\n' "$have" >> haves; fi

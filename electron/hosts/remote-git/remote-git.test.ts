@@ -244,6 +244,19 @@ describe('a hostile run repository on the host', () => {
     expect(snapshot(run.local)).toEqual(before);
   }, 60_000);
 
+  it('brings back nothing of the remote user’s other repositories that an alternates line points at', async () => {
+    const run = await sentRun();
+    const other = `${path.dirname(run.repository)}/other`;
+    const secretCommit = asAgent(path.dirname(run.repository), 'git init -q other && cd other && echo "the remote user’s secret" > secret.txt && git add . && git commit -qm secret && git rev-parse HEAD');
+    // The agent borrows that repository's objects and points its branch at the secret commit.
+    asAgent(run.repository, `echo ${remoteHome}/${other}/.git/objects >> .git/objects/info/alternates && git update-ref refs/heads/operator-console/run ${secretCommit}`);
+    const before = snapshot(run.local);
+    // In the host's sandbox that repository is not there: the branch names a commit the run does not hold.
+    await expect(fetchInto(run)).rejects.toMatchObject({ code: 'git_failed', reason: 'remote_head_missing' });
+    expect(snapshot(run.local)).toEqual(before);
+    expect(() => git(run.local, 'cat-file', '-e', secretCommit)).toThrow();
+  }, 60_000);
+
   it('refuses a pack with an object that fails git’s check, and writes nothing', async () => {
     const run = await sentRun();
     // A commit git walks without complaint but fsck refuses (a time zone of +99999).
