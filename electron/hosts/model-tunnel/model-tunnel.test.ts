@@ -11,7 +11,8 @@ import { makeTempDir } from '../../testing/temp-dir';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 import { sshEnvironment, type SshSettings } from '../ssh-command';
 import { modelTunnelPlaceholderKey, startModelProxy } from './model-proxy';
-import { openModelTunnel } from './model-tunnel';
+import { keepModelTunnel, openModelTunnel } from './model-tunnel';
+import { pidsWithMarker, waitFor } from '../../sandbox/test-fixtures';
 
 /**
  * The model tunnel with a real OpenSSH server on 127.0.0.1: the console's model proxy on its side, ssh
@@ -122,8 +123,45 @@ describe('the model tunnel', () => {
     expect(existsSync(tunnel.remoteSocket)).toBe(false);
   }, 60_000);
 
+  it('replaces a socket an earlier tunnel of the run left behind on the host', async () => {
+    const root = remoteTaskRoot();
+    execFileSync('/usr/sbin/runuser', ['-u', remoteTestUser, '--', process.execPath, '-e', `require('net').createServer().listen('${root}/model/model.sock', () => process.exit(0))`]);
+    expect(statSync(`${root}/model/model.sock`).isSocket()).toBe(true);
+    const tunnel = await proxyAndTunnel(root);
+    expect(statSync(tunnel.remoteSocket).isSocket()).toBe(true);
+  }, 60_000);
+
   it('is refused, saying why, when the host cannot bind the socket', async () => {
     const root = remoteTaskRoot();
     await expect(proxyAndTunnel(`${root}/missing-folder`)).rejects.toMatchObject({ code: 'ssh_failed', reason: 'tunnel_failed', message: expect.stringMatching(/refused to carry/) });
+  }, 60_000);
+});
+
+describe('a kept model tunnel', () => {
+  it('opens again by itself when its ssh connection dies, so the run keeps its model', async () => {
+    const root = remoteTaskRoot();
+    const port = (provider.address() as AddressInfo).port;
+    const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, provider: 'openai', socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
+    cleanups.push(() => proxy.close());
+    const changes: boolean[] = [];
+    const remoteSocket = `${root}/model/model.sock`;
+    const tunnel = await keepModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket }, { onChange: (up) => changes.push(up), retryDelaysMs: [100] });
+    cleanups.push(() => tunnel.close());
+    const askThroughHost = async () => {
+      const { stdout } = await promisify(execFile)(
+        '/usr/sbin/runuser',
+        ['-u', remoteTestUser, '--', process.execPath, '-e', `require('http').request({ socketPath: '${remoteSocket}', path: '/v1/models', headers: { authorization: 'Bearer ${modelTunnelPlaceholderKey}' } }, (r) => { process.stdout.write(String(r.statusCode)); process.exit(0); }).end()`],
+        { timeout: 20_000 },
+      );
+      return stdout;
+    };
+    expect(await askThroughHost()).toBe('200');
+
+    // The connection dies the hard way (its ssh killed): the socket it bound is left behind on the host.
+    for (const pid of pidsWithMarker(`${remoteSocket}:`)) process.kill(pid, 'SIGKILL');
+    await waitFor(() => changes.length >= 2, 20_000, 'the tunnel to come back');
+    expect(changes.slice(0, 2)).toEqual([false, true]);
+    expect(await askThroughHost()).toBe('200');
+    expect(seen.at(-1)).toEqual({ url: '/v1/models', authorization: `Bearer ${secret}` });
   }, 60_000);
 });

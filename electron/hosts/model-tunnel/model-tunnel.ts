@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { fixedScriptCommand, hostKeyCheckedArgs, type SshHost } from '../remote-script';
+import { fixedScriptCommand, hostKeyCheckedArgs, runRemoteScript, type SshHost } from '../remote-script';
 import { sshError, sshFailure, sshWords } from '../ssh-failure';
 
 /**
@@ -40,11 +40,19 @@ export interface ModelTunnel {
 }
 
 const readyLine = 'operator-console-tunnel ready';
+/**
+ * Before the forwarding: a socket an earlier tunnel of this run left (its connection died before it
+ * could remove it) would stop sshd binding the path again (sshd's own StreamLocalBindUnlink is off by
+ * default), so it goes; anything there that is not a socket is left alone and the forwarding fails.
+ */
+const removeStaleSocketScript = `set -u
+if [ -S "$1" ] && [ ! -L "$1" ]; then rm -f "$1"; fi
+`;
 const tunnelScript = `set -u
 i=0
 while [ ! -S "$1" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -S "$1" ] || { echo "operator-console-tunnel: the socket $1 did not appear" >&2; exit 3; }
-trap 'rm -f "$1"' EXIT
+trap 'rm -f "$1"' EXIT HUP TERM
 echo '${readyLine}'
 cat >/dev/null
 `;
@@ -60,6 +68,8 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
   checkSocketPath('console', input.localSocket);
   checkSocketPath('host', input.remoteSocket);
   const readyTimeoutMs = input.readyTimeoutMs ?? 30_000;
+  const stale = await runRemoteScript(input, { script: removeStaleSocketScript, args: [input.remoteSocket], timeoutMs: readyTimeoutMs, maxOutputBytes: 4096 });
+  if (stale.exitCode !== 0 || stale.timedOut) throw sshFailure(input.host, stale, { during: 'connect', timeoutMs: readyTimeoutMs });
   const args = await hostKeyCheckedArgs(input.ssh, input.host, { tunnel: true });
   const child = spawn(
     input.ssh.program,
@@ -125,7 +135,7 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
         reject(
           sshError(
             'tunnel_failed',
-            `${input.host} refused to carry the run's model traffic back to the console (${sshWords(stderr)}). Allow Unix-socket forwarding for your user there (sshd_config: AllowStreamLocalForwarding yes), then start the run again.`,
+            `${input.host} refused to carry the run's model traffic back to the console (${sshWords(stderr)}). Allow forwarding for your user there (sshd_config: AllowStreamLocalForwarding yes, and AllowTcpForwarding yes, without which sshd refuses every remote forward), and check the run's task root on the host is there, then start the run again.`,
           ),
         );
       } else {
@@ -143,6 +153,75 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
       await ended;
       clearTimeout(timer);
       killGroup();
+    },
+  };
+}
+
+export interface KeptModelTunnel {
+  remoteSocket: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A run's tunnel for as long as the run goes on: a run on a host outlives a dropped connection, so its
+ * model traffic must too. When ssh ends without the console closing it, the tunnel is opened again,
+ * after a short and then longer wait, until it is up or the run closes it; `onChange` hears each
+ * change (for the run's timeline). The first opening is awaited and throws: a run does not start
+ * without its model.
+ */
+export async function keepModelTunnel(
+  input: ModelTunnelInput,
+  options: { onChange?: (up: boolean, detail: string) => void; retryDelaysMs?: readonly number[] } = {},
+): Promise<KeptModelTunnel> {
+  const delays = options.retryDelaysMs ?? [500, 1_000, 2_000, 5_000, 10_000, 30_000];
+  let closed = false;
+  let current: ModelTunnel = await openModelTunnel(input);
+  /** Ends the wait before the next try at once (when the run closes the tunnel). */
+  let wake: (() => void) | null = null;
+  let reopening: Promise<void> = Promise.resolve();
+  const tell = (up: boolean, detail: string) => {
+    try {
+      options.onChange?.(up, detail);
+    } catch {
+      // An observer's failure changes nothing here.
+    }
+  };
+  const watch = (tunnel: ModelTunnel) => {
+    void tunnel.ended.then(() => {
+      if (closed || tunnel !== current) return;
+      tell(false, 'the ssh connection carrying the model traffic ended');
+      reopening = reopen(0);
+    });
+  };
+  const reopen = async (tries: number): Promise<void> => {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delays[Math.min(tries, delays.length - 1)]);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    if (closed) return;
+    try {
+      const tunnel = await openModelTunnel(input);
+      if (closed) return void (await tunnel.close());
+      current = tunnel;
+      tell(true, 'the model traffic goes through ssh again');
+      watch(tunnel);
+    } catch (error) {
+      if (closed) return;
+      tell(false, error instanceof Error ? error.message : String(error));
+      await reopen(tries + 1);
+    }
+  };
+  watch(current);
+  return {
+    remoteSocket: input.remoteSocket,
+    close: async () => {
+      closed = true;
+      wake?.();
+      await reopening.catch(() => undefined);
+      await current.close();
     },
   };
 }
