@@ -31,6 +31,7 @@ export interface FetchRunCommitsInput extends SshHost {
   ref: string;
   /** Commits both sides hold besides the ref's current one (the run's base): the host leaves them and what they reach out. */
   haves?: string[];
+  /** The most the pack may hold, and the most any file in it may inflate to (a pack bomb packs small). */
   maxPackBytes?: number;
   timeoutMs?: number;
 }
@@ -51,7 +52,7 @@ export async function fetchRunCommits(input: FetchRunCommitsInput): Promise<{ he
     { ssh: input.ssh, host: input.host },
     {
       script: remoteGitScript,
-      args: [hostLimitSeconds(timeoutMs), 'pack', input.remoteRepository, input.remoteStore, local.objectFormat, ...haves],
+      args: [hostLimitSeconds(timeoutMs), 'pack', input.remoteRepository, input.remoteStore, local.objectFormat, String(maxPackBytes), ...haves],
       timeoutMs: timeoutMs + 5_000,
       maxOutputBytes: maxPackBytes + 128,
     },

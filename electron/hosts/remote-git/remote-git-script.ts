@@ -11,8 +11,9 @@ import { hardenedGitSettings, hardenedGitVariables } from '../../git/hardened-gi
  * - `receive <store> <format> <repository> <base> <branch>`: stdin is that bundle (empty when the store
  *   holds the base already); it is unbundled into the store, and a new repository is made at
  *   <repository>, borrowing the store's objects, its branch at the base and checked out;
- * - `pack <repository> <store> <format> [<commit the console has>...]`: the run's commits as one pack
- *   on stdout, after a line `operator-console-pack <commit>` naming where the repository's HEAD is.
+ * - `pack <repository> <store> <format> <max file bytes> [<commit the console has>...]`: the run's
+ *   commits as one pack on stdout, after a line `operator-console-pack <commit>` naming where the
+ *   repository's HEAD is; refused when a file in them inflates beyond the bound (a pack bomb).
  *
  * The run's repository is hostile (the agent wrote it), so `pack` reads it as hardened-git reads a
  * run's files locally: git never opens it as a repository (no config of the agent's, no hooks, no
@@ -40,7 +41,7 @@ const gitVariables = Object.entries(hardenedGitVariables)
 
 /** Runs inside the host's sandbox: the refs copied to a throwaway git dir, then rev-parse and pack-objects. */
 const packInSandbox = `set -u
-g=$1; store_objects=$2; format=$3; shift 3
+g=$1; store_objects=$2; format=$3; max_blob=$4; shift 4
 refuse() { printf 'operator-console-git: %s %s\\n' "$1" "$2" >&2; exit 3; }
 mkdir -p git/objects git/refs || exit 10
 if [ -d "$g/refs" ] && [ ! -L "$g/refs" ]; then cp -R -P "$g/refs/." git/refs/ 2>/dev/null; fi
@@ -58,6 +59,10 @@ head=$(hgit rev-parse --verify -q 'HEAD^{commit}') || refuse remote_head_missing
 for have in "$@"; do
   if hgit cat-file -e "$have^{commit}" 2>/dev/null; then printf '^%s\\n' "$have" >> haves; fi
 done
+# A pack bomb: a file that packs small and inflates huge. The pack's own size is bounded by the console;
+# what a file inflates to is only known here, so a file beyond the bound is refused before anything is sent.
+big=$({ printf '%s\\n' "$head"; cat haves; } | hgit rev-list --objects --stdin --filter=blob:limit="$max_blob" --filter-print-omitted | grep -m 1 '^~')
+if [ -n "$big" ]; then refuse remote_pack_too_large "the run's commits hold a file of more than $max_blob bytes"; fi
 printf 'operator-console-pack %s\\n' "$head"
 { printf '%s\\n' "$head"; cat haves; } | hgit pack-objects --revs --stdout --quiet
 `;
@@ -118,7 +123,7 @@ receive)
   printf 'ready %s\\n' "$base"
   ;;
 pack)
-  repository=$(absolute "$1"); store=$(absolute "$2"); format=$3; shift 3
+  repository=$(absolute "$1"); store=$(absolute "$2"); format=$3; max_blob=$4; shift 4
   g=$repository/.git
   if [ -L "$repository" ] || [ ! -d "$repository" ]; then refuse remote_repository_unsafe "$repository is not a folder"; fi
   if [ -L "$g" ] || [ ! -d "$g" ]; then refuse remote_repository_unsafe "the run's .git is a link or not a folder"; fi
@@ -132,7 +137,7 @@ pack)
     --ro-bind-try /etc/ld.so.cache /etc/ld.so.cache --proc /proc --dev /dev --tmpfs /tmp \\
     --ro-bind "$g" "$g" --ro-bind "$store/objects" "$store/objects" --bind "$scratch" /tmp/work --chdir /tmp/work \\
     --clearenv --setenv PATH /usr/bin:/bin \\
-    -- sh -c ${quoted(packInSandbox)} operator-console-pack "$g" "$store/objects" "$format" "$@"
+    -- sh -c ${quoted(packInSandbox)} operator-console-pack "$g" "$store/objects" "$format" "$max_blob" "$@"
   ;;
 *)
   refuse remote_git_failed "unknown mode $mode"

@@ -275,9 +275,26 @@ describe('a hostile run repository on the host', () => {
 
   it('refuses a pack larger than the limit, and writes nothing', async () => {
     const run = await sentRun();
-    asAgent(run.repository, 'head -c 2000000 /dev/urandom > big.bin && git add big.bin && git commit -qm big');
+    // Each file under the limit, all of them together (random, so they do not compress) far over it.
+    asAgent(run.repository, 'for i in 1 2 3 4 5 6 7 8 9 10; do head -c 100000 /dev/urandom > part-$i.bin; done && git add . && git commit -qm parts');
     const before = snapshot(run.local);
-    await expect(fetchInto(run, { maxPackBytes: 256 * 1024 })).rejects.toMatchObject({ code: 'git_failed', reason: 'remote_pack_too_large', message: expect.stringMatching(/more than 262144 bytes/) });
+    await expect(fetchInto(run, { maxPackBytes: 256 * 1024 })).rejects.toMatchObject({
+      code: 'git_failed',
+      reason: 'remote_pack_too_large',
+      message: expect.stringMatching(/sent more than 262144 bytes of the run’s commits/),
+    });
+    expect(snapshot(run.local)).toEqual(before);
+  }, 60_000);
+
+  it('refuses a pack bomb (a file that packs small and inflates past the limit) on the host, and writes nothing', async () => {
+    const run = await sentRun();
+    asAgent(run.repository, 'head -c 50000000 /dev/zero > zeros.bin && git add zeros.bin && git commit -qm zeros');
+    const before = snapshot(run.local);
+    await expect(fetchInto(run, { maxPackBytes: 256 * 1024 })).rejects.toMatchObject({
+      code: 'git_failed',
+      reason: 'remote_pack_too_large',
+      message: expect.stringMatching(/hold a file of more than 262144 bytes/),
+    });
     expect(snapshot(run.local)).toEqual(before);
   }, 60_000);
 
