@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { modelTunnelPlaceholderKey, startModelProxy, type ModelProxy, type ModelProxyNote } from '../../electron/hosts/model-tunnel/model-proxy';
+import { newModelTunnelToken, startModelProxy, type ModelProxy, type ModelProxyNote } from '../../electron/hosts/model-tunnel/model-proxy';
 import { openModelTunnel, type ModelTunnel } from '../../electron/hosts/model-tunnel/model-tunnel';
 import { remoteCredentialRoute } from '../../electron/hosts/model-tunnel/remote-credential-route';
 import { quoteRemoteArgument } from '../../electron/hosts/remote-script';
@@ -28,6 +28,7 @@ import { connectionProviderFor, createWorkspace, providerEntry, runCli, type Age
 const remoteHome = `/home/${remoteTestUser}`;
 const secret = `sk-console-only-${randomBytes(12).toString('hex')}`;
 const relayPort = 4319;
+const runToken = newModelTunnelToken();
 
 let server: SshTestServer;
 let ssh: SshSettings;
@@ -104,7 +105,7 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
     const proxy: ModelProxy = await startModelProxy({
       upstreamBaseUrl: route.upstreamBaseUrl,
       secret,
-      provider: connection.provider,
+      runToken,
       socketPath: path.join(consoleDir, `${providerId}.sock`),
       onRequest: (note) => notes.push(note),
     });
@@ -117,7 +118,7 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
     const result = await runCli({
       providerId,
       workspace,
-      connection: { baseUrl: route.agentBaseUrl, apiKey: modelTunnelPlaceholderKey },
+      connection: { baseUrl: route.agentBaseUrl, apiKey: runToken },
       prompt: 'Create the file hello.txt.',
       environmentKind: 'sandboxed',
       launchVia: ({ executable, args, env, cwd }) => {
@@ -142,17 +143,20 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
     expect(existsSync(path.join(workspace.taskRoot.view, 'hello.txt'))).toBe(true);
     // The model server (which answers only the real key) was asked, every time with the key the console added.
     expect(model.modelRequests().length).toBeGreaterThanOrEqual(2);
-    for (const request of model.requests) expect(credentialOf(request.headers, request.query)).toBe(secret);
+    for (const request of model.modelRequests()) expect(credentialOf(request.headers, request.query)).toBe(secret);
+    // Anything else that came through was the console's key too, or a bare HEAD of the base (Claude Code's connectivity check), which carries none.
+    const keyless = model.requests.filter((request) => credentialOf(request.headers, request.query) !== secret);
+    expect(keyless.map((request) => `${request.method} ${request.path} ${credentialOf(request.headers, request.query)}`)).toEqual(keyless.map(() => 'HEAD / null'));
     // Everything the CLI asked for is one of the model API's paths the proxy passes.
     expect(notes.filter((note) => note.refused)).toEqual([]);
     expect(notes.length).toBe(model.requests.length);
 
     // The key was never on the host.
-    expect(result.delivery.secrets).toEqual([modelTunnelPlaceholderKey]);
+    expect(result.delivery.secrets).toEqual([runToken]);
     expect(JSON.stringify(result.env)).not.toContain(secret);
     expect(environmentsWhileWaiting.length).toBeGreaterThan(0);
     for (const environments of environmentsWhileWaiting) {
-      expect(environments).toContain(modelTunnelPlaceholderKey);
+      expect(environments).toContain(runToken);
       expect(environments).not.toContain(secret);
     }
     expect(allFileText(root)).not.toContain(secret);

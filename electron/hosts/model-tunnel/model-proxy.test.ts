@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../testing/temp-dir';
-import { modelTunnelPlaceholderKey, startModelProxy, type ModelProxy, type ModelProxyNote } from './model-proxy';
+import { newModelTunnelToken, startModelProxy, type ModelProxy, type ModelProxyNote } from './model-proxy';
 
 /**
  * The console's model proxy, between a real HTTP server on 127.0.0.1 standing in for the provider and
@@ -12,6 +12,7 @@ import { modelTunnelPlaceholderKey, startModelProxy, type ModelProxy, type Model
  */
 
 const secret = 'sk-real-key-never-on-the-host';
+const runToken = newModelTunnelToken();
 
 interface SeenRequest {
   method: string;
@@ -27,12 +28,12 @@ let notes: ModelProxyNote[];
 let temp: { path: string; remove: () => void };
 let releaseStream: () => void;
 
-async function startProxy(base: string, provider: 'openai' | 'anthropic' | 'google' | 'custom' = 'custom', options: { maxRequestBytes?: number } = {}) {
+async function startProxy(base: string, options: { maxRequestBytes?: number } = {}) {
   const address = upstream.address() as AddressInfo;
   proxy = await startModelProxy({
     upstreamBaseUrl: `http://127.0.0.1:${address.port}${base}`,
     secret,
-    provider,
+    runToken,
     socketPath: path.join(temp.path, 'model.sock'),
     onRequest: (note) => notes.push(note),
     ...options,
@@ -88,9 +89,9 @@ function ask(
 }
 
 describe('the model proxy', () => {
-  it('puts the key where the agent put the placeholder, in the header its CLI uses, and nowhere else', async () => {
+  it('puts the key where the agent put the run’s token, in the header its CLI uses, and nowhere else', async () => {
     await startProxy('/v1');
-    expect(await ask('/v1/chat/completions', { headers: { authorization: `Bearer ${modelTunnelPlaceholderKey}`, 'content-type': 'application/json' }, body: '{"model":"m"}' })).toMatchObject({
+    expect(await ask('/v1/chat/completions', { headers: { authorization: `Bearer ${runToken}`, 'content-type': 'application/json' }, body: '{"model":"m"}' })).toMatchObject({
       status: 200,
       body: '{"ok":true}',
       headers: { 'x-upstream': 'yes' },
@@ -98,42 +99,44 @@ describe('the model proxy', () => {
     expect(seen[0]).toMatchObject({ method: 'POST', url: '/v1/chat/completions', body: '{"model":"m"}', headers: { authorization: `Bearer ${secret}` } });
     expect(seen[0]!.headers.host).toBe(`127.0.0.1:${(upstream.address() as AddressInfo).port}`);
 
-    await ask('/v1/responses', { headers: { 'x-api-key': modelTunnelPlaceholderKey } });
+    await ask('/v1/responses', { headers: { 'x-api-key': runToken } });
     expect(seen[1]!.headers['x-api-key']).toBe(secret);
     expect(seen[1]!.headers.authorization).toBeUndefined();
-    await ask('/v1/models', { method: 'GET', headers: { 'x-goog-api-key': modelTunnelPlaceholderKey } });
+    await ask('/v1/models', { method: 'GET', headers: { 'x-goog-api-key': runToken } });
     expect(seen[2]!.headers['x-goog-api-key']).toBe(secret);
     // Notes name what passed; never a key.
     expect(JSON.stringify(notes)).not.toContain(secret);
     expect(notes.map((note) => `${note.method} ${note.path} ${note.status}`)).toEqual(['POST /v1/chat/completions 200', 'POST /v1/responses 200', 'GET /v1/models 200']);
   });
 
-  it('adds the provider’s own header when the CLI sent none, and Gemini’s ?key= in place', async () => {
-    await startProxy('', 'google');
-    await ask('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
-    expect(seen[0]!.headers['x-goog-api-key']).toBe(secret);
-    await ask(`/v1beta/models/gemini-2.5-pro:generateContent?key=${modelTunnelPlaceholderKey}&alt=sse`);
-    expect(seen[1]!.url).toBe(`/v1beta/models/gemini-2.5-pro:generateContent?key=${secret}&alt=sse`);
-    await proxy.close();
-    await startProxy('', 'anthropic');
-    await ask('/v1/messages');
-    expect(seen[2]!.headers['x-api-key']).toBe(secret);
+  it('puts the key in Gemini’s ?key= in place, and refuses a request that carries no key at all', async () => {
+    await startProxy('');
+    await ask(`/v1beta/models/gemini-2.5-pro:generateContent?key=${runToken}&alt=sse`);
+    expect(seen[0]!.url).toBe(`/v1beta/models/gemini-2.5-pro:generateContent?key=${secret}&alt=sse`);
+    // Only the run has its token: a program on the host that reaches the relay without it gets nothing.
+    expect((await ask('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse')).status).toBe(401);
+    expect((await ask('/v1/messages', { headers: { 'x-api-key': newModelTunnelToken() } })).status).toBe(401);
+    // Except a CLI's bare HEAD of the base URL (a connectivity check), which goes on without any key.
+    expect((await ask('/', { method: 'HEAD' })).status).toBe(200);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toMatchObject({ method: 'HEAD', url: '/' });
+    expect(JSON.stringify(seen[1]!.headers)).not.toContain(secret);
   });
 
-  it('refuses another key than the placeholder, and everything but the model APIs’ paths under the base URL, before the provider sees it', async () => {
+  it('refuses another key than the run’s token, and everything but the model APIs’ paths under the base URL, before the provider sees it', async () => {
     await startProxy('/api/v1');
-    const placeholder = { authorization: `Bearer ${modelTunnelPlaceholderKey}` };
+    const token = { authorization: `Bearer ${runToken}` };
     const refused: Array<[string, { method?: string; headers?: Record<string, string> }, number]> = [
       ['/api/v1/chat/completions', { headers: { authorization: 'Bearer sk-someone-else' } }, 401],
       ['/api/v1/chat/completions', { headers: { 'x-api-key': 'sk-someone-else' } }, 401],
       ['/api/v1/models?key=sk-someone-else', { method: 'GET' }, 401],
-      ['/v1/chat/completions', { headers: placeholder }, 403],
-      ['/api/v1/admin/keys', { headers: placeholder }, 403],
-      ['/api/v1/chat/completions/../../../admin', { headers: placeholder }, 400],
-      ['/api/v1/%2e%2e/admin', { headers: placeholder }, 400],
-      ['/api/v1//chat/completions', { headers: placeholder }, 400],
-      ['/api/v1/chat/completions', { method: 'DELETE', headers: placeholder }, 405],
-      ['/api/v1/files', { headers: placeholder }, 403],
+      ['/v1/chat/completions', { headers: token }, 403],
+      ['/api/v1/admin/keys', { headers: token }, 403],
+      ['/api/v1/chat/completions/../../../admin', { headers: token }, 400],
+      ['/api/v1/%2e%2e/admin', { headers: token }, 400],
+      ['/api/v1//chat/completions', { headers: token }, 400],
+      ['/api/v1/chat/completions', { method: 'DELETE', headers: token }, 405],
+      ['/api/v1/files', { headers: token }, 403],
     ];
     for (const [requestPath, options, status] of refused) {
       expect((await ask(requestPath, options)).status, `${options.method ?? 'POST'} ${requestPath}`).toBe(status);
@@ -143,8 +146,8 @@ describe('the model proxy', () => {
   });
 
   it('refuses a body larger than its bound, and CONNECT', async () => {
-    await startProxy('/v1', 'custom', { maxRequestBytes: 1024 });
-    expect((await ask('/v1/chat/completions', { body: 'x'.repeat(4096) })).status).toBe(413);
+    await startProxy('/v1', { maxRequestBytes: 1024 });
+    expect((await ask('/v1/chat/completions', { headers: { authorization: `Bearer ${runToken}` }, body: 'x'.repeat(4096) })).status).toBe(413);
     const connect = await new Promise<number>((resolve) => {
       const request = http.request({ socketPath: proxy.socketPath, method: 'CONNECT', path: 'api.openai.com:443' });
       request.on('connect', (response, socket) => {
@@ -161,7 +164,7 @@ describe('the model proxy', () => {
   it('streams the answer as it comes', async () => {
     await startProxy('/v1');
     const first = await new Promise<string>((resolve, reject) => {
-      const request = http.request({ socketPath: proxy.socketPath, path: '/v1/responses?hold=1', method: 'POST' }, (response) => {
+      const request = http.request({ socketPath: proxy.socketPath, path: '/v1/responses?hold=1', method: 'POST', headers: { authorization: `Bearer ${runToken}` } }, (response) => {
         response.once('data', (chunk: Buffer) => resolve(chunk.toString()));
       });
       request.on('error', reject);

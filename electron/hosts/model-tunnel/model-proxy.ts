@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -10,29 +11,35 @@ import { endToEndHeaders, listen, removeStaleSocket } from '../../sandbox/egress
  * connection's key, so the key never leaves the operator's machine. It listens on a Unix socket of
  * the console's; ssh carries the host's end of it into the run's remote task root (model-tunnel.ts),
  * where the relay in the run's sandbox serves it on the sandbox's loopback. The agent there is given
- * that loopback base URL and a placeholder key (`modelTunnelPlaceholderKey`); this proxy puts the real
- * key where the placeholder was (a bearer token, `x-api-key`, `x-goog-api-key` or Google's `?key=`, the
- * way each CLI sends it; the provider's own header when the request carried none) and passes the
- * request on to the connection's base URL, streaming both ways.
+ * that loopback base URL and, as its key, the run's tunnel token (`newModelTunnelToken`); this proxy puts the real
+ * key where the token was (a bearer token, `x-api-key`, `x-goog-api-key` or Google's `?key=`, the
+ * way each CLI sends it) and passes the request on to the connection's base URL, streaming both ways.
+ *
+ * The token is the run's own, random, and not the key: it is all the host ever holds, and it opens
+ * only this proxy, only for as long as the run's tunnel is up. It also keeps out whatever else runs on
+ * the host: in an `open` network mode the relay listens on the host's own loopback, where any program
+ * there could connect, and a request that does not carry the token is refused here.
  *
  * What comes through the socket is the agent's, so it is hostile input: only GET, POST and HEAD, only
  * the model APIs' own paths under the connection's base path (responses, chat completions, messages,
- * models, Gemini's models/…:generateContent), no dot segments or encoded slashes, no credential but
- * the placeholder, a request body of at most `maxRequestBytes`, a response of at most
+ * models, Gemini's models/…:generateContent), no dot segments or encoded slashes, the run's token and
+ * no other credential, a request body of at most `maxRequestBytes`, a response of at most
  * `maxResponseBytes`, and a time limit on each request. Anything else is answered 4xx here and never
  * reaches the provider.
  */
 
-/** What the agent on a host is given instead of the key: not a secret, and recognised here. */
-export const modelTunnelPlaceholderKey = 'operator-console-model-tunnel';
+/** What a remote run's agent is given instead of the key: random for each run, so nothing else on the host can use the tunnel. */
+export function newModelTunnelToken(): string {
+  return `operator-console-tunnel-${randomBytes(24).toString('hex')}`;
+}
 
 export interface ModelProxyOptions {
   /** The connection's base URL (its own, or the gateway's): where requests go, and the path prefix they must be under. */
   upstreamBaseUrl: string;
   /** The connection's key: only ever in this process's memory and the upstream request. */
   secret: string;
-  /** How the provider takes the key when the CLI sent none. */
-  provider: 'openai' | 'anthropic' | 'google' | 'openrouter' | 'custom';
+  /** The run's tunnel token (newModelTunnelToken): what the agent sends where the key would be. */
+  runToken: string;
   socketPath: string;
   maxRequestBytes?: number;
   maxResponseBytes?: number;
@@ -102,7 +109,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     if (requestPath !== basePath && !requestPath.startsWith(`${basePath}/`)) return refuse(403, 'the path is not under the AI connection’s base URL', requestPath);
     if (!apiPath.test(requestPath.slice(basePath.length))) return refuse(403, 'the path is not one of the model API’s', requestPath);
 
-    // The credential: the placeholder where the CLI put it, or nothing; anything else is not the console's to pass on.
+    // The credential: the run's token where the CLI put it, and nothing else; then the key in its place.
     const headers = endToEndHeaders(request.headers);
     delete headers.host;
     delete headers.cookie;
@@ -112,21 +119,19 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       if (value === undefined) continue;
       const text = Array.isArray(value) ? value.join(',') : String(value);
       const bearer = /^Bearer\s+(.+)$/i.exec(text)?.[1];
-      if ((name === 'authorization' ? bearer : text) !== modelTunnelPlaceholderKey) return refuse(401, `${name} is not the key the console gave this run`, requestPath);
+      if ((name === 'authorization' ? bearer : text) !== options.runToken) return refuse(401, `${name} is not the key the console gave this run`, requestPath);
       headers[name] = name === 'authorization' ? `Bearer ${options.secret}` : options.secret;
       carried += 1;
     }
     const query = target.searchParams;
     if (query.has('key')) {
-      if (query.getAll('key').some((value) => value !== modelTunnelPlaceholderKey)) return refuse(401, 'key is not the key the console gave this run', requestPath);
+      if (query.getAll('key').some((value) => value !== options.runToken)) return refuse(401, 'key is not the key the console gave this run', requestPath);
       query.set('key', options.secret);
       carried += 1;
     }
-    if (carried === 0) {
-      if (options.provider === 'anthropic') headers['x-api-key'] = options.secret;
-      else if (options.provider === 'google') headers['x-goog-api-key'] = options.secret;
-      else headers.authorization = `Bearer ${options.secret}`;
-    }
+    // A bare HEAD of the base is a CLI's connectivity check (Claude Code's): it goes on as it came, without a key.
+    const connectivityCheck = method === 'HEAD' && requestPath.slice(basePath.length).replace(/\/$/, '') === '';
+    if (carried === 0 && !connectivityCheck) return refuse(401, 'the request carries no key (the run’s agent is given one)', requestPath);
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > maxRequestBytes) return refuse(413, `the request is larger than ${maxRequestBytes} bytes`, requestPath);
 

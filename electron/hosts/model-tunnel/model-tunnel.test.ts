@@ -10,7 +10,7 @@ import { egressRelayCommand, findEgressRelayScript } from '../../sandbox/egress-
 import { makeTempDir } from '../../testing/temp-dir';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 import { sshEnvironment, type SshSettings } from '../ssh-command';
-import { modelTunnelPlaceholderKey, startModelProxy } from './model-proxy';
+import { newModelTunnelToken, startModelProxy } from './model-proxy';
 import { keepModelTunnel, openModelTunnel } from './model-tunnel';
 import { pidsWithMarker, waitFor } from '../../sandbox/test-fixtures';
 
@@ -18,12 +18,13 @@ import { pidsWithMarker, waitFor } from '../../sandbox/test-fixtures';
  * The model tunnel with a real OpenSSH server on 127.0.0.1: the console's model proxy on its side, ssh
  * -R carrying a socket into a run's remote task root, and on the host (as the remote user) a client in a
  * bubblewrap sandbox with no network but its own loopback, reaching the model through the egress relay
- * on that loopback, with the placeholder key. The provider (a server on the console's side) gets the
+ * on that loopback, with the run's tunnel token for a key. The provider (a server on the console's side) gets the
  * real key; the host never holds it.
  */
 
 const remoteHome = `/home/${remoteTestUser}`;
 const secret = `sk-tunnel-${randomBytes(12).toString('hex')}`;
+const runToken = newModelTunnelToken();
 let server: SshTestServer;
 let ssh: SshSettings;
 let temp: { path: string; remove: () => void };
@@ -85,7 +86,7 @@ function allFileText(folder: string): string {
 
 async function proxyAndTunnel(root: string) {
   const port = (provider.address() as AddressInfo).port;
-  const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, provider: 'openai', socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
+  const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, runToken, socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
   cleanups.push(() => proxy.close());
   const tunnel = await openModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket: `${root}/model/model.sock` });
   cleanups.push(() => tunnel.close());
@@ -100,9 +101,9 @@ describe('the model tunnel', () => {
     // sshd binds it as the remote user, for the remote user only.
     expect(statSync(tunnel.remoteSocket).mode & 0o077).toBe(0);
 
-    // In the run's sandbox on the host: no network but its own loopback, the relay there, the placeholder key.
+    // In the run's sandbox on the host: no network but its own loopback, the relay there, the run's token for a key.
     const relayPort = 4318;
-    const client = `fetch('http://127.0.0.1:${relayPort}/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ${modelTunnelPlaceholderKey}' }, body: '{}' })
+    const client = `fetch('http://127.0.0.1:${relayPort}/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ${runToken}' }, body: '{}' })
       .then(async (r) => { require('fs').writeFileSync('${root}/view/answer.txt', r.status + ' ' + (await r.text())); })`;
     const command = egressRelayCommand({ nodePath: process.execPath, relayScript: findEgressRelayScript(), socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [process.execPath, '-e', client] });
     // Off the event loop: the console's proxy answers in this process.
@@ -141,7 +142,7 @@ describe('a kept model tunnel', () => {
   it('opens again by itself when its ssh connection dies, so the run keeps its model', async () => {
     const root = remoteTaskRoot();
     const port = (provider.address() as AddressInfo).port;
-    const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, provider: 'openai', socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
+    const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, runToken, socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
     cleanups.push(() => proxy.close());
     const changes: boolean[] = [];
     const remoteSocket = `${root}/model/model.sock`;
@@ -150,7 +151,7 @@ describe('a kept model tunnel', () => {
     const askThroughHost = async () => {
       const { stdout } = await promisify(execFile)(
         '/usr/sbin/runuser',
-        ['-u', remoteTestUser, '--', process.execPath, '-e', `require('http').request({ socketPath: '${remoteSocket}', path: '/v1/models', headers: { authorization: 'Bearer ${modelTunnelPlaceholderKey}' } }, (r) => { process.stdout.write(String(r.statusCode)); process.exit(0); }).end()`],
+        ['-u', remoteTestUser, '--', process.execPath, '-e', `require('http').request({ socketPath: '${remoteSocket}', path: '/v1/models', headers: { authorization: 'Bearer ${runToken}' } }, (r) => { process.stdout.write(String(r.statusCode)); process.exit(0); }).end()`],
         { timeout: 20_000 },
       );
       return stdout;

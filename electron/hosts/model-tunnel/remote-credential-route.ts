@@ -1,15 +1,14 @@
 import { credentialDelivery, effectiveBaseUrl, type CredentialDelivery, type DeliverableConnection, type DeliveringDefinition } from '../../providers/credential-delivery';
-import { modelTunnelPlaceholderKey } from './model-proxy';
 
 /**
  * How a remote run's agent reaches its model (issue 28). Where the connection has a base URL (its
  * own, or OpenRouter's), the key stays on the operator's machine: the agent gets the relay's loopback
- * base URL in its sandbox (the same path as the connection's) and a placeholder key, delivered the way
- * its CLI takes a base URL (credential-delivery.ts), and the console's model proxy puts the key back
- * on the console's side of the tunnel. Without one (the CLI talks to its provider's own API), or for
- * the CLI's own login (its login files), there is nothing to tunnel through: the credential is
- * delivered to the host for the run and removed after, and the environment's SSH host setting says so
- * (renderer/features/environments/remote-credentials-note.tsx).
+ * base URL in its sandbox (the same path as the connection's) and the run's tunnel token as its key,
+ * delivered the way its CLI takes a base URL (credential-delivery.ts), and the console's model proxy
+ * puts the key in the token's place on the console's side of the tunnel. Without a base URL (the CLI
+ * talks to its provider's own API), or for the CLI's own login (its login files), there is nothing to
+ * tunnel through: the credential is delivered to the host for the run and removed after, and the
+ * environment's SSH host setting says so (renderer/features/environments/environment-labels.ts).
  */
 
 export type RemoteCredentialRoute =
@@ -31,8 +30,9 @@ export function remoteCredentialRoute(definition: DeliveringDefinition, connecti
 
 /**
  * The delivery for an agent whose model traffic goes through the tunnel: its CLI's base-URL layout,
- * pointed at the relay, with the placeholder where the key would be (in the variables and files that would carry the key: nothing there is secret).
+ * pointed at the relay, with the run's token where the key would be (redacted from the run's output
+ * like a key, though it opens nothing once the run's tunnel is down).
  */
-export function tunnelledDelivery(input: { definition: DeliveringDefinition; connection: DeliverableConnection; model: string; agentBaseUrl: string }): CredentialDelivery {
-  return credentialDelivery({ definition: input.definition, connection: { ...input.connection, baseUrl: input.agentBaseUrl }, secret: modelTunnelPlaceholderKey, model: input.model });
+export function tunnelledDelivery(input: { definition: DeliveringDefinition; connection: DeliverableConnection; model: string; agentBaseUrl: string; runToken: string }): CredentialDelivery {
+  return credentialDelivery({ definition: input.definition, connection: { ...input.connection, baseUrl: input.agentBaseUrl }, secret: input.runToken, model: input.model });
 }
