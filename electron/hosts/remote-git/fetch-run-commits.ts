@@ -16,8 +16,9 @@ import { hostLimitSeconds } from './send-base-revision';
  * by `git index-pack --strict` (every object fsck-checked, every link present) into a quarantine
  * folder of its own, as git's receive-pack does. Only a pack that passes, whose tip is a commit, is
  * moved into the run's local repository and `ref` set to that tip; anything else is refused with a
- * stable reason and nothing is written there. Review, compare and landing then read the run's local
- * repository as they do for a local run.
+ * stable reason and nothing is written there. The host's work tree comes back too, as a commit on the
+ * tip (what the agent did not commit): remote-work-in-view.ts shows both in the run's local view, so
+ * review, compare and landing read the run as they do a local run.
  */
 
 export interface FetchRunCommitsInput extends SshHost {
@@ -38,14 +39,29 @@ export interface FetchRunCommitsInput extends SshHost {
 
 const defaultMaxPackBytes = 1024 * 1024 * 1024;
 const defaultTimeoutMs = 10 * 60_000;
-const headerPattern = /^operator-console-pack ([0-9a-f]{40}(?:[0-9a-f]{24})?)\n/;
+const headerPattern = /^operator-console-pack ([0-9a-f]{40}(?:[0-9a-f]{24})?) ([0-9a-f]{40}(?:[0-9a-f]{24})?)\n/;
+/** Where the run's local repository keeps the commit of the host's work tree (what the agent did not commit). */
+export const remoteWorkTreeRef = 'refs/operator-console/remote-work-tree';
 
-export async function fetchRunCommits(input: FetchRunCommitsInput): Promise<{ head: string }> {
+export interface FetchedRunCommits {
+  /** The run's HEAD on the host: where `ref` now points. */
+  head: string;
+  /**
+   * A commit of the console's on top of `head` holding the host's work tree as the agent left it
+   * (kept under remoteWorkTreeRef); null when git on the host could not read the work tree whole.
+   */
+  workTree: string | null;
+  /** What the run's local view showed before (the last work tree brought back, else the ref's commit before): where showing this one starts from. */
+  shownBefore: string | null;
+}
+
+export async function fetchRunCommits(input: FetchRunCommitsInput): Promise<FetchedRunCommits> {
   if (!/^refs\/[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(input.ref) || input.ref.includes('..') || input.ref.endsWith('.lock')) throw new Error(`not a ref the console sets: ${input.ref}`);
   const maxPackBytes = input.maxPackBytes ?? defaultMaxPackBytes;
   const timeoutMs = input.timeoutMs ?? defaultTimeoutMs;
   const local = await openLocalRepository(input.localRepository);
   const current = await refValue(local, input.ref);
+  const shownBefore = (await refValue(local, remoteWorkTreeRef)) ?? current;
   const haves = [...new Set([...(current ? [current] : []), ...(input.haves ?? [])])].filter(isObjectId);
 
   const result = await runRemoteScript(
@@ -64,11 +80,20 @@ export async function fetchRunCommits(input: FetchRunCommitsInput): Promise<{ he
   const header = headerPattern.exec(result.stdout.subarray(0, 128).toString('latin1'));
   if (!header) throw remoteGitRefusal('remote_pack_refused', `${input.host} answered with something other than the run’s commits.`);
   const head = header[1]!;
+  const workTree = header[2] === head ? null : header[2]!;
   const pack = result.stdout.subarray(header[0].length);
+  const tips = workTree ? [head, workTree] : [head];
 
-  if (!(await commitsHeld(local, [head])).has(head)) await storeCheckedPack(local, pack, head, { host: input.host, maxPackBytes, timeoutMs });
+  if ((await commitsHeld(local, tips)).size < tips.length) await storeCheckedPack(local, pack, tips, { host: input.host, maxPackBytes, timeoutMs });
+  if (workTree) {
+    // The console made it on the host, from HEAD: anything else is not the run's work tree.
+    const parent = await localGit(local.gitDir, ['rev-parse', '--verify', '-q', '--end-of-options', `${workTree}^1`], { okExitCodes: [0, 1] });
+    if (parent.stdout.trim() !== head) throw remoteGitRefusal('remote_pack_refused', `${input.host} sent a work tree that is not on top of the run’s HEAD.`);
+  }
   await localGit(local.gitDir, ['update-ref', '-m', 'operator-console: the run’s commits from its host', input.ref, head, current ?? '']);
-  return { head };
+  if (workTree) await localGit(local.gitDir, ['update-ref', '-m', 'operator-console: the run’s work tree on its host', remoteWorkTreeRef, workTree]);
+  else await localGit(local.gitDir, ['update-ref', '-d', remoteWorkTreeRef], { okExitCodes: [0, 1] });
+  return { head, workTree, shownBefore };
 }
 
 async function refValue(local: LocalRepository, ref: string): Promise<string | null> {
@@ -81,7 +106,7 @@ async function refValue(local: LocalRepository, ref: string): Promise<string | n
  * link to the base is checked against what is really there); moved in only once it passed and its
  * tip is a commit. The quarantine is removed whatever happens.
  */
-async function storeCheckedPack(local: LocalRepository, pack: Buffer, head: string, bounds: { host: string; maxPackBytes: number; timeoutMs: number }): Promise<void> {
+async function storeCheckedPack(local: LocalRepository, pack: Buffer, tips: string[], bounds: { host: string; maxPackBytes: number; timeoutMs: number }): Promise<void> {
   const quarantine = await fs.mkdtemp(path.join(local.objectsDir, 'incoming-'));
   const objects = { directory: quarantine, alternates: [local.objectsDir] };
   try {
@@ -95,9 +120,9 @@ async function storeCheckedPack(local: LocalRepository, pack: Buffer, head: stri
       const said = error instanceof GitCommandError ? sshWords(error.stderr) : String(error);
       throw remoteGitRefusal('remote_pack_refused', `The run’s commits from ${bounds.host} did not pass git’s check (${said}).`);
     }
-    if (!(await commitsHeld(local, [head], objects)).has(head)) {
-      throw remoteGitRefusal('remote_pack_refused', `${bounds.host} named ${head.slice(0, 12)} as the run’s tip, which is not a commit among what it sent.`);
-    }
+    const held = await commitsHeld(local, tips, objects);
+    const missing = tips.find((tip) => !held.has(tip));
+    if (missing) throw remoteGitRefusal('remote_pack_refused', `${bounds.host} named ${missing.slice(0, 12)} as the run’s tip, which is not a commit among what it sent.`);
     const target = path.join(local.objectsDir, 'pack');
     await fs.mkdir(target, { recursive: true });
     const files = (await fs.readdir(path.join(quarantine, 'pack'))).filter((name) => /^pack-[0-9a-f]+\.(pack|rev|idx)$/.test(name));

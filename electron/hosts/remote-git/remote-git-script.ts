@@ -12,8 +12,10 @@ import { hardenedGitSettings, hardenedGitVariables } from '../../git/hardened-gi
  *   holds the base already); it is unbundled into the store, and a new repository is made at
  *   <repository>, borrowing the store's objects, its branch at the base and checked out;
  * - `pack <repository> <store> <format> <max file bytes> [<commit the console has>...]`: the run's
- *   commits as one pack on stdout, after a line `operator-console-pack <commit>` naming where the
- *   repository's HEAD is; refused when a file in them inflates beyond the bound (a pack bomb).
+ *   commits, and its work tree as the agent left it (a commit of the console's on top of HEAD, made in
+ *   its own index: what the agent did not commit comes back too), as one pack on stdout, after a line
+ *   `operator-console-pack <HEAD> <work tree commit>` (HEAD twice when the work tree could not be
+ *   read whole); refused when a file in them inflates beyond the bound (a pack bomb).
  *
  * The run's repository is hostile (the agent wrote it), so `pack` reads it as hardened-git reads a
  * run's files locally: git never opens it as a repository (no config of the agent's, no hooks, no
@@ -39,9 +41,13 @@ const gitVariables = Object.entries(hardenedGitVariables)
   .map(([name, value]) => `${name}=${quoted(value)}`)
   .join(' ');
 
-/** Runs inside the host's sandbox: the refs copied to a throwaway git dir, then rev-parse and pack-objects. */
+/**
+ * Runs inside the host's sandbox: the refs copied to a throwaway git dir, the work tree as the agent
+ * left it made a commit on top of HEAD in the console's own index, then rev-parse and pack-objects.
+ */
 const packInSandbox = `set -u
-g=$1; store_objects=$2; format=$3; max_blob=$4; shift 4
+w=$1; store_objects=$2; format=$3; max_blob=$4; shift 4
+g=$w/.git
 refuse() { printf 'operator-console-git: %s %s\\n' "$1" "$2" >&2; exit 3; }
 mkdir -p git/objects git/refs || exit 10
 if [ -d "$g/refs" ] && [ ! -L "$g/refs" ]; then cp -R -P "$g/refs/." git/refs/ 2>/dev/null; fi
@@ -53,18 +59,31 @@ if [ "$format" = sha256 ]; then
 else
   printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = true\\n' > git/config
 fi
-hgit() { env -i PATH=/usr/bin:/bin HOME="$PWD" ${gitVariables} GIT_DIR="$PWD/git" GIT_OBJECT_DIRECTORY="$g/objects" GIT_ALTERNATE_OBJECT_DIRECTORIES="$store_objects" git ${gitSettings} "$@"; }
+# The run's objects and the store's are only read; what the console makes here goes to its own folder.
+scratch=$PWD
+hgit() {
+  env -i PATH=/usr/bin:/bin HOME="$scratch" ${gitVariables} GIT_DIR="$scratch/git" GIT_OBJECT_DIRECTORY="$scratch/git/objects" \\
+    GIT_ALTERNATE_OBJECT_DIRECTORIES="$g/objects:$store_objects" GIT_WORK_TREE="$w" GIT_INDEX_FILE="$scratch/index" \\
+    GIT_AUTHOR_NAME='Operator Console' GIT_AUTHOR_EMAIL='operator-console@localhost' GIT_COMMITTER_NAME='Operator Console' GIT_COMMITTER_EMAIL='operator-console@localhost' \\
+    GIT_AUTHOR_DATE="\${when:-}" GIT_COMMITTER_DATE="\${when:-}" git ${gitSettings} "$@"
+}
 head=$(hgit rev-parse --verify -q 'HEAD^{commit}') || refuse remote_head_missing "the run's HEAD names no commit its repository holds"
+# What the agent left uncommitted, as a commit on HEAD dated as HEAD is (so the same work makes the same commit).
+when="@$(hgit log -1 --format=%ct "$head") +0000"
+# A work tree git cannot read whole (a FIFO or a socket the agent left in it) is not brought back: HEAD
+# stands for it, and the console says so.
+if (cd "$w" && hgit read-tree "$head" && hgit add -A) >/dev/null 2>&1 && tree=$(hgit write-tree) &&
+  worktree=$(printf 'The run’s work tree as its agent left it\\n' | hgit commit-tree "$tree" -p "$head"); then :; else worktree=$head; fi
 : > haves
 for have in "$@"; do
   if hgit cat-file -e "$have^{commit}" 2>/dev/null; then printf '^%s\\n' "$have" >> haves; fi
 done
 # A pack bomb: a file that packs small and inflates huge. The pack's own size is bounded by the console;
 # what a file inflates to is only known here, so a file beyond the bound is refused before anything is sent.
-big=$({ printf '%s\\n' "$head"; cat haves; } | hgit rev-list --objects --stdin --filter=blob:limit="$max_blob" --filter-print-omitted | grep -m 1 '^~')
-if [ -n "$big" ]; then refuse remote_pack_too_large "the run's commits hold a file of more than $max_blob bytes"; fi
-printf 'operator-console-pack %s\\n' "$head"
-{ printf '%s\\n' "$head"; cat haves; } | hgit pack-objects --revs --stdout --quiet
+big=$({ printf '%s\\n' "$worktree"; cat haves; } | hgit rev-list --objects --stdin --filter=blob:limit="$max_blob" --filter-print-omitted | grep -m 1 '^~')
+if [ -n "$big" ]; then refuse remote_pack_too_large "the run's commits or work tree hold a file of more than $max_blob bytes"; fi
+printf 'operator-console-pack %s %s\\n' "$head" "$worktree"
+{ printf '%s\\n' "$worktree"; cat haves; } | hgit pack-objects --revs --stdout --quiet
 `;
 
 export const remoteGitScript = `set -u
@@ -135,9 +154,9 @@ pack)
   bounded bwrap --unshare-all --die-with-parent --new-session \\
     --ro-bind /usr /usr --ro-bind-try /bin /bin --ro-bind-try /lib /lib --ro-bind-try /lib64 /lib64 --ro-bind-try /lib32 /lib32 \\
     --ro-bind-try /etc/ld.so.cache /etc/ld.so.cache --proc /proc --dev /dev --tmpfs /tmp \\
-    --ro-bind "$g" "$g" --ro-bind "$store/objects" "$store/objects" --bind "$scratch" /tmp/work --chdir /tmp/work \\
+    --ro-bind "$repository" "$repository" --ro-bind "$store/objects" "$store/objects" --bind "$scratch" /tmp/work --chdir /tmp/work \\
     --clearenv --setenv PATH /usr/bin:/bin \\
-    -- sh -c ${quoted(packInSandbox)} operator-console-pack "$g" "$store/objects" "$format" "$max_blob" "$@"
+    -- sh -c ${quoted(packInSandbox)} operator-console-pack "$repository" "$store/objects" "$format" "$max_blob" "$@"
   ;;
 *)
   refuse remote_git_failed "unknown mode $mode"

@@ -11,6 +11,8 @@ import { makeTempDir } from '../../testing/temp-dir';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 import { sshEnvironment, type SshSettings } from '../ssh-command';
 import { fetchRunCommits } from './fetch-run-commits';
+import { showRemoteWorkInView } from './remote-work-in-view';
+import { diffTaskView } from '../../task-root/task-view-diff';
 import { sendBaseRevision } from './send-base-revision';
 
 /**
@@ -175,7 +177,7 @@ describe('the code round trip to an SSH host', () => {
     const tip = asAgent(run.repository, 'echo agent work > feature.txt && git add feature.txt && git commit -qm feature && git rev-parse HEAD');
     expect(() => git(run.local, 'cat-file', '-e', tip)).toThrow();
 
-    expect(await fetchInto(run)).toEqual({ head: tip });
+    expect(await fetchInto(run)).toMatchObject({ head: tip });
     expect(git(run.local, 'rev-parse', 'refs/heads/operator-console/run_1')).toBe(tip);
     expect(git(run.local, 'show', `${tip}:feature.txt`)).toBe('agent work');
     expect(git(run.local, 'fsck', '--strict', '--no-dangling')).toBe('');
@@ -187,11 +189,11 @@ describe('the code round trip to an SSH host', () => {
 
     // Again with nothing new: the same head, nothing more written.
     const before = snapshot(run.local);
-    expect(await fetchInto(run)).toEqual({ head: tip });
+    expect(await fetchInto(run)).toMatchObject({ head: tip });
     expect(snapshot(run.local)).toEqual(before);
   }, 60_000);
 
-  it('lands fetched commits in the project as a local run’s', async () => {
+  it('shows the run’s commits and uncommitted work in its local view, and lands its commits, as a local run’s', async () => {
     const fixture: LandingFixture = await makeLandingFixture('oc-remote-land-');
     cleanups.push(() => fixture.cleanup());
     const taskRoot = await prepareRun(fixture, 'run_remote1');
@@ -199,8 +201,24 @@ describe('the code round trip to an SSH host', () => {
     const run = { project: fixture.project, base: taskRoot.baseRevision!, store: `${folder}/store.git`, repository: `${folder}/view`, local: taskRoot.repository!.gitDir };
     await sendBaseRevision({ ssh, host: server.alias, localRepository: fixture.project, baseRevision: run.base, remoteRepository: run.repository, remoteStore: run.store });
     const tip = asAgent(run.repository, 'printf "remote feature\\n" > remote.txt && git add remote.txt && git commit -qm "remote feature" && git rev-parse HEAD');
+    // What the agent left uncommitted: a change, a new file, a deleted file.
+    asAgent(run.repository, 'printf "changed on the host\\n" >> README.md && printf "draft\\n" > draft.txt && rm notes.txt');
 
-    await fetchRunCommits({ ssh, host: server.alias, remoteRepository: run.repository, remoteStore: run.store, localRepository: run.local, ref: `refs/heads/${taskRoot.branch}` });
+    const fetched = await fetchRunCommits({ ssh, host: server.alias, remoteRepository: run.repository, remoteStore: run.store, localRepository: run.local, ref: `refs/heads/${taskRoot.branch}` });
+    expect(fetched).toMatchObject({ head: tip, workTree: expect.stringMatching(/^[0-9a-f]{40}$/), shownBefore: run.base });
+    await showRemoteWorkInView(taskRoot, fixture.tools, fetched);
+
+    // The run's Changes read the local view as for a local run: the commit and what was left uncommitted.
+    const changes = await diffTaskView(taskRoot, fixture.tools);
+    expect(changes.files.map((file) => `${file.status} ${file.path}`).sort()).toEqual(['added draft.txt', 'added remote.txt', 'deleted notes.txt', 'modified README.md']);
+    expect(readFileSync(path.join(taskRoot.view, 'draft.txt'), 'utf8')).toBe('draft\n');
+    // The view's index is at the run's HEAD: the uncommitted work shows as uncommitted there.
+    expect(git(taskRoot.view, 'rev-parse', 'HEAD')).toBe(tip);
+    expect(git(taskRoot.view, 'diff', '--cached', '--name-only')).toBe('');
+    expect(git(taskRoot.view, 'diff', '--name-status')).toBe('M\tREADME.md\nD\tnotes.txt');
+    expect(git(taskRoot.view, 'ls-files', '--others', '--exclude-standard')).toBe('draft.txt');
+
+    // Landing takes the commits, as for a local run.
     const imported = await importRunCommits(taskRoot, fixture.tools, 'run_remote1');
     expect(imported).toEqual({ tip, base: run.base, commitCount: 1 });
     expect(await landInProject(fixture.project, { runId: 'run_remote1', tip, target: 'main', strategy: 'fast-forward', message: 'Land', identity: operatorIdentity })).toMatchObject({
@@ -230,7 +248,7 @@ describe('a hostile run repository on the host', () => {
         'git config core.repositoryformatversion 99',
       ].join('\n'),
     );
-    expect(await fetchInto(run)).toEqual({ head: tip });
+    expect(await fetchInto(run)).toMatchObject({ head: tip });
     expect(readdirSync(path.dirname(marker)).filter((name) => name.startsWith(path.basename(marker)))).toEqual([]);
   }, 60_000);
 
@@ -296,6 +314,16 @@ describe('a hostile run repository on the host', () => {
       message: expect.stringMatching(/hold a file of more than 262144 bytes/),
     });
     expect(snapshot(run.local)).toEqual(before);
+  }, 60_000);
+
+  it('brings the work tree back past a FIFO the agent left in it, without waiting on it or bringing it', async () => {
+    const run = await sentRun();
+    const tip = asAgent(run.repository, 'echo y > y.txt && git add y.txt && git commit -qm y && mkfifo pipe && echo draft > draft.txt && git rev-parse HEAD');
+    const fetched = await fetchInto(run, { timeoutMs: 20_000 });
+    expect(fetched.head).toBe(tip);
+    const files = git(run.local, 'ls-tree', '-r', '--name-only', fetched.workTree!).split('\n');
+    expect(files).toContain('draft.txt');
+    expect(files).not.toContain('pipe');
   }, 60_000);
 
   it('stops a host that stalls (a FIFO where git reads HEAD), leaving nothing running there', async () => {
