@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newModelTunnelToken, startModelProxy, type ModelProxy, type ModelProxyNote } from '../../electron/hosts/model-tunnel/model-proxy';
 import { openModelTunnel, type ModelTunnel } from '../../electron/hosts/model-tunnel/model-tunnel';
 import { remoteCredentialRoute } from '../../electron/hosts/model-tunnel/remote-credential-route';
-import { quoteRemoteArgument } from '../../electron/hosts/remote-script';
+import { quoteRemoteArgument, sshConnectionTo, type SshConnection } from '../../electron/hosts/remote-script';
 import { sshEnvironment, type SshSettings } from '../../electron/hosts/ssh-command';
 import { egressRelayCommand, findEgressRelayScript } from '../../electron/sandbox/egress-relay';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
@@ -31,7 +31,7 @@ const relayPort = 4319;
 const runToken = newModelTunnelToken();
 
 let server: SshTestServer;
-let ssh: SshSettings;
+let ssh: SshConnection;
 let consoleDir: string;
 const cleanups: Array<() => Promise<void> | void> = [];
 
@@ -40,7 +40,8 @@ beforeAll(async () => {
   server = await startSshTestServer();
   consoleDir = mkdtempSync(path.join(os.tmpdir(), 'oc-e2e-console-'));
   writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine()}\n`);
-  ssh = { program: 'ssh', configFile: server.configFile, env: sshEnvironment({ ...process.env, ...server.env }), consoleKnownHosts: path.join(consoleDir, 'known_hosts'), connectTimeoutSeconds: 10 };
+  const settings: SshSettings = { program: 'ssh', configFile: server.configFile, env: sshEnvironment({ ...process.env, ...server.env }), consoleKnownHosts: path.join(consoleDir, 'known_hosts'), connectTimeoutSeconds: 10 };
+  ssh = await sshConnectionTo(settings, server.alias);
 }, installTimeoutMs);
 
 afterEach(async () => {

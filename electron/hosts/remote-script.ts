@@ -15,17 +15,30 @@ import { resolveDestination } from './ssh-destination';
  * known_hosts files and the console's, StrictHostKeyChecking=yes.
  */
 
+/**
+ * How the console reaches one host: its ssh settings, and the options every ssh to the host gets, the
+ * host key check included (host-service.ts makes them for a run, with hostKeyCheckedArgs).
+ */
+export interface SshConnection {
+  settings: SshSettings;
+  options: string[];
+}
+
 export interface SshHost {
-  /** How the console runs ssh (host-service.ts makes it from the operator's environment). */
-  ssh: SshSettings;
+  ssh: SshConnection;
   /** The host's name as ssh knows it (Settings → Hosts). */
   host: string;
 }
 
 /** The options that make ssh check `name`'s key against the operator's known_hosts files and the console's own. */
-export async function hostKeyCheckedArgs(settings: SshSettings, name: string, options: { tunnel?: boolean } = {}): Promise<string[]> {
+export async function hostKeyCheckedArgs(settings: SshSettings, name: string): Promise<string[]> {
   const { userKnownHostsFiles } = await resolveDestination(settings, name);
-  return [...sshBaseArgs(settings, options), '-o', 'StrictHostKeyChecking=yes', '-o', knownHostsFilesOption([...userKnownHostsFiles, settings.consoleKnownHosts])];
+  return [...sshBaseArgs(settings), '-o', 'StrictHostKeyChecking=yes', '-o', knownHostsFilesOption([...userKnownHostsFiles, settings.consoleKnownHosts])];
+}
+
+/** How the console reaches `name`, as ssh resolves it now. */
+export async function sshConnectionTo(settings: SshSettings, name: string): Promise<SshConnection> {
+  return { settings, options: await hostKeyCheckedArgs(settings, name) };
 }
 
 /** One argument as the remote shell reads it: single-quoted, and refused when it could be anything else. */
@@ -49,10 +62,9 @@ export interface RemoteScriptRun {
 }
 
 /** Runs one fixed script on the host over the system ssh, bounded in time and output. */
-export async function runRemoteScript({ ssh, host }: SshHost, run: RemoteScriptRun): Promise<ToolResult> {
-  const args = await hostKeyCheckedArgs(ssh, host);
-  return runSsh(ssh, {
-    args: [...args, '--', host, fixedScriptCommand(run.script, run.args)],
+export function runRemoteScript({ ssh, host }: SshHost, run: RemoteScriptRun): Promise<ToolResult> {
+  return runSsh(ssh.settings, {
+    args: [...ssh.options, '--', host, fixedScriptCommand(run.script, run.args)],
     timeoutMs: run.timeoutMs,
     maxOutputBytes: run.maxOutputBytes,
     ...(run.stdin ? { stdin: run.stdin } : {}),

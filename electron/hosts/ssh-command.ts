@@ -22,7 +22,7 @@ import { sshNotInstalled } from './ssh-failure';
  * asks for exactly one `-R <socket in the run's remote task root>:<the console's model proxy socket>`,
  * so the run's model traffic comes back to the console, which adds the AI key: the key never leaves the
  * operator's machine. ClearAllForwardings would clear that forwarding too, so the tunnel goes without it
- * (`{ tunnel: true }`); agent and X11 forwarding stay off there as everywhere.
+ * (`withForwarding`); agent and X11 forwarding stay off there as everywhere.
  */
 
 export interface SshSettings {
@@ -54,7 +54,7 @@ export function sshEnvironment(operatorEnv: NodeJS.ProcessEnv): Record<string, s
 }
 
 /** The options every ssh the console runs gets, before the mode's own (host key checking, known_hosts). */
-export function sshBaseArgs(settings: SshSettings, options: { tunnel?: boolean } = {}): string[] {
+export function sshBaseArgs(settings: SshSettings): string[] {
   return [
     ...(settings.configFile ? ['-F', settings.configFile] : []),
     '-T',
@@ -72,10 +72,24 @@ export function sshBaseArgs(settings: SshSettings, options: { tunnel?: boolean }
     'ForwardAgent=no',
     '-o',
     'ForwardX11=no',
-    ...(options.tunnel ? [] : ['-o', 'ClearAllForwardings=yes']),
+    '-o',
+    'ClearAllForwardings=yes',
     '-o',
     'PermitLocalCommand=no',
   ];
+}
+
+/** The options for the model tunnel: the same, but for ClearAllForwardings, which would clear its one -R too. */
+export function withForwarding(options: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let index = 0; index < options.length; index += 1) {
+    if (options[index] === '-o' && options[index + 1] === 'ClearAllForwardings=yes') {
+      index += 1;
+      continue;
+    }
+    kept.push(options[index]!);
+  }
+  return kept;
 }
 
 /** A list of files for UserKnownHostsFile, each quoted as ssh's config tokens are (a path may have spaces). */

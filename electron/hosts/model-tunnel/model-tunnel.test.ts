@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { egressRelayCommand, findEgressRelayScript } from '../../sandbox/egress-relay';
 import { makeTempDir } from '../../testing/temp-dir';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
+import { sshConnectionTo, type SshConnection } from '../remote-script';
 import { sshEnvironment, type SshSettings } from '../ssh-command';
 import { newModelTunnelToken, startModelProxy } from './model-proxy';
 import { keepModelTunnel, openModelTunnel } from './model-tunnel';
@@ -26,7 +27,7 @@ const remoteHome = `/home/${remoteTestUser}`;
 const secret = `sk-tunnel-${randomBytes(12).toString('hex')}`;
 const runToken = newModelTunnelToken();
 let server: SshTestServer;
-let ssh: SshSettings;
+let ssh: SshConnection;
 let temp: { path: string; remove: () => void };
 let provider: http.Server;
 let seen: Array<{ url: string; authorization: string | undefined }>;
@@ -35,7 +36,8 @@ beforeAll(async () => {
   server = await startSshTestServer();
   temp = makeTempDir('oc-model-tunnel-');
   writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine()}\n`);
-  ssh = { program: 'ssh', configFile: server.configFile, env: sshEnvironment({ ...process.env, ...server.env }), consoleKnownHosts: path.join(temp.path, 'known_hosts'), connectTimeoutSeconds: 10 };
+  const settings: SshSettings = { program: 'ssh', configFile: server.configFile, env: sshEnvironment({ ...process.env, ...server.env }), consoleKnownHosts: path.join(temp.path, 'known_hosts'), connectTimeoutSeconds: 10 };
+  ssh = await sshConnectionTo(settings, server.alias);
   seen = [];
   provider = http.createServer((request, response) => {
     seen.push({ url: request.url ?? '', authorization: request.headers.authorization });

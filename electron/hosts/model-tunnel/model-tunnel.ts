@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { fixedScriptCommand, hostKeyCheckedArgs, runRemoteScript, type SshHost } from '../remote-script';
+import { fixedScriptCommand, runRemoteScript, type SshHost } from '../remote-script';
+import { withForwarding } from '../ssh-command';
 import { sshError, sshFailure, sshWords } from '../ssh-failure';
 
 /**
@@ -70,11 +71,10 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
   const readyTimeoutMs = input.readyTimeoutMs ?? 30_000;
   const stale = await runRemoteScript(input, { script: removeStaleSocketScript, args: [input.remoteSocket], timeoutMs: readyTimeoutMs, maxOutputBytes: 4096 });
   if (stale.exitCode !== 0 || stale.timedOut) throw sshFailure(input.host, stale, { during: 'connect', timeoutMs: readyTimeoutMs });
-  const args = await hostKeyCheckedArgs(input.ssh, input.host, { tunnel: true });
   const child = spawn(
-    input.ssh.program,
+    input.ssh.settings.program,
     [
-      ...args,
+      ...withForwarding(input.ssh.options),
       '-o',
       'ExitOnForwardFailure=yes',
       '-o',
@@ -89,7 +89,7 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
       input.host,
       fixedScriptCommand(tunnelScript, [input.remoteSocket]),
     ],
-    { env: input.ssh.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
+    { env: input.ssh.settings.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
   );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -127,7 +127,7 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
     });
     child.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(error.code === 'ENOENT' ? sshError('ssh_not_installed', `The console could not run ${input.ssh.program}: install OpenSSH's client, then start the run again.`) : error);
+      reject(error.code === 'ENOENT' ? sshError('ssh_not_installed', `The console could not run ${input.ssh.settings.program}: install OpenSSH's client, then start the run again.`) : error);
     });
     void ended.then(({ exitCode, signal }) => {
       clearTimeout(timer);

@@ -9,6 +9,7 @@ import { makeLandingFixture, operatorIdentity, prepareRun, type LandingFixture }
 import { git } from '../../sandbox/test-fixtures';
 import { makeTempDir } from '../../testing/temp-dir';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
+import { sshConnectionTo, type SshConnection } from '../remote-script';
 import { sshEnvironment, type SshSettings } from '../ssh-command';
 import { fetchRunCommits } from './fetch-run-commits';
 import { showRemoteWorkInView } from './remote-work-in-view';
@@ -26,20 +27,21 @@ import { sendBaseRevision } from './send-base-revision';
 
 const remoteHome = `/home/${remoteTestUser}`;
 let server: SshTestServer;
-let ssh: SshSettings;
+let ssh: SshConnection;
 let known: { path: string; remove: () => void };
 
 beforeAll(async () => {
   server = await startSshTestServer();
   known = makeTempDir('oc-remote-git-known-');
   writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine()}\n${server.knownHostsLine(server.garbledPort)}\n`);
-  ssh = {
+  const settings: SshSettings = {
     program: 'ssh',
     configFile: server.configFile,
     env: sshEnvironment({ ...process.env, ...server.env }),
     consoleKnownHosts: path.join(known.path, 'known_hosts'),
     connectTimeoutSeconds: 10,
   };
+  ssh = await sshConnectionTo(settings, server.alias);
 }, 30_000);
 afterAll(async () => {
   await server?.stop();

@@ -39,10 +39,10 @@ export interface SentBaseRevision {
 /** The branch the run's repository on a host checks out, unless told otherwise. */
 export const remoteRunBranch = 'operator-console/run';
 
-/** The project's object store on a host, in the console's remote folder (relative to the remote user's home). */
-export function remoteStoreFor(projectId: string, remoteFolder = '.operator-console'): string {
+/** The project's object store on a host, in the console's folder there (`~/.operator-console`, absolute or relative to the remote home). */
+export function remoteStoreFor(consoleFolder: string, projectId: string): string {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(projectId)) throw new Error(`not a project id: ${projectId}`);
-  return `${remoteFolder}/git-stores/${projectId}.git`;
+  return `${consoleFolder.replace(/\/+$/, '')}/git-stores/${projectId}.git`;
 }
 
 const defaultTimeoutMs = 10 * 60_000;
