@@ -13,6 +13,7 @@ import { sshConnectionTo, type SshConnection } from '../remote-script';
 import { sshEnvironment, type SshSettings } from '../ssh-command';
 import { newModelTunnelToken, startModelProxy } from './model-proxy';
 import { keepModelTunnel, openModelTunnel } from './model-tunnel';
+import { installRelayOnHost, openRunModelTunnel } from './run-model-tunnel';
 import { pidsWithMarker, waitFor } from '../../sandbox/test-fixtures';
 
 /**
@@ -166,5 +167,48 @@ describe('a kept model tunnel', () => {
     expect(changes.slice(0, 2)).toEqual([false, true]);
     expect(await askThroughHost()).toBe('200');
     expect(seen.at(-1)).toEqual({ url: '/v1/models', authorization: `Bearer ${secret}` });
+  }, 60_000);
+});
+
+describe('a run’s model tunnel', () => {
+  it('installs the relay on the host once, and serves the model in the run’s sandbox there with the run’s token', async () => {
+    const root = remoteTaskRoot();
+    const consoleFolder = `${path.dirname(root)}/console-${randomBytes(3).toString('hex')}`;
+    cleanups.push(() => rmSync(consoleFolder, { recursive: true, force: true }));
+    const installed = await installRelayOnHost({ ssh, host: server.alias }, consoleFolder);
+    expect(readFileSync(installed.relayScript)).toEqual(readFileSync(findEgressRelayScript()));
+    expect(statSync(installed.relayScript).uid).toBe(statSync(remoteHome).uid);
+    expect(installed.nodePath).toMatch(/\/node$/);
+    // Again: the same file, not written twice.
+    const mtime = statSync(installed.relayScript).mtimeMs;
+    expect(await installRelayOnHost({ ssh, host: server.alias }, consoleFolder)).toEqual(installed);
+    expect(statSync(installed.relayScript).mtimeMs).toBe(mtime);
+
+    const port = (provider.address() as AddressInfo).port;
+    const notes: string[] = [];
+    const tunnel = await openRunModelTunnel({
+      ssh,
+      host: server.alias,
+      upstreamBaseUrl: `http://127.0.0.1:${port}/v1`,
+      secret,
+      consoleSocketFolder: path.join(temp.path, randomBytes(4).toString('hex')),
+      remoteSocketFolder: `${root}/model`,
+      onRequest: (note) => notes.push(`${note.method} ${note.path} ${note.status}`),
+    });
+    cleanups.push(() => tunnel.close());
+    const relayPort = 4320;
+    const client = `fetch('http://127.0.0.1:${relayPort}/v1/responses', { method: 'POST', headers: { authorization: 'Bearer ${tunnel.runToken}' }, body: '{}' })
+      .then(async (r) => { require('fs').writeFileSync('${root}/view/answer.txt', r.status + ' ' + (await r.text())); })`;
+    const command = egressRelayCommand({ nodePath: installed.nodePath, relayScript: installed.relayScript, socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [installed.nodePath, '-e', client] });
+    await promisify(execFile)(
+      '/usr/sbin/runuser',
+      ['-u', remoteTestUser, '--', 'bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', ...command],
+      { env: { PATH: '/usr/bin:/bin', HOME: `${root}/view` }, timeout: 30_000 },
+    );
+    expect(readFileSync(`${root}/view/answer.txt`, 'utf8')).toBe('200 {"answer":"from the model"}');
+    expect(notes).toEqual(['POST /v1/responses 200']);
+    expect(allFileText(root)).not.toContain(secret);
+    await tunnel.close();
+    expect(existsSync(tunnel.remoteSocket)).toBe(false);
   }, 60_000);
 });
