@@ -165,8 +165,9 @@ export function createCore(options: CoreOptions): Core {
     minFreeDiskBytes: options.minFreeDiskBytes ?? minFreeDiskBytesFromEnv(process.env),
     diskCheckIntervalMs: options.diskCheckIntervalMs,
     outputGiveUpAfterMs: options.outputGiveUpAfterMs,
+    hosts,
   });
-  const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId) });
+  const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId), hostsDisk: () => hosts.diskUse() });
   // A run's task root is measured when it ends; the policy is applied now and every hour.
   subscribeCleanup(lifecycle, cleanup);
   cleanup.start();

@@ -246,6 +246,11 @@ export const runSummarySchema = z.object({
   archived: z.boolean(),
   /** Where the run's work stands (not landed, landed, pushed, discarded) and its task root's size. */
   landing: runLandingSchema,
+  /**
+   * A run on an SSH host whose host cannot be reached: since when. Whether it still runs there is not
+   * known, so it reads Unverifiable (issue 28); null while the host answers, and for runs on this machine.
+   */
+  hostUnreachableSince: timestamp.nullable().default(null),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 

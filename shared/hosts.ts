@@ -47,6 +47,8 @@ export const hostReportSchema = z.object({
     })
     .nullable(),
   git: z.object({ version: z.string() }).nullable(),
+  /** Python 3, which the console's run supervisor there needs (absent in a report from before it was asked). */
+  python: z.object({ version: z.string() }).nullable().optional(),
   clis: z.array(hostCliSchema),
   cores: z.number().int().min(1),
   home: z.string(),

@@ -160,6 +160,22 @@ export const diskUsageSchema = z.object({
   measuredAt: timestamp.nullable(),
   /** The ledger, which keeps every run's history and output, measured now. */
   ledger: ledgerSpaceSchema,
+  /**
+   * What runs take on each SSH host that has had some (issue 28): their task roots and spools under
+   * the console's folder there, measured over ssh on Refresh; `error` when the host did not answer.
+   */
+  hosts: z
+    .array(
+      z.object({
+        hostId: z.string(),
+        name: z.string(),
+        runs: z.number().int().min(0),
+        bytes: z.number().int().min(0).nullable(),
+        error: z.string().nullable(),
+        measuredAt: timestamp,
+      }),
+    )
+    .default([]),
 });
 export type DiskUsage = z.infer<typeof diskUsageSchema>;
 

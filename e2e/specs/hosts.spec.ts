@@ -1,5 +1,8 @@
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
 import { startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
 import { test as consoleTest, expect } from '../console-test';
+import { addAiConnection, addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
 
 /**
  * Settings → Hosts as an operator meets it (issue 28): they add a host by its alias in their ssh
@@ -52,6 +55,7 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await expect(row.getByRole('region', { name: `Host key of ${sshServer.alias}` })).toHaveCount(0);
   const facts = row.getByLabel(`What ${sshServer.alias} has`);
   await expect(facts).toContainText(/git version \d/);
+  await expect(facts).toContainText(/Python 3\.\d+\.\d+ \(the console's run supervisor there uses it\)/);
   await expect(facts).toContainText('Cores');
   await expect(facts).toContainText(`in /home/${sshServer.user}`);
   const clis = row.getByRole('list', { name: `Agent CLIs on ${sshServer.alias}` }).getByRole('listitem');
@@ -66,17 +70,17 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await page.reload();
   await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready');
 
-  // An environment can name the host; its runs are not executed there yet, and the page says so.
+  // An environment can name the host; its runs execute there, and the page says so.
   await page.getByRole('link', { name: 'Environments' }).click();
   await page.getByRole('button', { name: 'New environment' }).click();
   const create = page.getByRole('dialog', { name: 'New environment' });
   await create.getByLabel('Name').fill('On the build box');
   await create.getByLabel('SSH host').selectOption({ label: sshServer.alias });
-  await expect(create.getByLabel('SSH host')).toHaveAccessibleDescription(/not available yet/);
+  await expect(create.getByLabel('SSH host')).toHaveAccessibleDescription(/Its runs execute on that host, confined as here/);
   await create.getByRole('button', { name: 'Create environment' }).click();
   await expect(create).toBeHidden();
   const environment = page.getByRole('list', { name: 'Environments' }).getByRole('listitem').filter({ hasText: 'On the build box' });
-  await expect(environment.getByLabel('On the build box details')).toContainText(`Host${sshServer.alias} (runs there are not available yet: they are refused)`);
+  await expect(environment.getByLabel('On the build box details')).toContainText(`Host${sshServer.alias} (its runs execute there)`);
 
   // The host is not removed while the environment names it.
   await environment.getByRole('link', { name: sshServer.alias }).click();
@@ -87,3 +91,53 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await remove.getByRole('button', { name: 'Remove' }).click();
   await expect(remove.getByRole('alert')).toContainText('is the host of the environment On the build box');
 });
+
+test('a task runs on the host, sandboxed there, and its output is in the run’s terminal', async ({ console: app, sshServer, scratchDir }) => {
+  const { page } = app;
+  // The operator's own known_hosts already holds the host's key.
+  appendFileSync(sshServer.operatorKnownHosts, `${sshServer.knownHostsLine()}\n`);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Hosts' }).click();
+  await page.getByRole('button', { name: 'Add host' }).click();
+  const add = page.getByRole('dialog', { name: 'Add host' });
+  await add.getByLabel('Host').fill(sshServer.alias);
+  await add.getByRole('button', { name: 'Add host' }).click();
+  await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready', { timeout: 60_000 });
+
+  // A sandboxed environment on the host, with no network.
+  await page.getByRole('link', { name: 'Environments' }).click();
+  await page.getByRole('button', { name: 'New environment' }).click();
+  const create = page.getByRole('dialog', { name: 'New environment' });
+  await create.getByLabel('Name').fill('Build box');
+  await create.getByLabel('SSH host').selectOption({ label: sshServer.alias });
+  await expect(create.getByRole('radio', { name: 'OS sandbox' })).toBeChecked();
+  await create.getByRole('radio', { name: 'None' }).last().check();
+  await create.getByRole('button', { name: 'Create environment' }).click();
+  await expect(create).toBeHidden();
+
+  await addAiConnection(page, 'Team key', { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test-e2e-hosts-0000' });
+  await nav.getByRole('link', { name: 'Agents' }).click();
+  await page.getByRole('button', { name: 'New agent' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New agent' });
+  await dialog.getByLabel('Name').fill('Remote writer');
+  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
+  await dialog.getByLabel('Profile').selectOption('program-codex-json');
+  const environment = dialog.getByLabel('Environment');
+  await environment.selectOption(await environment.locator('option', { hasText: /^Build box/ }).getAttribute('value'));
+  const picker = dialog.getByRole('combobox', { name: 'AI connection' });
+  await picker.selectOption(await picker.locator('option', { hasText: /^Team key/ }).getAttribute('value'));
+  await dialog.getByLabel('Executable path').fill(fixtureAgent);
+  await dialog.getByLabel('Arguments').fill(['--print-env', 'HOME', '--lines', '3'].join('\n'));
+  await dialog.getByRole('button', { name: 'Create agent' }).click();
+  await expect(page.getByRole('link', { name: 'Remote writer' })).toBeVisible();
+
+  await addProject(page, makeRepository(path.join(scratchDir, 'remote-service')));
+  await addTask(page, 'Plan on the build box');
+  await runTask(page, 'Plan on the build box', 'Remote writer');
+  // Its home is the run's own, in the console's folder on the host.
+  await expect(terminal(page)).toContainText(/HOME=\/home\/[^/]+\/\.operator-console\/runs\/run_[^/]+\/home/, { timeout: 60_000 });
+  await expect(terminal(page)).toContainText('line 3 of 3');
+  await expect(page.getByText('Succeeded').first()).toBeVisible({ timeout: 60_000 });
+});
+

@@ -24,6 +24,8 @@ export interface CleanupServiceOptions {
   /** Resume would take the run up again (RunService.canResume): its files go only when the operator says so. */
   canResume: (runId: string) => boolean;
   now?: () => number;
+  /** What runs take on each SSH host (HostService.diskUse), asked on Refresh. */
+  hostsDisk?: () => Promise<Array<{ hostId: string; name: string; runs: number; bytes: number | null; error: string | null; measuredAt: number }>>;
 }
 
 export const cleanupPolicyKey = 'cleanup.policy';
@@ -50,6 +52,8 @@ export class CleanupService {
   /** Measures and clean-ups under way: close waits for them, so none writes to a closed ledger. */
   private readonly pending = new Set<Promise<unknown>>();
   private applying: Promise<string[]> | null = null;
+  /** The hosts' sizes from the last Refresh (ssh is not asked at every look at the page). */
+  private hostsDisk: DiskUsage['hosts'] = [];
 
   constructor(private readonly options: CleanupServiceOptions) {
     this.ledger = options.ledger;
@@ -98,6 +102,7 @@ export class CleanupService {
       for (const row of this.ledger.runs.withFiles()) {
         await this.measure(row.id).catch((error: unknown) => this.options.log.warn('could not measure the run’s task root', { runId: row.id, error: String(error) }));
       }
+      if (this.options.hostsDisk) this.hostsDisk = (await this.options.hostsDisk()).map((host) => ({ ...host, measuredAt: new Date(host.measuredAt).toISOString() }));
     }
     const measured = this.ledger.runs.withFiles().filter((row) => row.disk_bytes !== null);
     const largest = [...measured].sort((a, b) => b.disk_bytes! - a.disk_bytes!).slice(0, largestShown);
@@ -111,6 +116,7 @@ export class CleanupService {
       }),
       measuredAt: toIso(oldest),
       ledger: this.ledger.space.figures(),
+      hosts: this.hostsDisk,
     };
   }
 

@@ -2,10 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openRunTestBed, type RunTestBed } from '../testing/run-test-kit';
 
 /**
- * An environment can name an SSH host (issue 28), but runs are not executed on one yet: admission
- * refuses such a run up front with one notice that says so and leads to the environment, and nothing
- * is started here instead. A host is not removed while an environment names it. Adding a host asks
- * only `ssh -G`, which connects to nothing, so no server is needed here.
+ * An environment can name an SSH host (issue 28): its runs execute there (remote-run/remote-run.test.ts),
+ * once the host passed Test host. Before that, admission refuses such a run up front with one notice
+ * that says why and leads to Settings → Hosts, and nothing is started here instead. A host is not
+ * removed while an environment names it. Adding a host asks only `ssh -G`, which connects to
+ * nothing, so no server is needed here.
  */
 
 const beds: RunTestBed[] = [];
@@ -14,7 +15,7 @@ afterEach(async () => {
 });
 
 describe('an environment on an SSH host', () => {
-  it('is stored and shown, refuses its runs with one notice saying remote runs are not available yet, and keeps its host from being removed', async () => {
+  it('is stored and shown, refuses its runs with one notice while the host has not passed Test host, and keeps its host from being removed', async () => {
     const b = await openRunTestBed();
     beds.push(b);
     const host = await b.call('addHost', { name: 'build-box' });
@@ -26,19 +27,19 @@ describe('an environment on an SSH host', () => {
 
     // The agent's Test says it, and a run is refused with nothing started: no attempt, no task root.
     const agent = await b.createAgent(['--lines', '1'], { environmentId: env.id });
-    expect((await b.call('getAgent', { agentId: agent.id })).verification).toMatchObject({ state: 'refused', reason: 'remote_runs_unavailable' });
+    expect((await b.call('getAgent', { agentId: agent.id })).verification).toMatchObject({ state: 'refused', reason: 'host_unready' });
     const task = await b.createTask();
     const run = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     expect(run.status).toBe('refused');
     const refused = await b.call('getRun', { runId: run.id });
     expect(refused.attempts).toEqual([]);
-    const notices = (await b.call('listNotices', { status: 'open' })).filter((notice) => notice.reason === 'remote_runs_unavailable');
+    const notices = (await b.call('listNotices', { status: 'open' })).filter((notice) => notice.reason === 'host_unready');
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({
-      title: 'Runs on SSH hosts are not available yet',
-      message: expect.stringContaining('names the SSH host build-box, and runs on SSH hosts are not available yet'),
-      actionUrl: `#/settings/environments/${env.id}`,
-      actionLabel: 'Open the environment',
+      title: 'SSH host not ready for this run',
+      message: expect.stringContaining('runs on build-box, which has not passed Test host. Nothing was started.'),
+      actionUrl: '#/settings/hosts',
+      actionLabel: 'Open Settings → Hosts',
     });
 
     await expect(b.call('removeHost', { hostId: host.id })).rejects.toMatchObject({ code: 'conflict', reason: 'host_in_use', message: expect.stringContaining('On the build box') });
@@ -46,7 +47,7 @@ describe('an environment on an SSH host', () => {
     // Back on this machine: the notice resolves and the agent's runs are admitted again; the host can go.
     expect(await b.call('updateEnvironment', { environmentId: env.id, hostId: null })).toMatchObject({ hostId: null });
     expect((await b.call('getAgent', { agentId: agent.id })).verification?.state).toBe('ok');
-    expect((await b.call('listNotices', { status: 'open' })).filter((notice) => notice.reason === 'remote_runs_unavailable')).toEqual([]);
+    expect((await b.call('listNotices', { status: 'open' })).filter((notice) => notice.reason === 'host_unready')).toEqual([]);
     expect(await b.call('removeHost', { hostId: host.id })).toEqual({ hostId: host.id });
   });
 });

@@ -17,6 +17,7 @@ const good = [
   'bwrap-version bubblewrap 0.8.0',
   'userns refused bwrap: setting up uid map: Permission denied',
   'git git version 2.39.5',
+  'python Python 3.11.2',
   'cli codex codex-cli 0.171.0',
   'cli claude',
   'cli pi 0.73.1',
@@ -35,6 +36,7 @@ describe('the host probe', () => {
     const report = readProbeAnswer('this machine', stdout);
     expect(report.bubblewrap).toMatchObject({ path: expect.stringMatching(/bwrap$/), version: expect.stringMatching(/^bubblewrap /) });
     expect(report.git?.version).toMatch(/^git version /);
+    expect(report.python?.version).toMatch(/^Python 3\./);
     expect(report.cores).toBeGreaterThanOrEqual(1);
     expect(report.homeFreeBytes).toBeGreaterThan(0);
   });
@@ -43,6 +45,7 @@ describe('the host probe', () => {
     expect(readProbeAnswer('box', Buffer.from(`Welcome to box!\n${good}`))).toEqual({
       bubblewrap: { path: '/usr/bin/bwrap', version: 'bubblewrap 0.8.0', userNamespaces: false, refusal: 'bwrap: setting up uid map: Permission denied' },
       git: { version: 'git version 2.39.5' },
+      python: { version: 'Python 3.11.2' },
       clis: [
         { id: 'codex', displayName: 'Codex CLI', executable: 'codex', version: '0.171.0', testedVersion: expect.any(String) },
         { id: 'claude-code', displayName: 'Claude Code', executable: 'claude', version: null, testedVersion: expect.any(String) },

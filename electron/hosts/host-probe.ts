@@ -49,6 +49,7 @@ if b=$(command -v bwrap 2>/dev/null); then
   fi
 fi
 if command -v git >/dev/null 2>&1; then printf 'git %s\\n' "$(bounded git --version </dev/null 2>&1 | line)"; fi
+if command -v python3 >/dev/null 2>&1; then printf 'python %s\\n' "$(bounded python3 --version </dev/null 2>&1 | line)"; fi
 for c in ${names}; do
   if command -v "$c" >/dev/null 2>&1; then printf 'cli %s %s\\n' "$c" "$(bounded "$c" --version </dev/null 2>&1 | line)"; else printf 'cli %s\\n' "$c"; fi
 done
@@ -56,7 +57,7 @@ echo '${footer}'
 `;
 }
 
-const singleKeys = ['path', 'home', 'cores', 'home-free-kib', 'bwrap-path', 'bwrap-version', 'userns', 'git'] as const;
+const singleKeys = ['path', 'home', 'cores', 'home-free-kib', 'bwrap-path', 'bwrap-version', 'userns', 'git', 'python'] as const;
 type SingleKey = (typeof singleKeys)[number];
 
 const value = z.string().max(maxValueLength);
@@ -73,6 +74,7 @@ const factsSchema = z.object({
     .regex(/^(works|refused(?: .*)?)$/, 'userns is neither works nor refused')
     .optional(),
   git: value.optional(),
+  python: value.optional(),
 });
 
 function garbled(name: string, what: string): Error {
@@ -149,6 +151,7 @@ export function readProbeAnswer(name: string, stdout: Buffer, clis: ProviderDefi
         }
       : null,
     git: found.git ? { version: found.git } : null,
+    python: found.python ? { version: found.python } : null,
     clis: clis.map((definition) => {
       const answer = cliLines.get(definition.executable!);
       return {

@@ -13,6 +13,8 @@ import { maxProbeBytes, probeScript, probeTooLarge, readProbeAnswer } from './ho
 import { knownHostsFilesOption, runSsh, sshBaseArgs, sshEnvironment, type SshSettings } from './ssh-command';
 import { resolveDestination } from './ssh-destination';
 import { sshFailure } from './ssh-failure';
+import type { HostConnection } from './remote-run/host-connection';
+import { diskOnHost, remoteHostLayout } from './remote-run/remote-supervisor';
 
 export interface HostServiceOptions {
   ledger: Ledger;
@@ -132,6 +134,48 @@ export class HostService {
     this.options.log.info('host key trusted', { hostId, name: host.name, type: presented.key.type, fingerprint: presented.key.fingerprint, file: this.knownHosts.file });
     this.changed();
     return this.get(hostId);
+  }
+
+  /**
+   * How a run reaches the host: the options Test host connects with (the host key checked strictly
+   * against the operator's known_hosts files and the console's), and what the last test found. A host
+   * that was never tested ready has no connection: the run was refused before it got here.
+   */
+  async connection(hostId: string): Promise<HostConnection> {
+    const host = this.requireHost(hostId);
+    const test = host.lastTest;
+    if (test?.outcome !== 'ready') {
+      throw new OperatorError({
+        code: 'configuration_incomplete',
+        reason: 'host_not_ready',
+        message: `${host.name} has not passed Test host, so no run starts there. Test it in Settings → Hosts, then run the task again.`,
+        actionUrl: actionRoute({ kind: 'settings-hosts' }),
+      });
+    }
+    const { userKnownHostsFiles } = await resolveDestination(this.settings, host.name);
+    return {
+      hostId: host.id,
+      name: host.name,
+      settings: this.settings,
+      options: [...sshBaseArgs(this.settings), '-o', 'StrictHostKeyChecking=yes', '-o', knownHostsFilesOption([...userKnownHostsFiles, this.knownHosts.file])],
+      report: test.report,
+    };
+  }
+
+  /** What the console's runs take on each tested host (their folders under ~/.operator-console/runs), asked over ssh. */
+  async diskUse(): Promise<Array<{ hostId: string; name: string; runs: number; bytes: number | null; error: string | null; measuredAt: number }>> {
+    const answers = [];
+    for (const host of this.options.ledger.hosts.list()) {
+      if (host.lastTest?.outcome !== 'ready') continue;
+      try {
+        const connection = await this.connection(host.id);
+        const sizes = Object.values(await diskOnHost(connection, remoteHostLayout(connection)));
+        answers.push({ hostId: host.id, name: host.name, runs: sizes.length, bytes: sizes.reduce((sum, bytes) => sum + bytes, 0), error: null, measuredAt: this.now() });
+      } catch (error) {
+        answers.push({ hostId: host.id, name: host.name, runs: 0, bytes: null, error: error instanceof Error ? error.message : String(error), measuredAt: this.now() });
+      }
+    }
+    return answers;
   }
 
   private async runTest(host: StoredHost): Promise<HostTest> {

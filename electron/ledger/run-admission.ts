@@ -41,6 +41,8 @@ export interface Admission {
   connectionRequired: boolean;
   /** The connection whose key is delivered at launch; null when none is (a preconfigured home, no binding). */
   connection: AdmittedConnection | null;
+  /** The SSH host the run executes on (issue 28); absent for this machine. A resumed run goes back to it. */
+  host?: { id: string; name: string };
   admittedAt: string;
 }
 

@@ -17,6 +17,7 @@ interface RunSummaryRow {
   started_at: number | null;
   ended_at: number | null;
   archived_at: number | null;
+  host_unreachable_at: number | null;
   landing_state: LandingState;
   landed_commit: string | null;
   landed_target: string | null;
@@ -134,7 +135,7 @@ const summarySelect = `
          r.created_at, r.started_at, r.ended_at, r.archived_at,
          r.landing_state, r.landed_commit, r.landed_target, r.landed_strategy, r.landed_at, r.landed_by,
          r.pushed_remote, r.pushed_branch, r.pushed_at, r.compare_url, r.pull_request_url,
-         r.discarded_at, r.files_removed_at, r.disk_bytes
+         r.discarded_at, r.files_removed_at, r.disk_bytes, r.host_unreachable_at
   FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id`;
 
 function toSummary(row: RunSummaryRow): RunSummary {
@@ -152,6 +153,7 @@ function toSummary(row: RunSummaryRow): RunSummary {
     endedAt: toIso(row.ended_at),
     archived: row.archived_at !== null,
     landing: toLanding(row),
+    hostUnreachableSince: toIso(row.host_unreachable_at),
   };
 }
 
@@ -370,6 +372,16 @@ export class RunsRepository {
 
   recordDiskSize(runId: string, bytes: number, at: number): void {
     this.db.prepare('UPDATE runs SET disk_bytes = ?, disk_measured_at = ? WHERE id = ? AND files_removed_at IS NULL').run(bytes, at, runId);
+  }
+
+  /** Since when the run's SSH host cannot be reached (epoch ms), or null while it answers (issue 28). */
+  hostUnreachableSince(runId: string): number | null {
+    const row = this.db.prepare('SELECT host_unreachable_at FROM runs WHERE id = ?').get(runId) as { host_unreachable_at: number | null } | undefined;
+    return row?.host_unreachable_at ?? null;
+  }
+
+  setHostUnreachableSince(runId: string, since: number | null): void {
+    this.db.prepare('UPDATE runs SET host_unreachable_at = ? WHERE id = ?').run(since, runId);
   }
 
   recordBaseBranch(runId: string, branch: string | null): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../shared/entities';
+import type { HostReport } from '../../shared/hosts';
 import type { StoredAgent } from '../ledger/agents-repository';
 import { ProviderCatalog } from '../providers/catalog';
 import { testCatalog } from '../testing/run-test-kit';
@@ -300,5 +301,47 @@ describe('the disk rule', () => {
     expect(admit({ ...input, disk: disk(300) }).admitted).toBe(true);
     expect(admit({ ...input, disk: disk(null) }).admitted).toBe(true);
     expect(admit(input).admitted).toBe(true);
+  });
+});
+
+describe('a run on an SSH host', () => {
+  const onHost: Environment = { ...sandboxed, id: 'env_box', name: 'Build box', networkMode: 'none', hostId: 'hst_1' };
+  const report: HostReport = {
+    bubblewrap: { path: '/usr/bin/bwrap', version: 'bubblewrap 0.8.0', userNamespaces: true, refusal: null },
+    git: { version: 'git version 2.39.5' },
+    python: { version: 'Python 3.11.2' },
+    clis: [{ id: 'codex', displayName: 'Codex CLI', executable: 'codex', version: null, testedVersion: null }],
+    cores: 8,
+    home: '/home/remote',
+    homeFreeBytes: 1e9,
+    path: '/usr/bin:/bin',
+  };
+  const destination = { user: 'remote', hostname: 'box', port: 22, proxyJump: null };
+  const host = (changes: Partial<HostReport> = {}) => ({ id: 'hst_1', name: 'build-box', lastTest: { outcome: 'ready' as const, testedAt: 1, destination, report: { ...report, ...changes } } });
+  const usable = connection({ id: 'con_1' });
+  const onBox = (input: Partial<AdmissionInput>) => admit({ environment: onHost, agent: agent({ connectionId: 'con_1', environmentId: 'env_box' }), connection: usable, ...input });
+
+  it('is admitted when the host’s last test has what it needs, and the admission names the host (a resumed run goes back to it)', () => {
+    const verdict = onBox({ host: host() });
+    expect(verdict).toMatchObject({ admitted: true, admission: { host: { id: 'hst_1', name: 'build-box' }, networkMode: 'none' } });
+  });
+
+  it('is refused up front, with one reason and what to fix, when the host lacks what it needs', () => {
+    const cases: Array<[Partial<AdmissionInput>, RegExp]> = [
+      [{ host: undefined }, /names an SSH host that is no longer in Settings → Hosts/],
+      [{ host: { id: 'hst_1', name: 'build-box', lastTest: null } }, /runs on build-box, which has not passed Test host/],
+      [{ host: host({ python: null }) }, /found no python3/],
+      [{ host: host({ bubblewrap: null }) }, /found no bubblewrap on build-box/],
+      [{ host: host({ bubblewrap: { ...report.bubblewrap!, userNamespaces: false, refusal: 'setting up uid map: Permission denied' } }) }, /cannot make user namespaces \(setting up uid map: Permission denied/],
+      [{ host: host(), environment: { ...onHost, networkMode: 'provider-only' } }, /needs the model tunnel back to this machine/],
+      [{ host: host(), agent: agent({ connectionId: 'con_1', environmentId: 'env_box', providerId: 'fixture-codex' }), catalog: new ProviderCatalog({ ...testCatalog(), providers: testCatalog().providers.map((p) => (p.id === 'fixture-codex' ? { ...p, executable: undefined } : p)) } as never) }, /did not find Codex CLI \(codex\)/],
+    ];
+    for (const [input, message] of cases) {
+      expect(onBox(input), String(message)).toMatchObject({
+        admitted: false,
+        deferred: false,
+        failure: { code: 'configuration_incomplete', reason: 'host_unready', message: expect.stringMatching(message) },
+      });
+    }
   });
 });

@@ -12,6 +12,7 @@ import { unpricedRunModel } from '../usage/run-billing';
 import { describeBytes, freeSpaceAdvice } from '../platform/disk-space';
 import { connectionProblem, type ConnectionState } from '../connections/connection-problem';
 import type { Admission, AdmittedConnection } from '../ledger/run-admission';
+import type { StoredHost } from '../ledger/hosts-repository';
 
 // The record of an admission lives in the ledger (usage reads it too, and usage is below runs); it is
 // named here as well for the run lifecycle's files, which know it as admission's.
@@ -37,8 +38,8 @@ export interface SandboxState {
 export interface AdmissionInput {
   agent: StoredAgent & { deleted: boolean };
   environment: Environment | undefined;
-  /** The SSH host the environment names (its name, for the refusal); undefined when it names none. */
-  host?: { name: string } | undefined;
+  /** The SSH host the environment names, with its last test; undefined when it names none (or it is gone). */
+  host?: Pick<StoredHost, 'id' | 'name' | 'lastTest'> | undefined;
   catalog: ProviderCatalog;
   /** The sandbox probe's answer; null while the console has not probed yet. */
   sandbox: SandboxState | null;
@@ -111,10 +112,14 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       actionUrl: agentRoute,
     });
   }
-  // Runs on an SSH host are not executed yet (issue 28): refused, saying so, rather than run here
-  // instead. A resumed run keeps the admission it was given, which named no host.
-  if (environment.hostId !== null && !saved) return refuse(remoteRunRefusal(agent, environment, input.host));
   const homeMode = saved?.homeMode ?? agent.homeMode;
+  // A run on an SSH host (issue 28) needs what its steps there use: refused up front when the host's
+  // last test says it lacks any of it, with one notice. A resumed run goes back to its own host.
+  const hostId = saved ? (saved.host?.id ?? null) : environment.hostId;
+  if (hostId !== null) {
+    const problem = hostProblem(input.host, environment, saved?.networkMode ?? environment.networkMode, homeMode, launch.provider);
+    if (problem) return refuse(hostRefusal(agent, environment, input.host, problem));
+  }
 
   // The AI-connection rule. A resumed run is held to what it was admitted under.
   const connectionRequired = saved ? saved.connectionRequired : requiresConnection(environment, homeMode);
@@ -182,22 +187,56 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
       connectionId: connection?.id ?? null,
       connectionRequired,
       connection,
+      ...(hostId !== null && input.host ? { host: { id: input.host.id, name: input.host.name } } : {}),
       admittedAt: new Date(input.now).toISOString(),
     },
   };
 }
 
-export const remoteRunsUnavailable = 'remote_runs_unavailable';
+export const hostUnready = 'host_unready';
 
-function remoteRunRefusal(agent: StoredAgent, environment: Environment, host: { name: string } | undefined): OperatorErrorShape {
+/**
+ * What keeps a run from starting on its SSH host, in words, or null when nothing does. Read from the
+ * host's last test (Test host asks all of it): the console's supervisor there needs Python 3, a
+ * sandboxed run bubblewrap with user namespaces, a named CLI its program. The provider-only network
+ * mode needs the model tunnel back to this machine, and a preconfigured home is the operator's login
+ * here, which is never copied to a host.
+ */
+function hostProblem(
+  host: AdmissionInput['host'],
+  environment: Environment,
+  networkMode: Environment['networkMode'],
+  homeMode: StoredAgent['homeMode'],
+  provider: ProviderEntry,
+): string | null {
+  if (!host) return 'names an SSH host that is no longer in Settings → Hosts';
+  const test = host.lastTest;
+  if (test?.outcome !== 'ready') return `runs on ${host.name}, which has not passed Test host`;
+  const report = test.report;
+  if (!report.python) return `runs on ${host.name}, where Test host found no python3, which the console's run supervisor needs (install python3 there, or test the host again if it has it)`;
+  if (environment.kind === 'sandboxed') {
+    if (!report.bubblewrap) return `is sandboxed, and Test host found no bubblewrap on ${host.name} (install it there: Debian and Ubuntu: apt install bubblewrap)`;
+    if (!report.bubblewrap.userNamespaces) return `is sandboxed, and bubblewrap on ${host.name} cannot make user namespaces (${report.bubblewrap.refusal ?? 'refused'}; allow unprivileged user namespaces there)`;
+    if (networkMode === 'provider-only') return `lets its runs reach their provider only, which on ${host.name} needs the model tunnel back to this machine, not available yet (choose the network mode None or Open for it)`;
+  }
+  if (homeMode === 'preconfigured') return `runs on ${host.name}, and a preconfigured home is your own login on this machine, which is never copied to a host (give the agent an isolated home)`;
+  // A CLI the host was asked about (a bare name on its PATH); a path the catalog names is looked for at launch.
+  const executable = provider.definition.ownProgram ? null : provider.executable;
+  if (executable) {
+    const cli = report.clis.find((entry) => entry.executable === executable);
+    if (cli && cli.version === null) return `runs on ${host.name}, where Test host did not find ${cli.displayName} (${executable}) on the PATH (install it there, then test the host again)`;
+  }
+  return null;
+}
+
+function hostRefusal(agent: StoredAgent, environment: Environment, host: AdmissionInput['host'], problem: string): OperatorErrorShape {
   return {
     code: 'configuration_incomplete',
-    reason: remoteRunsUnavailable,
-    message:
-      `${agent.name} runs in the ${environment.name} environment, which names the SSH host ${host ? host.name : 'that is no longer in Settings → Hosts'}, and ` +
-      `runs on SSH hosts are not available yet: the console can add and test a host, not run on it. Nothing was started. ` +
-      `Set the environment's SSH host to None (this machine), or put ${agent.name} in another environment, then run it again.`,
-    actionUrl: actionRoute({ kind: 'settings-environment', environmentId: environment.id }),
+    reason: hostUnready,
+    message: `${agent.name} runs in the ${environment.name} environment, which ${problem}. Nothing was started. Fix it${
+      host ? ` and test ${host.name} in Settings → Hosts` : ' in Settings → Environments'
+    }, then run the task again.`,
+    actionUrl: host ? actionRoute({ kind: 'settings-hosts' }) : actionRoute({ kind: 'settings-environment', environmentId: environment.id }),
   };
 }
 
@@ -248,7 +287,7 @@ function preconfiguredHomeRefusal(agent: StoredAgent, environment: Environment):
  * A digest of everything admission looks at for an agent. A refused verification is kept until this
  * changes: retrying an unchanged configuration would only be refused again.
  */
-export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'environment' | 'connection' | 'catalog' | 'sandbox' | 'budgets' | 'prices'>): string {
+export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'environment' | 'connection' | 'catalog' | 'sandbox' | 'budgets' | 'prices' | 'host'>): string {
   const { agent, environment, connection } = input;
   // Whether each budget that may hold the agent's runs is spent or cannot count, and in which
   // period: a budget raised, removed, spent, rolled over or priced changes the answer (not what it
@@ -312,6 +351,8 @@ export function admissionConfigRevision(input: Pick<AdmissionInput, 'agent' | 'e
       : null,
     ...(budgets.length > 0 ? { budgets } : {}),
     ...(runUnpriced ? { runUnpriced } : {}),
+    // A host tested again (bubblewrap installed, say) changes the answer.
+    ...(environment?.hostId ? { hostTestedAt: input.host?.lastTest?.testedAt ?? null } : {}),
   };
   return createHash('sha256').update(canonicalJson(shape)).digest('hex');
 }

@@ -21,6 +21,8 @@ export interface RecoveryOptions {
   stranded: (runId: string, failure: OperatorErrorShape) => void;
   /** Live runs the scheduler took up again (waiting between attempts): not stranded. */
   resumed?: ReadonlySet<string>;
+  /** Stops an agent a dead console left on an SSH host (its locator names the host and the attempt's folder there). */
+  stopOnHost?: (hostId: string, attemptDir: string) => Promise<void>;
 }
 
 /**
@@ -28,11 +30,17 @@ export interface RecoveryOptions {
  * behind cannot be reattached to (its PTY died with it), so it is stopped; the run becomes stranded
  * with a notice, and offers Resume where the CLI has a native session.
  */
-export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, stranded, resumed }: RecoveryOptions): Promise<void> {
+export async function strandOrphanedRuns({ ledger, catalog, notices, log, now, stranded, resumed, stopOnHost }: RecoveryOptions): Promise<void> {
   const orphans = ledger.runs.withStatus(liveStatuses).filter((row) => !resumed?.has(row.id));
   for (const row of orphans) {
     const process = ledger.runs.locators(row.id).find((locator) => locator.kind === 'process');
     if (process) await stopOrphanedProcess(process.data, log);
+    // On a host, the supervisor stops it (it outlives any console by design); a host that does not
+    // answer now keeps it until Clean up, which kills what is left before it removes the run's folder.
+    const { hostId, attemptDir } = process?.data ?? {};
+    if (typeof hostId === 'string' && typeof attemptDir === 'string' && stopOnHost) {
+      await stopOnHost(hostId, attemptDir).catch((error: unknown) => log.warn('could not stop a run left on its host', { runId: row.id, hostId, error: String(error) }));
+    }
     // The console died before it could remove the connection's files from the run's home.
     await removeLeftoverCredentials(row, catalog, log);
     const attempt = ledger.runs.lastAttempt(row.id);

@@ -23,6 +23,7 @@ import type { LongTimer } from '../platform/long-timer';
 import { transitionRun } from './run-transitions';
 import type { Budget, PriceTable } from '../../shared/usage';
 import type { BudgetHolder, PriceTarget } from '../usage/budget-rule';
+import type { RunHosts } from '../hosts/remote-run/host-connection';
 
 export interface RunServiceOptions {
   ledger: Ledger;
@@ -60,6 +61,8 @@ export interface RunServiceOptions {
   outputGiveUpAfterMs?: number | undefined;
   /** Terminal size before the viewer has said how big its pane is. */
   initialSize?: { cols: number; rows: number };
+  /** SSH hosts (issue 28): how a run whose environment names one reaches it. */
+  hosts?: RunHosts | undefined;
 }
 
 /** What runs ask of the budgets (electron/usage/budget-service.ts). */

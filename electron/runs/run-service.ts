@@ -23,6 +23,7 @@ import { subscribeNetworkNotices } from './notices/network-notice-reactions';
 import { subscribeDiskFullNotices } from './notices/disk-full-reactions';
 import { subscribeBudgetNotices } from './notices/budget-notice-reactions';
 import { strandOrphanedRuns } from './recovery';
+import { stopAttemptOnHost } from '../hosts/remote-run/remote-supervisor';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './notices/network-notices';
 import { RunNotices } from './notices/run-notices';
@@ -65,6 +66,7 @@ export class RunService {
       sandbox: () => sandboxProbe.ready(),
       log: options.log,
       now: this.context.now,
+      hosts: options.hosts,
     });
     this.diskFull = new DiskFullNotices({
       dataDir: options.dataDir,
@@ -88,6 +90,7 @@ export class RunService {
       workspace: this.workspace,
       sandboxProbe,
       scheduleRetry: (active, retryAt) => this.scheduler.scheduleRetry(active, retryAt),
+      hosts: options.hosts ?? null,
     });
     this.scheduler = new RunScheduler(this.context, {
       admit: (agent) => this.admitToRun(agent),
@@ -343,10 +346,12 @@ export class RunService {
   ): AdmissionResult {
     // A deleted environment admits no new run; a run resumed from its saved admission needs only that.
     const environment = this.context.ledger.environments.get(saved?.environmentId ?? agent.environmentId);
+    // A resumed run goes back to the host it ran on, whatever its environment names now.
+    const hostId = saved ? (saved.host?.id ?? null) : (environment?.hostId ?? null);
     return admitRun({
       agent,
       environment: environment && (!environment.deleted || saved) ? environment : undefined,
-      host: environment?.hostId ? this.context.ledger.hosts.get(environment.hostId) : undefined,
+      host: hostId ? this.context.ledger.hosts.get(hostId) : undefined,
       catalog: this.options.catalog,
       sandbox: this.options.sandbox?.() ?? null,
       connection,
@@ -372,9 +377,11 @@ export class RunService {
   /** What admission's answer for the agent depends on; verification waits for it to change. */
   admissionRevision(agent: StoredAgent & { deleted: boolean }): string {
     const connection = this.options.connections.state(agent.connectionId);
+    const environment = this.context.ledger.environments.get(agent.environmentId);
     return admissionConfigRevision({
       agent,
-      environment: this.context.ledger.environments.get(agent.environmentId),
+      environment,
+      host: environment?.hostId ? this.context.ledger.hosts.get(environment.hostId) : undefined,
       catalog: this.options.catalog,
       connection,
       sandbox: this.options.sandbox?.() ?? null,
@@ -410,6 +417,10 @@ export class RunService {
       log: context.log,
       now: context.now,
       resumed: waiting,
+      stopOnHost: async (hostId, attemptDir) => {
+        if (!this.options.hosts || !context.ledger.hosts.get(hostId)) return;
+        await stopAttemptOnHost(await this.options.hosts.connection(hostId), attemptDir, 0);
+      },
       stranded: (runId, failure) => {
         context.announce(runId);
         context.lifecycle.emit('runEnded', { runId, status: 'stranded', failure });

@@ -19,6 +19,8 @@ import type { RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../platform/log';
 import { savedAdmission, type Admission } from './admission';
 import { RunOperations } from './run-operations';
+import type { RunHosts } from '../hosts/remote-run/host-connection';
+import { remoteRunLayout, removeFromHost } from '../hosts/remote-run/remote-supervisor';
 
 export interface RunWorkspaceOptions {
   ledger: Ledger;
@@ -28,6 +30,8 @@ export interface RunWorkspaceOptions {
   sandbox: () => Promise<SandboxProbe | null>;
   log: Logger;
   now: () => number;
+  /** SSH hosts: a run that executed on one has a task root there too, removed with this one. */
+  hosts?: RunHosts | undefined;
 }
 
 /** How much of the unified diff the ledger keeps once a run's files are removed (the file list is always whole). */
@@ -157,6 +161,18 @@ export class RunWorkspace {
     for (const listener of this.filesRemovedListeners) listener(runId);
   }
 
+  /** Kills whatever of the run is left on its host and removes its task root there (the supervisor's `clean`). */
+  private async removeFromHost(runId: string, host: { id: string; name: string }): Promise<void> {
+    if (!this.options.hosts) throw new Error(`The run's files on ${host.name} cannot be removed: this console has no SSH hosts.`);
+    if (!this.ledger.hosts.get(host.id)) {
+      this.options.log.warn('the run’s host is no longer in the console: its files there are left', { runId, host: host.name });
+      return;
+    }
+    const connection = await this.options.hosts.connection(host.id);
+    await removeFromHost(connection, remoteRunLayout(connection, runId));
+    this.options.log.info('run files removed from its host', { runId, host: host.name });
+  }
+
   /** Called once a run's files were removed (archive, clean-up, discard): what stood for its work can go. */
   onFilesRemoved(listener: (runId: string) => void): void {
     this.filesRemovedListeners.push(listener);
@@ -165,7 +181,11 @@ export class RunWorkspace {
   async removeWorktree(row: { id: string; task_id: string; admission_json: string | null }): Promise<void> {
     const task = this.ledger.tasks.get(row.task_id);
     const project = task ? this.ledger.projects.get(task.projectId) : undefined;
-    const tools = await this.toolsFor(savedAdmission(row.admission_json), 'remove');
+    const admission = savedAdmission(row.admission_json);
+    // The host's copy goes first: a host that cannot be reached keeps the run's files here too, so
+    // Clean up can be asked again once it answers, and nothing is left behind on the host unnoticed.
+    if (admission?.host) await this.removeFromHost(row.id, admission.host);
+    const tools = await this.toolsFor(admission, 'remove');
     await removeTaskRoot({ dataDir: this.dataDir, runId: row.id, project: project ?? { path: '', isGitRepo: false } }, tools);
   }
 

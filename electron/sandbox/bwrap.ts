@@ -50,6 +50,31 @@ export interface SandboxOverlay {
   folder?: boolean;
 }
 
+/**
+ * What the argv depends on in the file system of the machine the sandbox runs on: this one
+ * (`localFileSystemFacts`), or an SSH host, whose supervisor answers the same questions there.
+ */
+export interface SandboxFileSystemFacts {
+  /** A folder that is no link. */
+  isRealDirectory(folder: string): boolean;
+  /** The path with every link resolved; null when it does not exist. */
+  realpath(file: string): string | null;
+  /** Its mode bits; null when it cannot be looked at. */
+  mode(file: string): number | null;
+}
+
+export const localFileSystemFacts: SandboxFileSystemFacts = {
+  isRealDirectory,
+  realpath: realpathOrNull,
+  mode: (file) => {
+    try {
+      return statSync(file).mode;
+    } catch {
+      return null;
+    }
+  },
+};
+
 export interface BwrapInput {
   taskRoot: { view: string };
   /** Bound read-write; normally `taskWritableRoots(taskRoot)`. */
@@ -168,30 +193,35 @@ function visibilityArgs(hidden: string[], rebinds: string[], rebindFlag: '--ro-b
  * that nobody could not walk through (a data directory under a 0700 folder): hidden, it is replaced
  * by a tmpfs whose folders on the way are made walkable (visibilityArgs), and it shows even less.
  */
-function hiddenFolders(operatorHome: string, hiddenPaths: string[], user: Owner | null, bound: string[]): { scratch: string[]; readOnly: string[] } {
-  const scratch = privateScratchFolders.filter(isRealDirectory);
+function hiddenFolders(
+  operatorHome: string,
+  hiddenPaths: string[],
+  user: Owner | null,
+  bound: string[],
+  facts: SandboxFileSystemFacts,
+): { scratch: string[]; readOnly: string[] } {
+  const scratch = privateScratchFolders.filter((folder) => facts.isRealDirectory(folder));
   // A path that does not exist is kept: bubblewrap then fails to mount it and the sandbox fails
   // closed rather than running with something unhidden.
-  const requested = [...hiddenSystemFolders.filter(isRealDirectory), ...[operatorHome, ...hiddenPaths].map((folder) => realpathOrNull(folder) ?? folder)];
-  if (user) requested.push(...closedFoldersOnTheWay(uniquePaths(bound), [...scratch, ...requested]));
+  const requested = [
+    ...hiddenSystemFolders.filter((folder) => facts.isRealDirectory(folder)),
+    ...[operatorHome, ...hiddenPaths].map((folder) => facts.realpath(folder) ?? folder),
+  ];
+  if (user) requested.push(...closedFoldersOnTheWay(uniquePaths(bound), [...scratch, ...requested], facts));
   const readOnly = uniquePaths(requested).filter((folder) => folder !== '/' && !scratch.includes(folder));
   return { scratch, readOnly };
 }
 
 /** The highest folder on the way to each path that others may not search (no o+x), unless already hidden. */
-function closedFoldersOnTheWay(paths: string[], hidden: string[]): string[] {
+function closedFoldersOnTheWay(paths: string[], hidden: string[], facts: SandboxFileSystemFacts): string[] {
   const closed = new Set<string>();
   for (const target of paths) {
     const parts = target.split('/').filter(Boolean);
     for (let depth = 1; depth < parts.length; depth += 1) {
       const folder = `/${parts.slice(0, depth).join('/')}`;
       if (hidden.some((entry) => isInside(folder, entry))) break;
-      let mode: number;
-      try {
-        mode = statSync(folder).mode;
-      } catch {
-        break;
-      }
+      const mode = facts.mode(folder);
+      if (mode === null) break;
       if ((mode & 0o001) === 0) {
         closed.add(folder);
         break;
@@ -201,7 +231,7 @@ function closedFoldersOnTheWay(paths: string[], hidden: string[]): string[] {
   return [...closed];
 }
 
-export function buildBwrapArgs(input: BwrapInput, setup: SandboxSetup): string[] {
+export function buildBwrapArgs(input: BwrapInput, setup: SandboxSetup, facts: SandboxFileSystemFacts = localFileSystemFacts): string[] {
   if (input.command.length === 0) throw new Error('A sandboxed run needs a command.');
   if (input.networkMode === 'provider-only' && !input.proxySocket) {
     throw new Error('The provider-only network mode needs the egress proxy socket.');
@@ -209,12 +239,12 @@ export function buildBwrapArgs(input: BwrapInput, setup: SandboxSetup): string[]
   const args = systemArgs();
   const socketFolder = input.proxySocket && input.networkMode === 'provider-only' ? path.dirname(input.proxySocket) : null;
   const laterBinds = [...input.writableRoots, ...(socketFolder ? [socketFolder] : []), ...(input.overlays ?? []).map((overlay) => overlay.dest)];
-  const { scratch, readOnly: readOnlyHidden } = hiddenFolders(input.operatorHome, input.hiddenPaths ?? [], setup.user, [...input.readOnlyRebinds, ...laterBinds]);
+  const { scratch, readOnly: readOnlyHidden } = hiddenFolders(input.operatorHome, input.hiddenPaths ?? [], setup.user, [...input.readOnlyRebinds, ...laterBinds], facts);
   const hidden = [...scratch, ...readOnlyHidden];
   const isHidden = (candidate: string) => hidden.some((folder) => isInside(candidate, folder));
   const rebinds = [...input.readOnlyRebinds];
   // DNS still has to work in `open` mode when /etc/resolv.conf points into /run.
-  const resolvConf = realpathOrNull('/etc/resolv.conf');
+  const resolvConf = facts.realpath('/etc/resolv.conf');
   if (resolvConf && resolvConf !== '/etc/resolv.conf' && isHidden(resolvConf)) rebinds.push(resolvConf);
   args.push(...visibilityArgs(hidden, rebinds, '--ro-bind-try', laterBinds));
 
@@ -252,7 +282,7 @@ export interface ToolBwrapInput {
 export function buildToolBwrapArgs(input: ToolBwrapInput, setup: SandboxSetup): string[] {
   if (input.command.length === 0) throw new Error('A tool sandbox needs a command.');
   const args = systemArgs();
-  const { scratch, readOnly: readOnlyHidden } = hiddenFolders(input.operatorHome, input.hiddenPaths, setup.user, [...input.readOnly, ...input.writable]);
+  const { scratch, readOnly: readOnlyHidden } = hiddenFolders(input.operatorHome, input.hiddenPaths, setup.user, [...input.readOnly, ...input.writable], localFileSystemFacts);
   args.push(...visibilityArgs([...scratch, ...readOnlyHidden], input.readOnly, '--ro-bind', input.writable));
   for (const folder of byDepth(uniquePaths(input.writable))) args.push('--bind', folder, folder);
   for (const folder of byDepth(readOnlyHidden)) args.push('--remount-ro', folder);

@@ -35,6 +35,16 @@ export const testCatalog = () => ({
           retryBackoffBaseMs: 50,
           stopGraceMs: 1500,
         },
+        {
+          // The program the agent names (its executable path), as the default catalog's program profiles run it.
+          id: 'program',
+          label: 'The agent’s own program',
+          argsTemplate: ['{prompt}'],
+          eventFormat: 'codex-jsonl',
+          maxAttempts: 1,
+          retryBackoffBaseMs: 50,
+          stopGraceMs: 1500,
+        },
       ],
     },
     {

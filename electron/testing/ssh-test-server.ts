@@ -45,6 +45,9 @@ export interface SshTestServer {
   knownHostsLine(port?: number): string;
   /** Restarts sshd on the same port with a new host key (what a changed key looks like). */
   replaceHostKey(): Promise<void>;
+  /** Stops the listening sshd (connections already open go on): the host is unreachable until `startListening`. */
+  stopListening(): Promise<void>;
+  startListening(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -249,6 +252,10 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       rmSync(hostKey);
       rmSync(`${hostKey}.pub`);
       keygen(hostKey, 'oc-sshd-test-host-replaced');
+      server = await startSshd();
+    },
+    stopListening: () => stopChild(server),
+    startListening: async () => {
       server = await startSshd();
     },
     stop: async () => {

@@ -59,6 +59,7 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
     startedAt: '2026-03-02T09:00:01.000Z',
     endedAt: '2026-03-02T09:02:01.000Z',
     archived: false,
+    hostUnreachableSince: null,
     landing: notLanded,
     providerId: 'codex',
     model: 'gpt-5-codex',
@@ -96,9 +97,9 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
 }
 
 export function aRunSummary(changes: Partial<RunSummary> = {}): RunSummary {
-  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing } = aRun();
+  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing, hostUnreachableSince } = aRun();
   return runSummarySchema.parse({
-    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing },
+    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing, hostUnreachableSince },
     ...changes,
   });
 }

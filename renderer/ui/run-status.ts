@@ -38,6 +38,10 @@ export const unverifiableStatus = {
   description: 'The console service cannot be reached, so whether this run still goes on is not known. It says so again when the service answers.',
 };
 
+/** The same, when it is the SSH host the run executes on that cannot be reached (issue 28). */
+export const unverifiableHostDescription =
+  'The SSH host this run executes on cannot be reached, so whether the run still goes on there is not known. The console reconnects by itself and loses no output; the notice says what to check.';
+
 /** A run that has not reached an outcome yet: its duration still grows. */
 export function isActiveRunStatus(status: RunStatus): boolean {
   return status === 'queued' || status === 'admitted' || status === 'preparing' || status === 'setting_up' || status === 'running';

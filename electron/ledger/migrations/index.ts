@@ -13,6 +13,7 @@ import { usage } from './011-usage';
 import { attemptCause } from './012-attempt-cause';
 import { searchIndex } from './013-search-index';
 import { hosts } from './014-hosts';
+import { runHosts } from './017-run-hosts';
 import { searchIndexMerging } from './015-search-index-merging';
 
 export interface Migration {
@@ -48,4 +49,6 @@ export const migrations: readonly Migration[] = [
   { version: 13, name: 'search-index', sql: searchIndex },
   { version: 14, name: 'hosts', sql: hosts },
   { version: 15, name: 'search-index-merging', sql: '', run: searchIndexMerging },
+  // 16 is the console-service branch's; the lead renumbers at merge.
+  { version: 17, name: 'run-hosts', sql: runHosts },
 ];

@@ -240,13 +240,14 @@ const hiddenSystemRoots = ['/tmp', '/var/tmp', '/run'];
  * `node_modules/.bin` link points into), the Node runtime running it (nvm, volta, ~/.local), and the
  * egress relay script. They are re-bound read-only, and nothing else of the hidden folder is (a
  * hidden folder inside one, such as the data directory under ~/.local, stays hidden: bwrap.ts).
+ * `realpath` is where links lead on the machine the sandbox runs on (an SSH host asks its own).
  */
-export function sandboxInstallationDirs(programs: string[], hiddenFolders: string[]): string[] {
+export function sandboxInstallationDirs(programs: string[], hiddenFolders: string[], realpath: (file: string) => string = realpathOr): string[] {
   const hiddenRoots = [...hiddenFolders, ...hiddenSystemRoots];
   const isHidden = (dir: string) => hiddenRoots.some((root) => dir === root || dir.startsWith(`${root}${path.sep}`));
   const dirs = new Set<string>();
   for (const program of programs) {
-    for (const file of new Set([program, realpathOr(program)])) {
+    for (const file of new Set([program, realpath(program)])) {
       const dir = installationDir(file);
       if (isHidden(dir)) dirs.add(dir);
     }

@@ -10,6 +10,8 @@ import type { ActiveRun, RunContext, SandboxProbeSource } from '../run-context';
 import type { credentialFor } from '../run-credentials';
 import type { RunWorkspace } from '../run-workspace';
 import type { RunAttempt } from './attempt-record';
+import type { HostConnection, RunHosts } from '../../hosts/remote-run/host-connection';
+import type { RemoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
 
 /**
  * What the steps of one attempt share (attempt-steps.ts runs them in order). Each step reads what
@@ -23,7 +25,10 @@ export interface AttemptServices {
   sandboxProbe: SandboxProbeSource;
   /** A failed attempt the retry policy gives another go: the scheduler waits until `retryAt`. */
   scheduleRetry: (active: ActiveRun, retryAt: number) => void;
+  /** How a run reaches its SSH host (hosts/host-service.ts); null where the console has no hosts (tests of runs alone). */
+  hosts: RunHosts | null;
 }
+
 
 /** One confinement for the setup command and the agent: all but what each launches and the key. */
 export type SharedConfinement = Omit<ConfineLaunchInput, 'spec' | 'connectionBaseUrl' | 'credential'>;
@@ -52,6 +57,8 @@ export interface AttemptScope {
   owner?: Owner | null;
   taskRoot?: TaskRoot;
   setup?: PreparedSetup;
+  // Set by prepare-on-host, for a run on an SSH host: how it is reached and where its files are there.
+  host?: { connection: HostConnection; layout: RemoteRunLayout };
   // Set by begin-attempt.
   spec?: LaunchSpec;
   attempt?: RunAttempt;

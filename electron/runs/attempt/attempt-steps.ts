@@ -17,6 +17,9 @@ import { prepareTaskRoot } from './prepare-task-root';
 import { projectSetup } from './project-setup';
 import { tellDiskFull } from './output-lost';
 import { spawnAndFollow } from './spawn-and-follow';
+import { confineOnHost } from './confine-on-host';
+import { prepareOnHost } from './prepare-on-host';
+import { spawnAndFollowOnHost } from './spawn-and-follow-on-host';
 
 /**
  * One attempt of a run, as its steps in order. Each step is a file of this folder, `(scope, signal)`:
@@ -25,15 +28,20 @@ import { spawnAndFollow } from './spawn-and-follow';
  * What happens because of an attempt (notices, usage, cleanup) subscribes to its events (run-events.ts)
  * and is not a step.
  */
-const steps: ReadonlyArray<(scope: AttemptScope, signal: AbortSignal) => Promise<void>> = [
-  prepareTaskRoot,
-  beginAttempt,
-  projectSetup,
-  openCredential,
-  confine,
-  spawnAndFollow,
-  judge,
-];
+type AttemptStep = (scope: AttemptScope, signal: AbortSignal) => Promise<void>;
+
+const steps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, beginAttempt, projectSetup, openCredential, confine, spawnAndFollow, judge];
+
+/**
+ * A run on an SSH host (its admission names one): the same steps, with the host's variants where
+ * the work happens there: its task root prepared there too, the launch confined for it, the agent
+ * started and followed there. The setup command is refused by prepare-on-host until it runs there.
+ */
+const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, beginAttempt, openCredential, confineOnHost, spawnAndFollowOnHost, judge];
+
+export function attemptSteps(admission: { host?: { id: string } }): ReadonlyArray<AttemptStep> {
+  return admission.host ? hostSteps : steps;
+}
 
 export class AttemptPipeline {
   constructor(
@@ -68,7 +76,7 @@ export class AttemptPipeline {
     }
     const scope: AttemptScope = { context, services: this.services, active, request: { session, cause, followUp }, runEnded: false };
     try {
-      for (const step of steps) {
+      for (const step of attemptSteps(active.admission)) {
         await step(scope, active.stopping.signal);
         if (scope.runEnded) return;
       }

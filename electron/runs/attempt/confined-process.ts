@@ -62,6 +62,17 @@ export async function spawnConfined(owner: ConfinedProcessOwner, launch: Confine
   return spawned;
 }
 
+/**
+ * A process started elsewhere (an SSH host's supervisor: spawn-and-follow-on-host.ts), followed,
+ * stopped and awaited as a local one is, findable again by `locator`.
+ */
+export function adoptConfined(owner: ConfinedProcessOwner, launch: ConfinedLaunch, session: PtySession, locator: Record<string, unknown>): ConfinedProcess {
+  owner.active.session = session;
+  const adopted = new ConfinedProcess(owner, launch, session);
+  owner.context.saveLocator(owner.active.runId, 'process', locator);
+  return adopted;
+}
+
 /** The confinement of a launch that never got (or no longer has) a process is undone. */
 export async function undoConfinement(active: ActiveRun): Promise<void> {
   await active.launch?.cleanup();

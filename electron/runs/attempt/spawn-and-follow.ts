@@ -1,19 +1,26 @@
 import { followTimeline } from './attempt-timeline';
 import { need, type AttemptScope } from './attempt-scope';
-import { spawnConfined } from './confined-process';
+import { spawnConfined, type ConfinedProcess } from './confined-process';
 
 /**
  * Step 6: where and how the attempt's process runs. Here: the confined launch spawned on a local PTY,
  * findable again before the run is awaited (its process and, where the CLI names one up front, its
  * session), its output into the ledger and to viewers, its JSON stream into the timeline; then its
- * exit and all of its output are awaited, and its confinement undone. A run elsewhere (a detached
- * service, another host) replaces this step.
+ * exit and all of its output are awaited, and its confinement undone. A run elsewhere (another host:
+ * spawn-and-follow-on-host.ts) replaces this step and shares `followAgent`.
  */
 export async function spawnAndFollow(scope: AttemptScope, signal: AbortSignal): Promise<void> {
   const { context, active } = scope;
   const attempt = need(scope.attempt, 'attempt');
   const spec = need(scope.spec, 'launch');
   const agentProcess = await spawnConfined({ context, active, attemptId: attempt.id, signal }, need(scope.launch, 'confined launch'), spec.cwd);
+  await followAgent(scope, agentProcess);
+}
+
+/** The agent's process, wherever it runs: its output followed from the run's current end, the run running, then its end awaited. */
+export async function followAgent(scope: AttemptScope, agentProcess: ConfinedProcess): Promise<void> {
+  const { context, active } = scope;
+  const attempt = need(scope.attempt, 'attempt');
   try {
     context.lifecycle.emit('attemptProgressed', { ...attempt.parties, milestone: 'agent_started' });
     if (active.sessionId) context.saveSessionLocator(active);

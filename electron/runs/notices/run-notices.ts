@@ -8,7 +8,7 @@ import type { Logger } from '../../platform/log';
 import type { NoticeService } from '../../notices/notice-service';
 import { budgetExhausted, budgetUnpriced } from '../../../shared/usage';
 import { budgetIdOfLink, notRetriedSentence, priceTargetOfLink } from '../../usage/budget-rule';
-import { aiConnectionRequired, remoteRunsUnavailable, type Admission, type AdmissionResult } from '../admission';
+import { aiConnectionRequired, hostUnready, type Admission, type AdmissionResult } from '../admission';
 import type { DiskFullNotices } from './disk-full-notices';
 import type { RunBudgets } from '../run-context';
 
@@ -214,7 +214,7 @@ function noticeTitle(failure: OperatorErrorShape): string {
   if (failure.reason === aiConnectionRequired) return 'AI connection required';
   if (failure.reason === budgetExhausted) return 'Budget reached';
   if (failure.reason === budgetUnpriced) return 'Budget cannot count this run';
-  if (failure.reason === remoteRunsUnavailable) return 'Runs on SSH hosts are not available yet';
+  if (failure.reason === hostUnready) return 'SSH host not ready for this run';
   switch (failure.code) {
     case 'sandbox_unavailable':
       return 'OS sandbox unavailable';
@@ -249,7 +249,7 @@ function ownerNoticeContent(failure: OperatorErrorShape, agent: { name: string }
   }
   if (failure.reason === budgetExhausted) actionLabel = 'Change the budget';
   if (failure.reason === budgetUnpriced) actionLabel = 'Set the price';
-  if (failure.reason === remoteRunsUnavailable) actionLabel = 'Open the environment';
+  if (failure.reason === hostUnready) actionLabel = failure.actionUrl?.includes('/environments/') ? 'Open the environment' : 'Open Settings → Hosts';
   if (failure.code === 'setup_failed') actionLabel = 'Open the project’s setup';
   return {
     message: `${failure.message}${addendum ? ` ${addendum}` : ''} (Agent ${agent.name}${tasks}.)`,

@@ -152,7 +152,7 @@ export function EnvironmentDialog({
           hint={
             values.hostId === null
               ? 'None: its runs execute on this machine. Add SSH hosts in Settings → Hosts.'
-              : 'Runs on an SSH host are not available yet: while the environment names one, its runs are refused, saying so. Nothing runs on this machine instead.'
+              : 'Its runs execute on that host, confined as here. A run is refused up front, saying why, while the host’s last Test host says it lacks what the run needs.'
           }
         >
           {(control) => (

@@ -168,7 +168,7 @@ function EnvironmentRow({
                 'This machine'
               ) : (
                 <>
-                  <Link href="/settings/hosts">{hostName}</Link> <span className="muted">(runs there are not available yet: they are refused)</span>
+                  <Link href="/settings/hosts">{hostName}</Link> <span className="muted">(its runs execute there)</span>
                 </>
               )}
             </dd>

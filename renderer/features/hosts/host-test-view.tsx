@@ -99,6 +99,14 @@ function HostReportView({ host, report }: { host: Host; report: HostReport }) {
       </dd>
       <dt>Git</dt>
       <dd>{report.git ? report.git.version : 'Not installed: runs need git (Debian: apt install git).'}</dd>
+      <dt>Python</dt>
+      <dd>
+        {report.python
+          ? `${report.python.version} (the console's run supervisor there uses it)`
+          : report.python === null
+            ? "Not installed: runs need python3 for the console's supervisor (Debian: apt install python3)."
+            : 'Not asked yet: test the host again.'}
+      </dd>
       <dt>Agent CLIs</dt>
       <dd>
         <ul className="plain-list" aria-label={`Agent CLIs on ${host.name}`}>

@@ -61,8 +61,8 @@ export function HostsSection() {
       </div>
       <p className="section-intro">
         Machines reached over SSH, by the name your <code>ssh</code> knows: the console runs the system ssh with your config, agent and keys, never
-        asks for a password, and never accepts a host key you have not seen. <strong>Runs do not execute on a host yet</strong>: here you add one,
-        trust its key and see what it has (bubblewrap, git, the agent CLIs, cores, free disk).
+        asks for a password, and never accepts a host key you have not seen. Here you add one, trust its key and see what it has (bubblewrap, git,
+        Python, the agent CLIs, cores, free disk); an environment that names it runs its agents there, confined as here.
       </p>
       <p className="form-success" aria-live="polite">
         {done}

@@ -9,8 +9,8 @@ import { useDiskUsage, useRefreshDiskUsage } from '../cleanup/use-cleanup';
 const largestShown = 5;
 
 /**
- * Above the run list: how much disk the runs' task roots take, the largest of them, Refresh (measure
- * again) and the way to Clean up. Finished task roots are what fills disks, so the total is in view.
+ * Above the run list: how much disk the runs' task roots take, the largest of them, what runs take
+ * on each SSH host (measured on Refresh), Refresh (measure again) and the way to Clean up. Finished task roots are what fills disks, so the total is in view.
  */
 export function DiskUsagePanel() {
   const usage = useDiskUsage();
@@ -18,7 +18,7 @@ export function DiskUsagePanel() {
 
   if (usage.isPending) return null;
   if (usage.isError) return <QueryError what="the disk usage" error={usage.error} onRetry={() => void usage.refetch()} />;
-  const { totalBytes, runsWithFiles, largest, measuredAt } = usage.data;
+  const { totalBytes, runsWithFiles, largest, measuredAt, hosts } = usage.data;
 
   return (
     <section className="disk-usage" aria-label="Disk used by runs">
@@ -55,6 +55,22 @@ export function DiskUsagePanel() {
             </li>
           ))}
         </ol>
+      ) : null}
+      {hosts.length > 0 ? (
+        <ul className="disk-usage__largest" aria-label="Disk used on SSH hosts">
+          {hosts.map((host) => (
+            <li key={host.hostId}>
+              On {host.name}:{' '}
+              {host.bytes === null ? (
+                <span>not measured ({host.error}). Refresh sizes once it answers.</span>
+              ) : (
+                <span className="numeric-text">
+                  {formatBytes(host.bytes)} ({pluralize(host.runs, 'run')})
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
       ) : null}
       {refresh.isError ? <ErrorAlert error={refresh.error} prefix="Could not measure the task roots." /> : null}
     </section>

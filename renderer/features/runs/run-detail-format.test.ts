@@ -33,6 +33,7 @@ describe('what an ended run offers', () => {
       startedAt: null,
       endedAt: null,
       archived: false,
+      hostUnreachableSince: null,
       landing: { state: 'not_landed', landed: null, pushed: null, discardedAt: null, filesRemovedAt: null, diskBytes: null },
     };
     expect(isArchivedRun(summary)).toBe(false);

@@ -26,7 +26,7 @@ export function RunSummaryFacts({ run, now }: { run: RunDetail; now: number }) {
         <div className="run-summary__item">
           <dt>Status</dt>
           <dd>
-            <StatusBadge status={run.status} />
+            <StatusBadge status={run.status} hostUnreachable={run.hostUnreachableSince !== null} />
             {run.archived ? <ArchivedBadge /> : null}
           </dd>
         </div>

@@ -99,3 +99,36 @@ describe('the Runs page while the console service cannot be reached', () => {
     expect(codex.getByText('Running')).toBeTruthy();
   });
 });
+
+describe('the Runs page with runs on SSH hosts', () => {
+  beforeEach(() => useUiStore.getState().clearRunFilters());
+
+  it('calls a running run whose host cannot be reached Unverifiable, saying it is the host, and shows what runs take on each host', async () => {
+    showRuns({
+      listRuns: () => ({
+        runs: [
+          aRunSummary({ id: 'run_1', agentName: 'Codex writer', status: 'running', hostUnreachableSince: '2026-03-02T10:00:00.000Z' }),
+          aRunSummary({ id: 'run_2', agentName: 'Claude writer', status: 'running' }),
+        ],
+        nextCursor: null,
+      }),
+      getDiskUsage: () =>
+        aDiskUsage({
+          hosts: [
+            { hostId: 'hst_1', name: 'build-box', runs: 3, bytes: 45_000_000, error: null, measuredAt: '2026-03-02T10:00:00.000Z' },
+            { hostId: 'hst_2', name: 'gpu-box', runs: 0, bytes: null, error: 'ssh could not reach gpu-box', measuredAt: '2026-03-02T10:00:00.000Z' },
+          ],
+        }),
+    });
+    const codex = await rowOf('Codex writer');
+    expect(codex.queryByText('Running')).toBeNull();
+    expect(codex.getByText('Unverifiable').getAttribute('title')).toMatch(/SSH host this run executes on cannot be reached/);
+    expect((await rowOf('Claude writer')).getByText('Running')).toBeTruthy();
+    const panel = await screen.findByRole('region', { name: 'Disk used by runs' });
+    const hosts = within(panel).getByRole('list', { name: 'Disk used on SSH hosts' });
+    expect(within(hosts).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
+      'On build-box: 45 MB (3 runs)',
+      'On gpu-box: not measured (ssh could not reach gpu-box). Refresh sizes once it answers.',
+    ]);
+  });
+});

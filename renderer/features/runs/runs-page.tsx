@@ -83,7 +83,7 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
   return (
     <tr>
       <td className="nowrap">
-        <StatusBadge status={run.status} />
+        <StatusBadge status={run.status} hostUnreachable={run.hostUnreachableSince !== null} />
       </td>
       <th scope="row" className="data-table__primary">
         <Link href={`/runs/${encodeURIComponent(run.id)}`} className="table-link">

@@ -1,0 +1,109 @@
+import { OperatorError } from '../../../shared/errors';
+import { actionRoute } from '../../../shared/routes';
+import { prepareOnHost, remoteFileSystemFacts } from '../../hosts/remote-run/remote-supervisor';
+import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor } from '../../sandbox/bwrap';
+import { buildConfinedEnvironment } from '../../sandbox/confined-environment';
+import { sandboxInstallationDirs } from './attempt-confinement';
+import { need, type AttemptScope } from './attempt-scope';
+import { takeStop } from './abortable';
+
+/** What a run on a host gets of the operator's environment: the host's own PATH (Test host read it there), and the terminal and language. */
+const passedToHost = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'COLORTERM'];
+
+/**
+ * Step 5, for a run on an SSH host: the agent's launch confined as a local run's is, built by the
+ * same code. The confined environment comes from the same allow-list (the host's PATH in place of
+ * this machine's), with HOME, TMPDIR and the CLI's home in the remote task root; in a sandboxed
+ * environment the command is bubblewrap's argv from `buildBwrapArgs` itself (the same mount table,
+ * namespaces, capability drop and seccomp filter, written there for the host's architecture), with the
+ * file system facts the argv depends on asked of the host, since they are the host's: its home and the
+ * console's folder there hidden, only the run's writable roots bound back. The network mode is the
+ * environment's: `none` unshares the network, `open` keeps the host's.
+ */
+export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): Promise<void> {
+  const { active } = scope;
+  const { connection, layout } = need(scope.host, 'host');
+  const spec = need(scope.spec, 'launch');
+  const confinement = need(scope.confinement, 'confinement');
+  const credential = need(scope.credential, 'credential');
+  const { admission } = active;
+  const sandboxed = admission.environmentKind === 'sandboxed';
+  const { taskRoot } = layout;
+  const definition = active.provider.definition;
+  const providerHome = definition.home ? `${taskRoot.cache}/${definition.home.folder}` : null;
+  const delivery = admission.homeMode === 'isolated' ? credential?.delivery : null;
+  if (delivery && delivery.files.length > 0) {
+    throw new OperatorError({
+      code: 'configuration_incomplete',
+      reason: 'host_unready',
+      message: `${active.provider.displayName} reads its key from a login file, and login files are not delivered to SSH hosts yet, so nothing started on ${connection.name}. Run it on this machine for now.`,
+      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
+    });
+  }
+  const operatorEnv: Record<string, string | undefined> = { PATH: connection.report.path };
+  for (const name of passedToHost) if (confinement.operatorEnv[name] !== undefined) operatorEnv[name] = confinement.operatorEnv[name];
+  const profileEnv = { ...spec.env };
+  if (definition.home) delete profileEnv[definition.home.variable];
+  const { env } = buildConfinedEnvironment({
+    operatorEnv,
+    taskRoot,
+    providerHomeVar: definition.home && providerHome ? { name: definition.home.variable, value: providerHome } : null,
+    profileEnv,
+    layerVariables: confinement.layerVariables ?? {},
+    deliveredSecrets: delivery?.secretEnv ?? {},
+    extra: delivery?.plainEnv ?? {},
+  });
+  const scratch = ['/tmp', '/var/tmp', '/run'];
+  const asked = [layout.home, layout.consoleRoot, '/etc/resolv.conf'];
+  const facts = await prepareOnHost(connection, layout, {
+    folders: providerHome ? [providerHome] : [],
+    directories: scratch,
+    realpaths: asked,
+    executable: spec.executable,
+    path: env.PATH ?? connection.report.path,
+    interpreters: ['node'],
+  });
+  if (!facts.executable) {
+    throw new OperatorError({
+      code: 'spawn_failed',
+      reason: 'cli_not_found',
+      message: `${spec.executable} was not found on ${connection.name} (on the PATH ${env.PATH ?? ''}). Install it there, or set the agent's program to where it is on the host, then run the task again.`,
+      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
+    });
+  }
+  const executable = facts.executable.path;
+  let argv = [executable, ...spec.args];
+  if (sandboxed) {
+    const bubblewrap = connection.report.bubblewrap;
+    if (!bubblewrap || !facts.seccompFile) {
+      throw new OperatorError({
+        code: 'sandbox_unavailable',
+        reason: 'sandbox_unavailable',
+        message: `${connection.name} has no bubblewrap the console can use${facts.seccompFile ? '' : ` and no seccomp filter for its machine (${facts.machine})`}, so the sandboxed run did not start there. Test the host again, or choose another host.`,
+        actionUrl: actionRoute({ kind: 'settings-hosts' }),
+      });
+    }
+    const programs = [facts.executable, ...facts.interpreters];
+    const realpaths = new Map(programs.map((program) => [program.path, program.realpath]));
+    const hidden = [layout.home, layout.consoleRoot];
+    const bwrapArgs = buildBwrapArgs(
+      {
+        taskRoot,
+        writableRoots: [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home],
+        networkMode: admission.networkMode,
+        operatorHome: layout.home,
+        readOnlyRebinds: readOnlyRebindsFor({ linkTargets: [], installationDirs: sandboxInstallationDirs(programs.map((program) => program.path), hidden, (file) => realpaths.get(file) ?? file) }),
+        hiddenPaths: [layout.consoleRoot],
+        overlays: [],
+        command: argv,
+      },
+      { seccompFile: facts.seccompFile, user: null },
+      remoteFileSystemFacts(facts),
+    );
+    const launch = bwrapCommand(bwrapArgs, { seccompFile: facts.seccompFile, user: null }, bubblewrap.path);
+    argv = [launch.file, ...launch.args];
+  }
+  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: sandboxed ? 'bubblewrap' : 'none', cleanup: () => Promise.resolve() };
+  active.launch = scope.launch;
+  takeStop(signal);
+}

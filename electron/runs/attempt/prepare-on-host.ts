@@ -1,0 +1,47 @@
+import { OperatorError } from '../../../shared/errors';
+import { actionRoute } from '../../../shared/routes';
+import { sendBaseRevision } from '../../hosts/remote-git/send-base-revision';
+import { installSupervisor, prepareOnHost as prepareFolders, remoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
+import { abortable, takeStop } from './abortable';
+import { need, type AttemptScope } from './attempt-scope';
+
+/**
+ * Step 1b, for a run on an SSH host (issue 28): the run's task root there, under the remote user's
+ * home in the folder the console owns (remote-supervisor.ts has the layout), its folders 0700, the
+ * console's supervisor script in place, and the run's base revision checked out in its view. The
+ * local task root (step 1) stays: review, compare and landing read the run's commits there once
+ * they come back. A retry or a resume finds the view as the agent left it and sends nothing.
+ */
+export async function prepareOnHost(scope: AttemptScope, signal: AbortSignal): Promise<void> {
+  const { active, services } = scope;
+  const admitted = need(active.admission.host, 'host');
+  if (!services.hosts) throw new Error('This console was started without SSH hosts.');
+  const connection = await abortable(services.hosts.connection(admitted.id), signal);
+  const layout = remoteRunLayout(connection, active.runId);
+  const setup = need(scope.setup, 'setup');
+  if (setup.command !== null) {
+    throw new OperatorError({
+      code: 'configuration_incomplete',
+      reason: 'host_unready',
+      message: `The project has a setup command, and setup commands do not run on SSH hosts yet, so ${active.admission.agentName} did not start on ${connection.name}. Run the task in an environment on this machine, or move the setup into the agent's prompt.`,
+      actionUrl: actionRoute({ kind: 'project-setup', projectId: need(scope.projectId, 'project'), field: 'setup-command' }),
+    });
+  }
+  const taskRoot = need(scope.taskRoot, 'task root');
+  await installSupervisor(connection, layout);
+  const { root, view, tmp, cache, home } = layout.taskRoot;
+  await prepareFolders(connection, layout, { folders: [root, tmp, cache, home, `${root}/attempts`], directories: [], realpaths: [], executable: '', path: '' });
+  if (active.attemptNumber === 0) {
+    if (!taskRoot.repository || !taskRoot.baseRevision) {
+      throw new OperatorError({
+        code: 'configuration_incomplete',
+        reason: 'host_unready',
+        message: `Runs on SSH hosts take their code through git, and this project is not a git repository, so nothing started on ${connection.name}. Run it on this machine, or make the project a git repository.`,
+        actionUrl: actionRoute({ kind: 'settings-environment', environmentId: active.admission.environmentId }),
+      });
+    }
+    await sendBaseRevision({ ssh: connection, host: connection.name, localRepository: taskRoot.repository.gitDir, baseRevision: taskRoot.baseRevision, remoteRepository: view });
+  }
+  scope.host = { connection, layout };
+  takeStop(signal);
+}

@@ -1,0 +1,111 @@
+import { actionRoute } from '../../../shared/routes';
+import { RemoteSession } from '../../hosts/remote-run/remote-session';
+import { startOnHost } from '../../hosts/remote-run/remote-supervisor';
+import { stopReason, type ActiveRun, type RunContext } from '../run-context';
+import { takeStop } from './abortable';
+import { need, type AttemptScope } from './attempt-scope';
+import { adoptConfined } from './confined-process';
+import { followAgent } from './spawn-and-follow';
+
+const shutdownWaitMs = 10_000;
+
+/**
+ * Step 6, for a run on an SSH host: the confined launch started under the console's supervisor there
+ * (its own session, its PTY, its output spooled on the host), then followed as a local agent is
+ * (`followAgent`): its output into the ledger and to viewers through the same pipeline, Stop, input
+ * and resize through the same session interface (remote-session.ts), its exit awaited. A dropped
+ * connection resumes from the next spool byte; a host that cannot be reached raises a notice and
+ * marks the run, until it answers again.
+ */
+export async function spawnAndFollowOnHost(scope: AttemptScope, signal: AbortSignal): Promise<void> {
+  const { context, active } = scope;
+  const attempt = need(scope.attempt, 'attempt');
+  const launch = need(scope.launch, 'confined launch');
+  const { connection, layout } = need(scope.host, 'host');
+  takeStop(signal);
+  const { pid } = await startOnHost(connection, layout, attempt.id, {
+    argv: [launch.executable, ...launch.args],
+    env: launch.env,
+    cwd: layout.taskRoot.view,
+    cols: active.size.cols,
+    rows: active.size.rows,
+  });
+  const session = new RemoteSession({
+    connection,
+    layout,
+    attemptId: attempt.id,
+    pid,
+    executablePath: launch.executable,
+    onReachability: (reachable, detail) => hostReachability(context, active, connection.name, reachable, detail),
+    onGaveUp: () => {
+      context.log.warn('the run’s host did not confirm its stop', { runId: active.runId, host: connection.name });
+      context.note(active.runId, attempt.id, 'host_stop_unconfirmed', { host: connection.name });
+    },
+  });
+  // A closing console waits for the host's answer to its stop only so long: an unreachable host must not hold it open.
+  signal.addEventListener('abort', () => {
+    if (stopReason(active) === 'shutdown') session.giveUpAfter(shutdownWaitMs);
+  });
+  const owner = { context, active, attemptId: attempt.id, signal };
+  const locator = { hostId: connection.hostId, attemptDir: layout.attemptDir(attempt.id), remotePid: pid, attempt: active.attemptNumber };
+  let agentProcess;
+  try {
+    agentProcess = adoptConfined(owner, launch, session, locator);
+  } catch (error) {
+    await session.stop({ graceMs: 0 });
+    throw error;
+  }
+  try {
+    await followAgent(scope, agentProcess);
+  } finally {
+    if (session.gaveUp) hostGaveUp(context, active, connection.name);
+    else hostReachability(context, active, connection.name, true, '');
+  }
+}
+
+/** The run ended here without the host's word: its notice says so, and what makes sure nothing is left there. */
+function hostGaveUp(context: RunContext, active: ActiveRun, hostName: string): void {
+  const dedupeKey = `host-unreachable:${active.runId}`;
+  context.ledger.runs.setHostUnreachableSince(active.runId, null);
+  context.announce(active.runId);
+  const open = context.options.notices.latestForKey(dedupeKey);
+  if (open?.status === 'open') {
+    context.options.notices.revise(open.id, {
+      message: `${hostName} did not answer, so the run was ended here without its word that the agent stopped there. Its supervisor there stops the agent when asked again: Clean up of the run (once ${hostName} answers) kills whatever is left of it and removes its folder.`,
+      actionUrl: actionRoute({ kind: 'cleanup' }),
+      actionLabel: 'Open Clean up',
+    });
+  }
+}
+
+/** The run's host stopped answering (a notice, the run marked unverifiable), or answers again (both cleared). */
+function hostReachability(context: RunContext, active: ActiveRun, hostName: string, reachable: boolean, detail: string): void {
+  const { runId } = active;
+  const dedupeKey = `host-unreachable:${runId}`;
+  const since = reachable ? null : context.now();
+  if (context.ledger.runs.hostUnreachableSince(runId) === since || (reachable && context.ledger.runs.hostUnreachableSince(runId) === null)) return;
+  context.ledger.runs.setHostUnreachableSince(runId, since);
+  context.announce(runId);
+  if (active.attemptId) context.note(runId, active.attemptId, reachable ? 'host_reachable' : 'host_unreachable', { host: hostName, ...(detail ? { detail } : {}) });
+  const notices = context.options.notices;
+  if (!reachable) {
+    const row = context.ledger.runs.row(runId);
+    const task = row ? context.ledger.tasks.get(row.task_id) : undefined;
+    notices.raise({
+      kind: 'host_unreachable',
+      severity: 'warning',
+      title: 'SSH host unreachable',
+      message: `${hostName} cannot be reached (${detail}), so whether “${task?.title ?? 'the task'}” still runs there is not known: it is shown as Unverifiable. The run goes on on the host if it can; the console reconnects by itself and loses no output. Check the host or the network. Keystrokes are not sent meanwhile.`,
+      actionUrl: actionRoute({ kind: 'run', runId }),
+      actionLabel: 'Open the run',
+      code: 'ssh_failed',
+      runId,
+      agentId: active.agentId,
+      taskId: row?.task_id ?? null,
+      dedupeKey,
+    });
+    return;
+  }
+  const open = notices.latestForKey(dedupeKey);
+  if (open?.status === 'open') notices.resolve(open.id, `${hostName} answers again: the run's output is followed from where it stopped.`);
+}
