@@ -50,5 +50,7 @@ export async function showRemoteWorkInView(taskRoot: TaskRoot, tools: RunFileToo
   } finally {
     await git.dispose();
   }
-  await handToSandboxUser([taskRoot.view, repository.adminDir], owner);
+  // The run's files are its sandbox user's (when the console runs as root): what the fetch and this wrote
+  // in its repository too, so Clean up, which removes them as that user, can.
+  await handToSandboxUser([taskRoot.view, repository.gitDir], owner);
 }
