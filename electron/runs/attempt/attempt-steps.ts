@@ -20,6 +20,7 @@ import { spawnAndFollow } from './spawn-and-follow';
 import { confineOnHost } from './confine-on-host';
 import { prepareOnHost } from './prepare-on-host';
 import { spawnAndFollowOnHost } from './spawn-and-follow-on-host';
+import { bringWorkBack } from './bring-work-back';
 
 /**
  * One attempt of a run, as its steps in order. Each step is a file of this folder, `(scope, signal)`:
@@ -35,9 +36,9 @@ const steps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, beginAttempt, projec
 /**
  * A run on an SSH host (its admission names one): the same steps, with the host's variants where
  * the work happens there: its task root prepared there too, the launch confined for it, the agent
- * started and followed there. The setup command is refused by prepare-on-host until it runs there.
+ * started and followed there, and its work brought back. The setup command is refused by prepare-on-host until it runs there.
  */
-const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, beginAttempt, openCredential, confineOnHost, spawnAndFollowOnHost, judge];
+const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, beginAttempt, openCredential, confineOnHost, spawnAndFollowOnHost, bringWorkBack, judge];
 
 export function attemptSteps(admission: { host?: { id: string } }): ReadonlyArray<AttemptStep> {
   return admission.host ? hostSteps : steps;
