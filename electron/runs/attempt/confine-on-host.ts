@@ -1,5 +1,6 @@
 import { OperatorError } from '../../../shared/errors';
 import { actionRoute } from '../../../shared/routes';
+import { deliverFilesOnHost, removeFilesOnHost } from '../../hosts/host-credential-files';
 import { remoteStoreFor } from '../../hosts/remote-git/send-base-revision';
 import { prepareOnHost, remoteFileSystemFacts } from '../../hosts/remote-run/remote-supervisor';
 import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor } from '../../sandbox/bwrap';
@@ -47,14 +48,8 @@ async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null
   const definition = active.provider.definition;
   const providerHome = definition.home ? `${taskRoot.cache}/${definition.home.folder}` : null;
   const delivery = tunnel?.delivery ?? (admission.homeMode === 'isolated' ? credential?.delivery : null);
-  if (delivery && delivery.files.length > 0) {
-    throw new OperatorError({
-      code: 'configuration_incomplete',
-      reason: 'host_unready',
-      message: `${active.provider.displayName} reads its key from a login file, and login files are not delivered to SSH hosts yet, so nothing started on ${connection.name}. Run it on this machine for now.`,
-      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
-    });
-  }
+  const files = delivery?.files ?? [];
+  if (files.length > 0 && !providerHome) throw new Error(`${active.provider.displayName} has delivery files but no provider home.`);
   const operatorEnv: Record<string, string | undefined> = { PATH: connection.report.path };
   for (const name of passedToHost) if (confinement.operatorEnv[name] !== undefined) operatorEnv[name] = confinement.operatorEnv[name];
   const profileEnv = { ...spec.env };
@@ -125,6 +120,15 @@ async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null
     const launch = bwrapCommand(bwrapArgs, { seccompFile: facts.seccompFile, user: null }, bubblewrap.path);
     argv = [launch.file, ...launch.args];
   }
-  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: sandboxed ? 'bubblewrap' : 'none', cleanup: () => tunnel?.close() ?? Promise.resolve() };
+  // The connection's files (a login file, or the config pointing the CLI at the tunnel) into the run's
+  // provider home there, 0600, never through a link an earlier attempt left; removed when the attempt
+  // ends. Last, once nothing else can refuse the launch.
+  const target = { ssh: connection, host: connection.name };
+  if (files.length > 0 && providerHome) await deliverFilesOnHost(target, providerHome, files);
+  const cleanup = async () => {
+    if (files.length > 0 && providerHome) await removeFilesOnHost(target, providerHome, files).catch(() => undefined);
+    await tunnel?.close();
+  };
+  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: sandboxed ? 'bubblewrap' : 'none', cleanup };
   active.launch = scope.launch;
 }

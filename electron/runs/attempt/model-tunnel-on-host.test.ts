@@ -61,6 +61,53 @@ function allFileText(folder: string): string {
 
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
 
+async function consoleOnHost() {
+  const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
+  beds.push(bed);
+  const host = await bed.call('addHost', { name: server.alias });
+  expect((await bed.call('testHost', { hostId: host.id })).outcome).toBe('ready');
+  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: 'none', hostId: host.id });
+  return { bed, environment };
+}
+
+describe('a Codex-like agent on an SSH host', () => {
+  it('gets its login file in its home there for the attempt, removed when the attempt ends', async () => {
+    const { bed, environment } = await consoleOnHost();
+    const connection = await bed.call('createConnection', { name: 'OpenAI', provider: 'openai', method: 'api_key', secret, ownership: 'shared', agentScope: 'all' });
+    const agent = await bed.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'shows-key', environmentId: environment.id, homeMode: 'isolated' });
+    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    const output = Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    expect(run.status, `${output} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    // The agent read its login file there, 0600 (the key in it redacted from what the run printed).
+    expect(output).toMatch(/file \$CODEX_HOME\/auth\.json: 0600 "\{\\n {2}\\"OPENAI_API_KEY\\": \\"\[redacted\]\\"/);
+    expect(output).not.toContain(secret);
+    // And it is gone from the host once the attempt ended.
+    expect(allFileText(remoteRunDir(runId))).not.toContain(`"OPENAI_API_KEY": "${secret}"`);
+    expect(readdirSync(path.join(remoteRunDir(runId), 'cache', 'codex-home'))).not.toContain('auth.json');
+  }, 120_000);
+
+  it('through a connection with a base URL, gets only the tunnel’s config and the run’s token: the key never reaches the host', async () => {
+    const { bed, environment } = await consoleOnHost();
+    const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+    const agent = await bed.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'shows-key', environmentId: environment.id, homeMode: 'isolated' });
+    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    const output = Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    expect(run.status, `${output} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    // Its config points it at the relay in its sandbox; there is no login file, and its key variable holds the run's token.
+    expect(output).toContain('base_url = \\"http://127.0.0.1:3128/v1\\"');
+    expect(output).toMatch(/file \$CODEX_HOME\/auth\.json: ENOENT/);
+    expect(output).not.toContain(secret);
+    expect(allFileText(remoteRunDir(runId))).not.toContain(secret);
+  }, 120_000);
+});
+
 describe('a run on an SSH host with an AI connection that has a base URL', () => {
   it('reaches its model through the tunnel, the key added on this machine only', async () => {
     const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });

@@ -17,6 +17,7 @@ describe('New environment with an SSH host', () => {
     await user.selectOptions(await screen.findByRole('combobox', { name: 'SSH host' }), 'build-box');
     const note = screen.getByRole('note', { name: 'AI credentials on the SSH host' });
     expect(note.textContent).toContain('AI keys stay on this machine');
-    expect(note.textContent).toContain('a CLI’s own login (its login file), is delivered to the host for the run and removed from it when the run ends');
+    expect(note.textContent).toContain('the login file its CLI reads, such as Codex’s auth.json) and removed from it when the run ends');
+    expect(note.textContent).toContain('Your own login (a preconfigured home) is never copied to a host.');
   });
 });
