@@ -12,10 +12,10 @@ describe('New environment with an SSH host', () => {
     const client = fakeOperatorClient({ listHosts: () => [host], listEnvironments: () => [], listAgents: () => [] });
     const { user } = renderInConsole(<SettingsPage section="environments" />, { client, route: '/settings/environments' });
     await user.click(await screen.findByRole('button', { name: 'New environment' }));
-    expect(screen.queryByRole('note', { name: 'AI credentials on the SSH host' })).toBeNull();
+    expect(screen.queryByRole('note', { name: 'Where the AI key goes' })).toBeNull();
 
     await user.selectOptions(await screen.findByRole('combobox', { name: 'SSH host' }), 'build-box');
-    const note = screen.getByRole('note', { name: 'AI credentials on the SSH host' });
+    const note = screen.getByRole('note', { name: 'Where the AI key goes' });
     expect(note.textContent).toContain('AI keys stay on this machine');
     expect(note.textContent).toContain('the login file its CLI reads, such as Codex’s auth.json) and removed from it when the run ends');
     expect(note.textContent).toContain('Your own login (a preconfigured home) is never copied to a host.');

@@ -167,7 +167,7 @@ export function EnvironmentDialog({
           )}
         </FormField>
         {values.hostId !== null ? (
-          <p className="field__hint" role="note" aria-label="AI credentials on the SSH host">
+          <p className="field__hint" role="note" aria-label="Where the AI key goes">
             {remoteCredentialsNote}
           </p>
         ) : null}
