@@ -23,6 +23,8 @@ import { subscribeNetworkNotices } from './notices/network-notice-reactions';
 import { subscribeDiskFullNotices } from './notices/disk-full-reactions';
 import { subscribeBudgetNotices } from './notices/budget-notice-reactions';
 import { strandOrphanedRuns } from './recovery';
+import { RunAttempt } from './attempt/attempt-record';
+import type { RunRow } from '../ledger/runs-repository';
 import { stopAttemptOnHost } from '../hosts/remote-run/remote-supervisor';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './notices/network-notices';
@@ -410,6 +412,7 @@ export class RunService {
     const { context } = this;
     this.diskFull.start();
     const waiting = this.scheduler.restoreRetries(context.ledger.runs.withStatus(['running']));
+    for (const runId of this.takeUpHostRuns(context.ledger.runs.withStatus(['running']))) waiting.add(runId);
     await strandOrphanedRuns({
       ledger: context.ledger,
       catalog: this.options.catalog,
@@ -427,6 +430,42 @@ export class RunService {
       },
     });
     this.scheduler.pump();
+  }
+
+  /**
+   * Runs on SSH hosts a closing console left running there (their process locator says how far their
+   * spool is in the ledger): followed again from that byte, not stranded. One a console that died left
+   * there has no such record and is stranded, and stopped on its host.
+   */
+  private takeUpHostRuns(rows: readonly RunRow[]): string[] {
+    const { context } = this;
+    const taken: string[] = [];
+    if (!this.options.hosts) return taken;
+    for (const row of rows) {
+      const admission = savedAdmission(row.admission_json);
+      const last = context.ledger.runs.lastAttempt(row.id);
+      const locator = context.ledger.runs.locators(row.id).find((each) => each.kind === 'process')?.data ?? {};
+      const { hostId, spoolOffset, remotePid, attempt } = locator;
+      const task = context.ledger.tasks.get(row.task_id);
+      if (!admission?.host || last?.status !== 'running' || attempt !== last.number || !task) continue;
+      if (hostId !== admission.host.id || typeof spoolOffset !== 'number' || typeof remotePid !== 'number') continue;
+      if (!context.ledger.agents.get(admission.agentId)) continue;
+      const active = this.scheduler.activate(row.id, admission);
+      active.attemptId = last.id;
+      const record = RunAttempt.adopt(context, {
+        runId: row.id,
+        attemptId: last.id,
+        attemptNumber: last.number,
+        agent: { id: admission.agentId, name: admission.agentName },
+        providerName: active.provider.displayName,
+        task: { id: task.id, title: task.title },
+      });
+      active.attempt = record;
+      context.log.info('run on its host taken up again', { runId: row.id, host: admission.host.name, spoolOffset });
+      void this.attempts.takeUpOnHost(active, { task, attempt: record, hostId, pid: remotePid, spoolOffset });
+      taken.push(row.id);
+    }
+    return taken;
   }
 
   /**

@@ -30,8 +30,18 @@ afterEach(async () => {
   for (const bed of beds.splice(0)) {
     const runIds = bed.core.ledger.runs.withStatus(['succeeded', 'failed', 'cancelled', 'running', 'preparing']).map((row) => row.id);
     await bed.close();
-    // What the runs left on the host (Clean up's work, tested once above) goes with the test.
-    for (const runId of runIds) rmSync(remoteRunDir(runId), { recursive: true, force: true });
+    // What the runs left on the host (Clean up's work, tested once above) goes with the test: a run
+    // the closing console left running there (as it does), then its folder.
+    for (const runId of runIds) {
+      for (const line of remoteProcessesOf(runId)) {
+        try {
+          process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      rmSync(remoteRunDir(runId), { recursive: true, force: true });
+    }
   }
 });
 
@@ -265,16 +275,21 @@ describe('a run on an SSH host', () => {
     expect(c.output(runId).equals(spoolOf(runId))).toBe(true);
   }, 90_000);
 
-  it('leaves nothing running on the host when the console closes under it: the run is stranded here and stopped there', async () => {
+  it('goes on on the host while the console restarts, and is followed again from where its ledger stood: no gap, no duplicate', async () => {
     const c = await consoleOnHost();
-    const agent = await c.agent(['--sleep-ms', '120000']);
+    const agent = await c.agent(['--lines', '60', '--delay-ms', '100']);
     const runId = await c.run(agent.id);
-    await until('the agent to start', () => c.output(runId).toString('utf8').includes('ready'), 60_000);
-    expect(remoteProcessesOf(runId).length).toBeGreaterThan(0);
+    await until('the first lines', () => c.output(runId).toString('utf8').includes('line 5 of 60'), 60_000);
     await c.bed.restart();
-    await c.bed.waitForRun(runId, (run) => run.status === 'stranded', 30_000);
-    await until('nothing of the run on the host', () => remoteProcessesOf(runId).length === 0, 15_000);
-  }, 90_000);
+    // Not stranded: the new console follows the run on its host again.
+    const run = await waitForEnd(c.bed, runId, 60_000);
+    expect(run.status, JSON.stringify(run.failure)).toBe('succeeded');
+    expect(run.attempts).toHaveLength(1);
+    const output = c.output(runId);
+    expect(output.equals(spoolOf(runId))).toBe(true);
+    for (let line = 1; line <= 60; line += 1) expect(output.toString('utf8').split(`line ${line} of 60\r`)).toHaveLength(2);
+    expect(remoteProcessesOf(runId)).toEqual([]);
+  }, 120_000);
 
   it('runs a CLI installed in the remote user’s home, showing the sandbox that folder alone of the home', async () => {
     const c = await consoleOnHost();

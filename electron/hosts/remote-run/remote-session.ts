@@ -45,8 +45,12 @@ export interface RemoteSessionOptions {
    * does not answer, before the session ends without it (`onGaveUp`).
    */
   stopGiveUpMs?: number;
-  /** The session ended without the host's word (a Stop or a closing console the host never answered). */
+  /** The session ended without the host's word (a Stop the host never answered). */
   onGaveUp?: () => void;
+  /** The host was last known unreachable (a run taken up again after a restart): its first answer is told. */
+  unreachableAtStart?: boolean;
+  /** Asked at a Stop: true when the console is closing, and the agent is left running on the host (`left`) rather than stopped. */
+  leaveRunning?: () => boolean;
 }
 
 export class RemoteSession implements PtySession {
@@ -72,6 +76,7 @@ export class RemoteSession implements PtySession {
     this.pid = options.pid;
     this.executablePath = options.executablePath;
     this.received = options.startOffset ?? 0;
+    this.reachable = !options.unreachableAtStart;
     // Started after the caller attached its listeners (the same tick), as a local PTY's first bytes are.
     queueMicrotask(() => this.connect());
   }
@@ -127,8 +132,23 @@ export class RemoteSession implements PtySession {
 
   /** Asks the supervisor to stop the agent's group (SIGTERM, SIGKILL after the grace), again while the host is unreachable; resolves with the exit. */
   stop(options: { graceMs?: number } = {}): Promise<PtyExit> {
+    if (!this.stopping && this.options.leaveRunning?.()) {
+      this.leave();
+      return this.exited;
+    }
     this.stopping ??= this.stopOnHost(options.graceMs ?? 5000);
     return this.stopping;
+  }
+
+  /** True when the console closed and left the agent running on the host: the next start takes it up from `offset`. */
+  left = false;
+
+  private leave(): void {
+    if (this.exitValue) return;
+    this.closed = true;
+    this.left = true;
+    this.killReader();
+    this.exitNow(Buffer.from('{"exitCode":null,"signal":null}'));
   }
 
   /**
@@ -282,7 +302,7 @@ export class RemoteSession implements PtySession {
       // Not the supervisor's exit: the run ends with neither a code nor a signal.
     }
     this.exitValue = exit;
-    if (!this.gaveUp) this.setReachable(true, '');
+    if (!this.gaveUp && !this.left) this.setReachable(true, '');
     this.killReader();
     for (const listener of this.exitListeners) listener(exit);
     this.resolveExit(exit);

@@ -82,6 +82,11 @@ export class RunAttempt {
     return new RunAttempt(context, parties);
   }
 
+  /** An attempt a previous console started and left running (a run on an SSH host, taken up again at start). */
+  static adopt(context: { ledger: Ledger; log: Logger; lifecycle: RunEventBus }, parties: AttemptParties): RunAttempt {
+    return new RunAttempt(context, parties);
+  }
+
   get id(): string {
     return this.parties.attemptId;
   }

@@ -1,11 +1,11 @@
-import type { AttemptCause } from '../../../shared/entities';
+import type { AttemptCause, Task } from '../../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../../shared/errors';
 import { describeError, detailsInLog } from '../../platform/log';
 import type { SessionRequest } from '../../providers/launch';
 import { isDiskFullFailure, runDiskFullFailure } from '../notices/disk-full-notices';
 import { stopReason, type ActiveRun, type RunContext } from '../run-context';
-import { AttemptStopped } from './abortable';
-import type { AttemptEnd, AttemptOutcomeNote } from './attempt-record';
+import { abortable, AttemptStopped } from './abortable';
+import type { AttemptEnd, AttemptOutcomeNote, RunAttempt } from './attempt-record';
 import type { AttemptScope, AttemptServices } from './attempt-scope';
 import { beginAttempt } from './begin-attempt';
 import { cliNotFound } from './cli-not-found';
@@ -19,8 +19,10 @@ import { tellDiskFull } from './output-lost';
 import { spawnAndFollow } from './spawn-and-follow';
 import { confineOnHost } from './confine-on-host';
 import { prepareOnHost } from './prepare-on-host';
-import { spawnAndFollowOnHost } from './spawn-and-follow-on-host';
+import { followOnHost, spawnAndFollowOnHost } from './spawn-and-follow-on-host';
+import { remoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
 import { bringWorkBack } from './bring-work-back';
+import { openTaskRoot } from '../../task-root/task-root';
 
 /**
  * One attempt of a run, as its steps in order. Each step is a file of this folder, `(scope, signal)`:
@@ -65,6 +67,53 @@ export class AttemptPipeline {
     });
     active.attemptDone = done;
     return done;
+  }
+
+  /**
+   * A run on an SSH host that a closing console left running there (its locator holds how far its
+   * spool is in the ledger): followed again from that byte, then judged as any attempt. Never throws.
+   */
+  takeUpOnHost(active: ActiveRun, taken: { task: Task; attempt: RunAttempt; hostId: string; pid: number; spoolOffset: number }): Promise<void> {
+    const done = this.takeUp(active, taken).catch((error: unknown) => {
+      this.context.log.error('a run taken up again failed unexpectedly', { runId: active.runId, error: describeError(error) });
+      if (this.context.active.get(active.runId) === active && !this.context.closing) {
+        this.context.endWhenWritable(active.runId, 'failed', { code: 'internal', message: `The run failed unexpectedly. ${detailsInLog(this.context.log)}` });
+      }
+    });
+    active.attemptDone = done;
+    return done;
+  }
+
+  private async takeUp(active: ActiveRun, taken: { task: Task; attempt: RunAttempt; hostId: string; pid: number; spoolOffset: number }): Promise<void> {
+    const { context, services } = this;
+    const signal = active.stopping.signal;
+    const scope: AttemptScope = {
+      context,
+      services,
+      active,
+      request: { session: { mode: 'new' }, cause: 'first', followUp: undefined },
+      runEnded: false,
+      task: taken.task,
+      attempt: taken.attempt,
+    };
+    try {
+      if (!services.hosts) throw new Error('This console was started without SSH hosts.');
+      const connection = await abortable(services.hosts.connection(taken.hostId), signal);
+      scope.host = { connection, layout: remoteRunLayout(connection, active.runId) };
+      await followOnHost(scope, signal, { pid: taken.pid, executable: active.provider.displayName, startOffset: taken.spoolOffset, takenUp: true });
+      if (scope.runEnded) return;
+      // Its work comes back as a run's that was not taken up does (bring-work-back.ts).
+      scope.projectId = taken.task.projectId;
+      const taskRoot = await openTaskRoot(context.options.dataDir, active.runId);
+      if (taskRoot) {
+        scope.taskRoot = taskRoot;
+        await bringWorkBack(scope);
+      }
+      await judge(scope);
+    } catch (error) {
+      await undoConfinement(active);
+      this.attemptFailed(scope, error);
+    }
   }
 
   private async attempt(active: ActiveRun, session: SessionRequest, cause: AttemptCause, followUp?: string): Promise<void> {

@@ -7,8 +7,6 @@ import { need, type AttemptScope } from './attempt-scope';
 import { adoptConfined } from './confined-process';
 import { followAgent } from './spawn-and-follow';
 
-const shutdownWaitMs = 10_000;
-
 /**
  * Step 6, for a run on an SSH host: the confined launch started under the console's supervisor there
  * (its own session, its PTY, its output spooled on the host), then followed as a local agent is
@@ -18,7 +16,7 @@ const shutdownWaitMs = 10_000;
  * marks the run, until it answers again.
  */
 export async function spawnAndFollowOnHost(scope: AttemptScope, signal: AbortSignal): Promise<void> {
-  const { context, active } = scope;
+  const { active } = scope;
   const attempt = need(scope.attempt, 'attempt');
   const launch = need(scope.launch, 'confined launch');
   const { connection, layout } = need(scope.host, 'host');
@@ -30,24 +28,40 @@ export async function spawnAndFollowOnHost(scope: AttemptScope, signal: AbortSig
     cols: active.size.cols,
     rows: active.size.rows,
   });
+  await followOnHost(scope, signal, { pid, executable: launch.executable, startOffset: 0, takenUp: false });
+}
+
+/**
+ * The agent on the host, followed from `startOffset` of its spool until its exit: a new one, or one
+ * a previous console left running there (`takenUp`, from the spool offset it had stored). A console
+ * that closes leaves it running and records where in the spool its ledger stands, for the next start.
+ */
+export async function followOnHost(
+  scope: AttemptScope,
+  signal: AbortSignal,
+  agent: { pid: number; executable: string; startOffset: number; takenUp: boolean },
+): Promise<void> {
+  const { context, active } = scope;
+  const attempt = need(scope.attempt, 'attempt');
+  const { connection, layout } = need(scope.host, 'host');
   const session = new RemoteSession({
     connection,
     layout,
     attemptId: attempt.id,
-    pid,
-    executablePath: launch.executable,
+    pid: agent.pid,
+    executablePath: agent.executable,
+    startOffset: agent.startOffset,
+    unreachableAtStart: context.ledger.runs.hostUnreachableSince(active.runId) !== null,
     onReachability: (reachable, detail) => hostReachability(context, active, connection.name, reachable, detail),
     onGaveUp: () => {
       context.log.warn('the run’s host did not confirm its stop', { runId: active.runId, host: connection.name });
       context.note(active.runId, attempt.id, 'host_stop_unconfirmed', { host: connection.name });
     },
-  });
-  // A closing console waits for the host's answer to its stop only so long: an unreachable host must not hold it open.
-  signal.addEventListener('abort', () => {
-    if (stopReason(active) === 'shutdown') session.giveUpAfter(shutdownWaitMs);
+    leaveRunning: () => stopReason(active) === 'shutdown',
   });
   const owner = { context, active, attemptId: attempt.id, signal };
-  const locator = { hostId: connection.hostId, attemptDir: layout.attemptDir(attempt.id), remotePid: pid, attempt: active.attemptNumber };
+  const locator: HostProcessLocator = { hostId: connection.hostId, attemptDir: layout.attemptDir(attempt.id), remotePid: agent.pid, attempt: active.attemptNumber };
+  const launch = active.launch ?? { executable: agent.executable, args: [], env: {}, sandbox: 'bubblewrap' as const, cleanup: () => Promise.resolve() };
   let agentProcess;
   try {
     agentProcess = adoptConfined(owner, launch, session, locator);
@@ -56,12 +70,23 @@ export async function spawnAndFollowOnHost(scope: AttemptScope, signal: AbortSig
     throw error;
   }
   try {
-    await followAgent(scope, agentProcess);
+    await followAgent(scope, agentProcess, { takenUp: agent.takenUp });
   } finally {
     if (session.gaveUp) hostGaveUp(context, active, connection.name);
-    else hostReachability(context, active, connection.name, true, '');
+    else if (!session.left) hostReachability(context, active, connection.name, true, '');
   }
+  // Every byte received is in the ledger now: the next start follows the spool from there.
+  if (session.left) context.saveLocator(active.runId, 'process', { ...locator, spoolOffset: session.offset });
 }
+
+/** Where a run's agent on a host is: its host, its attempt's folder there, and (once a closing console left it) how far its spool is in the ledger. */
+export type HostProcessLocator = {
+  hostId: string;
+  attemptDir: string;
+  remotePid: number;
+  attempt: number;
+  spoolOffset?: number;
+};
 
 /** The run ended here without the host's word: its notice says so, and what makes sure nothing is left there. */
 function hostGaveUp(context: RunContext, active: ActiveRun, hostName: string): void {

@@ -18,11 +18,12 @@ export async function spawnAndFollow(scope: AttemptScope, signal: AbortSignal): 
 }
 
 /** The agent's process, wherever it runs: its output followed from the run's current end, the run running, then its end awaited. */
-export async function followAgent(scope: AttemptScope, agentProcess: ConfinedProcess): Promise<void> {
+export async function followAgent(scope: AttemptScope, agentProcess: ConfinedProcess, options: { takenUp?: boolean } = {}): Promise<void> {
   const { context, active } = scope;
   const attempt = need(scope.attempt, 'attempt');
   try {
-    context.lifecycle.emit('attemptProgressed', { ...attempt.parties, milestone: 'agent_started' });
+    // An agent taken up again (a previous console started it) started long ago: nothing to tell.
+    if (!options.takenUp) context.lifecycle.emit('attemptProgressed', { ...attempt.parties, milestone: 'agent_started' });
     if (active.sessionId) context.saveSessionLocator(active);
 
     const agentFrom = context.ledger.output.totalBytes(active.runId);
@@ -32,8 +33,8 @@ export async function followAgent(scope: AttemptScope, agentProcess: ConfinedPro
     followTimeline(context, active, pipeline, eventFormat === 'text' ? null : eventFormat);
 
     // A setup command that ran first started the run: its start stays the run's.
-    context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });
-    context.log.info('run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: agentProcess.pid });
+    if (!options.takenUp) context.transition(active.runId, 'running', { startedAt: context.ledger.runs.row(active.runId)?.started_at ?? context.now() });
+    context.log.info(options.takenUp ? 'run attempt taken up again' : 'run attempt started', { runId: active.runId, attempt: active.attemptNumber, pid: agentProcess.pid });
   } catch (error) {
     // The attempt fails (attempt-steps.ts ends it and its run); its process does not live on unwatched.
     await agentProcess.abandon();
