@@ -33,7 +33,38 @@ afterEach(async () => {
 
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
 
+async function consoleOnHost() {
+  const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
+  beds.push(bed);
+  const host = await bed.call('addHost', { name: server.alias });
+  expect((await bed.call('testHost', { hostId: host.id })).outcome).toBe('ready');
+  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: 'none', hostId: host.id });
+  const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-code-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
+  const agent = async (args: string[]) => {
+    const created = await bed.createAgent(args, { environmentId: environment.id, homeMode: 'isolated' });
+    await bed.call('setAgentConnection', { agentId: created.id, connectionId: connection.id });
+    return created;
+  };
+  return { bed, agent };
+}
+
 describe('a run on an SSH host', () => {
+  it('taken up again by a restarted console, brings back what its agent wrote after the restart', async () => {
+    const { bed, agent } = await consoleOnHost();
+    const created = await agent(['--lines', '40', '--delay-ms', '100', '--write-file', 'after-restart.txt', '--file-content', 'written while the console restarted\\n']);
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: created.id })).id;
+    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    const deadline = Date.now() + 60_000;
+    while (!output().includes('line 5 of 40') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    await bed.restart();
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    const diff = await bed.call('getRunDiff', { runId });
+    expect(diff.files.map((file) => `${file.status} ${file.path}`)).toEqual(['added after-restart.txt']);
+  }, 150_000);
+
+
   it('brings its commits and what it left uncommitted back: its Changes show them, and it lands as a local run does', async () => {
     const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
     beds.push(bed);
