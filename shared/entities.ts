@@ -440,6 +440,8 @@ export const runDetailSchema = runSummarySchema.extend({
     /** Whether a seccomp filter refuses the system calls an agent never needs. */
     syscallFilter: z.boolean(),
     writableRoots: z.array(z.string()),
+    /** The SSH host the run executes on (issue 28): its writable roots are there; null for this machine. */
+    host: z.string().nullable().default(null),
   }),
   canStop: z.boolean(),
   canResume: z.boolean(),

@@ -20,7 +20,7 @@ import type { Logger } from '../platform/log';
 import { savedAdmission, type Admission } from './admission';
 import { RunOperations } from './run-operations';
 import type { RunHosts } from '../hosts/remote-run/host-connection';
-import { remoteRunLayout, removeFromHost } from '../hosts/remote-run/remote-supervisor';
+import { consoleFolderName, remoteRunLayout, removeFromHost } from '../hosts/remote-run/remote-supervisor';
 
 export interface RunWorkspaceOptions {
   ledger: Ledger;
@@ -72,6 +72,7 @@ export class RunWorkspace {
     const level = probe?.available ? probe.level : process.platform === 'darwin' ? 'seatbelt' : 'bubblewrap';
     const setup = probe?.setup ?? null;
     const paths = row.task_root ? taskRootPaths(this.dataDir, path.basename(row.task_root)) : null;
+    if (admission?.host) return this.confinementOnHost(admission, environment?.name ?? 'Unknown', row);
     return {
       environmentName: environment?.name ?? 'Unknown',
       environmentKind: kind,
@@ -83,6 +84,26 @@ export class RunWorkspace {
       writableRoots: paths
         ? [paths.view, paths.tmp, paths.cache, paths.home, ...(row.base_revision ? [path.join(paths.root, 'git')] : [])]
         : [],
+      host: null,
+    };
+  }
+
+  /** A run on an SSH host is confined there, by the same rules (confine-on-host.ts): its writable roots are the host's. */
+  private confinementOnHost(admission: Admission, environmentName: string, row: { task_root: string | null }): RunDetail['confinement'] {
+    const sandboxed = admission.environmentKind === 'sandboxed';
+    const test = this.ledger.hosts.get(admission.host!.id)?.lastTest;
+    const home = test?.outcome === 'ready' ? test.report.home : null;
+    const runDir = home && row.task_root ? path.posix.join(home, consoleFolderName, 'runs', path.basename(row.task_root)) : null;
+    return {
+      environmentName,
+      environmentKind: admission.environmentKind,
+      sandbox: sandboxed ? 'bubblewrap' : 'none',
+      network: sandboxed ? admission.networkMode : 'open',
+      homeMode: admission.homeMode,
+      runsAs: null,
+      syscallFilter: sandboxed,
+      writableRoots: runDir ? ['view', 'tmp', 'cache', 'home'].map((folder) => `${runDir}/${folder}`) : [],
+      host: admission.host!.name,
     };
   }
 

@@ -144,6 +144,7 @@ describe('a run on an SSH host', () => {
     expect(text).toContain('# project');
     expect(text).toContain(`HOME=${remoteRunDir(runId)}/home`);
     expect(text).toContain('line 30 of 30');
+    expect(run.confinement).toMatchObject({ host: server.alias, sandbox: 'bubblewrap', network: 'none', syscallFilter: true, writableRoots: expect.arrayContaining([`${remoteRunDir(runId)}/view`]) });
     expect(c.output(runId).equals(spoolOf(runId))).toBe(true);
     expect(remoteProcessesOf(runId)).toEqual([]);
     // The host's task root is 0700 and the console's, and Clean up shows and removes it.

@@ -87,6 +87,7 @@ describe('the Confinement panel', () => {
         runsAs: 'nobody',
         syscallFilter: true,
         writableRoots: [],
+        host: null,
       },
     });
     renderInConsole(<ConfinementPanel run={run} />, { client: fakeOperatorClient() });
@@ -98,5 +99,29 @@ describe('the Confinement panel', () => {
     expect(fact(panel, 'Network')).toBe('Provider API only');
     expect(fact(panel, 'Home')).toBe('Isolated');
     expect(fact(panel, 'Writable roots')).toBe('None yet: made when the run starts');
+  });
+
+  it('a run on an SSH host names the host and shows its writable roots there', () => {
+    const runDir = '/home/remote/.operator-console/runs/run_1';
+    const run = aRun({
+      status: 'running',
+      archived: false,
+      confinement: {
+        environmentName: 'Build box',
+        environmentKind: 'sandboxed',
+        sandbox: 'bubblewrap',
+        network: 'none',
+        homeMode: 'isolated',
+        runsAs: null,
+        syscallFilter: true,
+        writableRoots: [`${runDir}/view`, `${runDir}/tmp`],
+        host: 'build-box',
+      },
+    });
+    renderInConsole(<ConfinementPanel run={run} />, { client: fakeOperatorClient() });
+    const panel = screen.getByRole('region', { name: 'Confinement' });
+    expect(fact(panel, 'SSH host')).toBe('build-box · runs there, confined as here; its writable roots are on the host');
+    const roots = within(panel).getByRole('list', { name: 'Writable roots' });
+    expect(within(roots).getAllByRole('listitem').map((item) => item.getAttribute('title'))).toEqual([`${runDir}/view`, `${runDir}/tmp`]);
   });
 });

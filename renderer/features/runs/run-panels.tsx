@@ -248,6 +248,14 @@ export function ConfinementPanel({ run }: { run: RunDetail }) {
             </>
           )}
         </dd>
+        {confinement.host ? (
+          <>
+            <dt>SSH host</dt>
+            <dd>
+              {confinement.host} <span className="muted">· runs there, confined as here; its writable roots are on the host</span>
+            </dd>
+          </>
+        ) : null}
         <dt>Sandbox</dt>
         <dd>
           {sandboxLabels[confinement.sandbox]}
