@@ -102,6 +102,11 @@ export interface RunCliOptions {
   /** Leave the delivered credential files in place after the run (the console removes them). */
   keepDeliveredFiles?: boolean;
   extraEnv?: Record<string, string>;
+  /**
+   * Starts the CLI some other way than as a child here (on an SSH host, in a sandbox there): given what
+   * the console would spawn, once the credential files are delivered, returns what to spawn instead.
+   */
+  launchVia?: (launch: { executable: string; args: string[]; env: Record<string, string>; cwd: string }) => { file: string; args: string[]; env: Record<string, string> };
 }
 
 export interface RunCliResult {
@@ -208,9 +213,10 @@ export async function runCli(options: RunCliOptions): Promise<RunCliResult> {
   const stderrChunks: Buffer[] = [];
   let timedOut = false;
 
-  const child = spawn(executable, launch.args, {
+  const via = options.launchVia?.({ executable, args: launch.args, env, cwd: launch.cwd }) ?? { file: executable, args: launch.args, env };
+  const child = spawn(via.file, via.args, {
     cwd: launch.cwd,
-    env,
+    env: via.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, so the whole tree can be killed
   });

@@ -86,8 +86,11 @@ function gitToolMessage(args: readonly string[], result: ToolResult): string {
   return `git ${verb} failed on the run's files (exit ${result.exitCode ?? result.signal}): ${result.stderr.trim() || 'no output'}`;
 }
 
-/** Settings on the command line, which beats every config file git might still find. */
-const hardenedGitConfig = [
+/**
+ * Settings on the command line, which beats every config file git might still find. Exported as the
+ * plain list too: the console's git on an SSH host runs with the same (hosts/remote-git).
+ */
+export const hardenedGitSettings = [
   'core.hooksPath=/dev/null',
   'core.fsmonitor=false',
   'core.untrackedCache=false',
@@ -104,7 +107,20 @@ const hardenedGitConfig = [
   'maintenance.auto=false',
   'protocol.allow=never',
   'safe.directory=*',
-].flatMap((setting) => ['-c', setting]);
+];
+/** The variables every hardened git gets, besides where it works (GIT_DIR, the objects) and its PATH and HOME. */
+export const hardenedGitVariables: Readonly<Record<string, string>> = {
+  LC_ALL: 'C',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_ATTR_NOSYSTEM: '1',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_OPTIONAL_LOCKS: '0',
+  GIT_NO_REPLACE_OBJECTS: '1',
+  GIT_LITERAL_PATHSPECS: '1',
+};
+
+const hardenedGitConfig = hardenedGitSettings.flatMap((setting) => ['-c', setting]);
 
 const defaultTimeoutMs = 60_000;
 /** Looking through the run's folders before git runs: well under a second for a usual project. */
@@ -165,14 +181,7 @@ export async function openHardenedGit(space: HardenedGitSpace): Promise<Hardened
     ...space.env,
     PATH: [...new Set([path.dirname(git), '/usr/bin', '/bin'])].join(':'),
     HOME: home,
-    LC_ALL: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_ATTR_NOSYSTEM: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_OPTIONAL_LOCKS: '0',
-    GIT_NO_REPLACE_OBJECTS: '1',
-    GIT_LITERAL_PATHSPECS: '1',
+    ...hardenedGitVariables,
     GIT_DIR: gitDir,
     GIT_WORK_TREE: space.workTree,
     GIT_INDEX_FILE: indexFile,

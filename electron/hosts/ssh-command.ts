@@ -17,6 +17,12 @@ import { sshNotInstalled } from './ssh-failure';
  *   exchange, and no master the console started outlives its command;
  * - no forwarding of the agent, X11 or ports from the config, and no LocalCommand;
  * - the destination after `--`, so no name is ever read as an option.
+ *
+ * One deliberate exception to "no forwarding": a remote run's model tunnel (model-tunnel/model-tunnel.ts)
+ * asks for exactly one `-R <socket in the run's remote task root>:<the console's model proxy socket>`,
+ * so the run's model traffic comes back to the console, which adds the AI key: the key never leaves the
+ * operator's machine. ClearAllForwardings would clear that forwarding too, so the tunnel goes without it
+ * (`withForwarding`); agent and X11 forwarding stay off there as everywhere.
  */
 
 export interface SshSettings {
@@ -71,6 +77,19 @@ export function sshBaseArgs(settings: SshSettings): string[] {
     '-o',
     'PermitLocalCommand=no',
   ];
+}
+
+/** The options for the model tunnel: the same, but for ClearAllForwardings, which would clear its one -R too. */
+export function withForwarding(options: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let index = 0; index < options.length; index += 1) {
+    if (options[index] === '-o' && options[index + 1] === 'ClearAllForwardings=yes') {
+      index += 1;
+      continue;
+    }
+    kept.push(options[index]!);
+  }
+  return kept;
 }
 
 /** A list of files for UserKnownHostsFile, each quoted as ssh's config tokens are (a path may have spaces). */

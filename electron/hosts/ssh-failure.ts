@@ -25,6 +25,8 @@ export const sshFailureReasons = [
   'probe_garbled',
   /** The host answered far more than a report is. */
   'probe_too_large',
+  /** ssh could not carry a run's model traffic back to the console (the host refused the forwarding, or it never came up). */
+  'tunnel_failed',
   /** Anything else ssh said no to. */
   'ssh_error',
 ] as const;

@@ -46,7 +46,12 @@ export async function credentialFor(
     run.secrets.add(secret);
     logRedaction.remember(secret);
   }
-  return { delivery, baseUrl: effectiveBaseUrl(run.provider.definition, connection) };
+  return {
+    delivery,
+    baseUrl: effectiveBaseUrl(run.provider.definition, connection),
+    // What a run on an SSH host delivers instead when its model traffic goes through the tunnel (hosts/model-tunnel/).
+    connection: { provider: connection.provider, method: connection.method, baseUrl: connection.baseUrl },
+  };
 }
 
 /**

@@ -112,7 +112,7 @@ const hopByHop = new Set([
   'upgrade',
 ]);
 
-function endToEndHeaders(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+export function endToEndHeaders(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
   const listed = new Set(
     String(headers.connection ?? '')
       .split(',')
@@ -324,7 +324,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   };
 }
 
-function listen(server: http.Server, start: () => void): Promise<void> {
+export function listen(server: http.Server, start: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.once('listening', () => {
@@ -336,7 +336,7 @@ function listen(server: http.Server, start: () => void): Promise<void> {
 }
 
 /** A socket left by an earlier proxy for this run (a crash) would make listen() fail. */
-async function removeStaleSocket(socketPath: string): Promise<void> {
+export async function removeStaleSocket(socketPath: string): Promise<void> {
   try {
     const stat = await fs.lstat(socketPath);
     if (!stat.isSocket()) throw new Error(`${socketPath} exists and is not a socket; refusing to replace it.`);

@@ -161,8 +161,9 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       'PermitRootLogin no',
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
-      // Only what ProxyJump needs (ssh -W to this server itself).
-      'AllowTcpForwarding local',
+      // What ProxyJump needs (ssh -W to this server itself), and the model tunnel's -R of a Unix socket:
+      // sshd refuses every remote forward, Unix sockets included, unless TCP forwarding is allowed both ways.
+      'AllowTcpForwarding yes',
       `PermitOpen 127.0.0.1:${port}`,
       // The hostile host: whatever it is asked, it answers with a report that is not one.
       `Match LocalPort ${garbledPort}`,

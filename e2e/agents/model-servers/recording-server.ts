@@ -85,6 +85,8 @@ export interface ModelServer {
   modelRequests(): RecordedRequest[];
   script: ScriptOptions;
   setFailure(plan: FailurePlan | null): void;
+  /** Answer 401 to every request that does not carry this key (null: any key, as by default). */
+  requireKey(key: string | null): void;
   /** Forget recorded requests (the failure plan and script stay). */
   clearRequests(): void;
   /**
@@ -117,6 +119,7 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
   const requests: RecordedRequest[] = [];
   let failure: FailurePlan | null = options.failure ?? null;
   let failuresUsed = 0;
+  let requiredKey: string | null = null;
   const sockets = new Set<import('node:net').Socket>();
   let seq = 0;
   const listeners = new Set<(request: RecordedRequest) => void>();
@@ -162,6 +165,11 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
           }
         }
         try {
+          if (requiredKey !== null && credentialOf(req.headers, record.query) !== requiredKey) {
+            record.outcome = { type: 'other', status: 401 };
+            sendJson(res, 401, { error: { message: 'This scripted server answers only the key it was told to require.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+            return;
+          }
           const credential = state.script.echoCredential ? credentialOf(req.headers, record.query) : null;
           const script = credential ? { ...state.script, leadText: `${state.script.leadText} (The key I was sent: ${credential})` } : state.script;
           const handled = await options.handler(req, res, { script, takeFailure, record });
@@ -208,6 +216,9 @@ export async function startRecordingServer(options: StartOptions): Promise<Model
     setFailure(plan) {
       failure = plan;
       failuresUsed = 0;
+    },
+    requireKey(key) {
+      requiredKey = key;
     },
     clearRequests() {
       requests.length = 0;

@@ -21,6 +21,8 @@ import { confineOnHost } from './confine-on-host';
 import { prepareOnHost } from './prepare-on-host';
 import { followOnHost, spawnAndFollowOnHost } from './spawn-and-follow-on-host';
 import { remoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
+import { bringWorkBack } from './bring-work-back';
+import { openTaskRoot } from '../../task-root/task-root';
 
 /**
  * One attempt of a run, as its steps in order. Each step is a file of this folder, `(scope, signal)`:
@@ -36,9 +38,9 @@ const steps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, beginAttempt, projec
 /**
  * A run on an SSH host (its admission names one): the same steps, with the host's variants where
  * the work happens there: its task root prepared there too, the launch confined for it, the agent
- * started and followed there. The setup command is refused by prepare-on-host until it runs there.
+ * started and followed there, and its work brought back. The setup command is refused by prepare-on-host until it runs there.
  */
-const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, beginAttempt, openCredential, confineOnHost, spawnAndFollowOnHost, judge];
+const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, beginAttempt, openCredential, confineOnHost, spawnAndFollowOnHost, bringWorkBack, judge];
 
 export function attemptSteps(admission: { host?: { id: string } }): ReadonlyArray<AttemptStep> {
   return admission.host ? hostSteps : steps;
@@ -100,6 +102,13 @@ export class AttemptPipeline {
       scope.host = { connection, layout: remoteRunLayout(connection, active.runId) };
       await followOnHost(scope, signal, { pid: taken.pid, executable: active.provider.displayName, startOffset: taken.spoolOffset, takenUp: true });
       if (scope.runEnded) return;
+      // Its work comes back as a run's that was not taken up does (bring-work-back.ts).
+      scope.projectId = taken.task.projectId;
+      const taskRoot = await openTaskRoot(context.options.dataDir, active.runId);
+      if (taskRoot) {
+        scope.taskRoot = taskRoot;
+        await bringWorkBack(scope);
+      }
       await judge(scope);
     } catch (error) {
       await undoConfinement(active);

@@ -1,11 +1,14 @@
 import { OperatorError } from '../../../shared/errors';
 import { actionRoute } from '../../../shared/routes';
+import { deliverFilesOnHost, removeFilesOnHost } from '../../hosts/host-credential-files';
+import { remoteStoreFor } from '../../hosts/remote-git/send-base-revision';
 import { prepareOnHost, remoteFileSystemFacts } from '../../hosts/remote-run/remote-supervisor';
 import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor } from '../../sandbox/bwrap';
 import { buildConfinedEnvironment } from '../../sandbox/confined-environment';
 import { sandboxInstallationDirs } from './attempt-confinement';
 import { need, type AttemptScope } from './attempt-scope';
 import { takeStop } from './abortable';
+import { modelTunnelOnHost, type ModelTunnelOnHost } from './model-tunnel-on-host';
 
 /** What a run on a host gets of the operator's environment: the host's own PATH (Test host read it there), and the terminal and language. */
 const passedToHost = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'COLORTERM'];
@@ -18,9 +21,22 @@ const passedToHost = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'COLORTERM'];
  * namespaces, capability drop and seccomp filter, written there for the host's architecture), with the
  * file system facts the argv depends on asked of the host, since they are the host's: its home and the
  * console's folder there hidden, only the run's writable roots bound back. The network mode is the
- * environment's: `none` unshares the network, `open` keeps the host's.
+ * environment's: `none` unshares the network, `open` keeps the host's. Where the AI connection has a
+ * base URL, the key stays here: the agent runs behind the relay to the run's model tunnel
+ * (model-tunnel-on-host.ts), with the relay's base URL and the run's token.
  */
 export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): Promise<void> {
+  const tunnel = await modelTunnelOnHost(scope);
+  try {
+    await confineWith(scope, tunnel);
+  } catch (error) {
+    await tunnel?.close();
+    throw error;
+  }
+  takeStop(signal);
+}
+
+async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null): Promise<void> {
   const { active } = scope;
   const { connection, layout } = need(scope.host, 'host');
   const spec = need(scope.spec, 'launch');
@@ -31,15 +47,9 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
   const { taskRoot } = layout;
   const definition = active.provider.definition;
   const providerHome = definition.home ? `${taskRoot.cache}/${definition.home.folder}` : null;
-  const delivery = admission.homeMode === 'isolated' ? credential?.delivery : null;
-  if (delivery && delivery.files.length > 0) {
-    throw new OperatorError({
-      code: 'configuration_incomplete',
-      reason: 'host_unready',
-      message: `${active.provider.displayName} reads its key from a login file, and login files are not delivered to SSH hosts yet, so nothing started on ${connection.name}. Run it on this machine for now.`,
-      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
-    });
-  }
+  const delivery = tunnel?.delivery ?? (admission.homeMode === 'isolated' ? credential?.delivery : null);
+  const files = delivery?.files ?? [];
+  if (files.length > 0 && !providerHome) throw new Error(`${active.provider.displayName} has delivery files but no provider home.`);
   const operatorEnv: Record<string, string | undefined> = { PATH: connection.report.path };
   for (const name of passedToHost) if (confinement.operatorEnv[name] !== undefined) operatorEnv[name] = confinement.operatorEnv[name];
   const profileEnv = { ...spec.env };
@@ -72,7 +82,7 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
     });
   }
   const executable = facts.executable.path;
-  let argv = [executable, ...spec.args];
+  let argv = tunnel ? tunnel.behindRelay([executable, ...spec.args]) : [executable, ...spec.args];
   if (sandboxed) {
     const bubblewrap = connection.report.bubblewrap;
     if (!bubblewrap || !facts.seccompFile) {
@@ -92,9 +102,16 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
         writableRoots: [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home],
         networkMode: admission.networkMode,
         operatorHome: layout.home,
-        readOnlyRebinds: readOnlyRebindsFor({ linkTargets: [], installationDirs: sandboxInstallationDirs(programs.map((program) => program.path), hidden, (file) => realpaths.get(file) ?? file) }),
+        readOnlyRebinds: [
+          ...readOnlyRebindsFor({
+            linkTargets: [],
+            installationDirs: sandboxInstallationDirs([...programs.map((program) => program.path), ...(tunnel?.programs ?? [])], hidden, (file) => realpaths.get(file) ?? file),
+          }),
+          // The project's objects on the host, which the run's repository borrows (hosts/remote-git/), read-only as a local run's borrowed objects are.
+          ...(scope.projectId ? [`${remoteStoreFor(layout.consoleRoot, scope.projectId)}/objects`] : []),
+        ],
         hiddenPaths: [layout.consoleRoot],
-        overlays: [],
+        overlays: (tunnel?.binds ?? []).map((bind) => ({ source: bind, dest: bind })),
         command: argv,
       },
       { seccompFile: facts.seccompFile, user: null },
@@ -103,7 +120,15 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
     const launch = bwrapCommand(bwrapArgs, { seccompFile: facts.seccompFile, user: null }, bubblewrap.path);
     argv = [launch.file, ...launch.args];
   }
-  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: sandboxed ? 'bubblewrap' : 'none', cleanup: () => Promise.resolve() };
+  // The connection's files (a login file, or the config pointing the CLI at the tunnel) into the run's
+  // provider home there, 0600, never through a link an earlier attempt left; removed when the attempt
+  // ends. Last, once nothing else can refuse the launch.
+  const target = { ssh: connection, host: connection.name };
+  if (files.length > 0 && providerHome) await deliverFilesOnHost(target, providerHome, files);
+  const cleanup = async () => {
+    if (files.length > 0 && providerHome) await removeFilesOnHost(target, providerHome, files).catch(() => undefined);
+    await tunnel?.close();
+  };
+  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: sandboxed ? 'bubblewrap' : 'none', cleanup };
   active.launch = scope.launch;
-  takeStop(signal);
 }

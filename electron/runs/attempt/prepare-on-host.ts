@@ -1,6 +1,6 @@
 import { OperatorError } from '../../../shared/errors';
 import { actionRoute } from '../../../shared/routes';
-import { sendBaseRevision } from '../../hosts/remote-git/send-base-revision';
+import { remoteStoreFor, sendBaseRevision } from '../../hosts/remote-git/send-base-revision';
 import { installSupervisor, prepareOnHost as prepareFolders, remoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
 import { abortable, takeStop } from './abortable';
 import { need, type AttemptScope } from './attempt-scope';
@@ -8,9 +8,10 @@ import { need, type AttemptScope } from './attempt-scope';
 /**
  * Step 1b, for a run on an SSH host (issue 28): the run's task root there, under the remote user's
  * home in the folder the console owns (remote-supervisor.ts has the layout), its folders 0700, the
- * console's supervisor script in place, and the run's base revision checked out in its view. The
- * local task root (step 1) stays: review, compare and landing read the run's commits there once
- * they come back. A retry or a resume finds the view as the agent left it and sends nothing.
+ * console's supervisor script in place, and the run's base revision checked out in its view, borrowing
+ * the objects of the project's store on the host. The local task root (step 1) stays: review, compare
+ * and landing read the run's work there once it comes back (bring-work-back.ts). A retry or a resume
+ * finds the view as the agent left it and sends nothing.
  */
 export async function prepareOnHost(scope: AttemptScope, signal: AbortSignal): Promise<void> {
   const { active, services } = scope;
@@ -40,7 +41,15 @@ export async function prepareOnHost(scope: AttemptScope, signal: AbortSignal): P
         actionUrl: actionRoute({ kind: 'settings-environment', environmentId: active.admission.environmentId }),
       });
     }
-    await sendBaseRevision({ ssh: connection, host: connection.name, localRepository: taskRoot.repository.gitDir, baseRevision: taskRoot.baseRevision, remoteRepository: view });
+    // Only what the host's store for the project lacks crosses (hosts/remote-git/): a second run of the project sends almost nothing.
+    await sendBaseRevision({
+      ssh: connection,
+      host: connection.name,
+      localRepository: taskRoot.repository.gitDir,
+      baseRevision: taskRoot.baseRevision,
+      remoteRepository: view,
+      remoteStore: remoteStoreFor(layout.consoleRoot, need(scope.projectId, 'project')),
+    });
   }
   scope.host = { connection, layout };
   takeStop(signal);

@@ -19,7 +19,7 @@ import {
   type EnvironmentFormProblems,
   type EnvironmentFormValues,
 } from './environment-form';
-import { networkChoices, openNetworkWarning, sandboxChoices } from './environment-labels';
+import { networkChoices, openNetworkWarning, remoteCredentialsNote, sandboxChoices } from './environment-labels';
 import { useCreateEnvironment, useUpdateEnvironment } from './use-environments';
 import { useHosts } from '../hosts/use-hosts';
 
@@ -166,6 +166,11 @@ export function EnvironmentDialog({
             </select>
           )}
         </FormField>
+        {values.hostId !== null ? (
+          <p className="field__hint" role="note" aria-label="Where the AI key goes">
+            {remoteCredentialsNote}
+          </p>
+        ) : null}
 
         <fieldset className="form-section">
           <legend className="form-section__legend">Sandbox</legend>

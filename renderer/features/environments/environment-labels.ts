@@ -36,6 +36,13 @@ export const networkChoices: ReadonlyArray<{ mode: Environment['networkMode']; l
 export const openNetworkWarning =
   'with an open network the agent can reach any host: the internet, your local network, and services on this machine (the sandbox shares its network). It can send out whatever it can read, and the console records none of it.';
 
+/**
+ * What an SSH host gets of the agent's AI credentials (issue 28; electron/hosts/model-tunnel/): shown
+ * under the SSH host setting once the environment names one.
+ */
+export const remoteCredentialsNote =
+  'AI keys stay on this machine: when the agent’s AI connection has a base URL (its own, or OpenRouter’s), the run’s model requests come back through SSH to the console, which adds the key, and the host only ever holds a token that opens that tunnel for that run. A connection without a base URL has its key delivered to the host for the run (in a variable, or the login file its CLI reads, such as Codex’s auth.json) and removed from it when the run ends: give the connection its provider’s base URL to keep the key here. Your own login (a preconfigured home) is never copied to a host.';
+
 export function sandboxLabel(kind: Environment['kind']): string {
   return kind === 'sandboxed' ? 'OS sandbox' : 'None (runs as you)';
 }

@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newModelTunnelToken, startModelProxy, type ModelProxy, type ModelProxyNote } from '../../electron/hosts/model-tunnel/model-proxy';
+import { openModelTunnel, type ModelTunnel } from '../../electron/hosts/model-tunnel/model-tunnel';
+import { remoteCredentialRoute } from '../../electron/hosts/model-tunnel/remote-credential-route';
+import { quoteRemoteArgument, sshConnectionTo, type SshConnection } from '../../electron/hosts/remote-script';
+import { sshEnvironment, type SshSettings } from '../../electron/hosts/ssh-command';
+import { egressRelayCommand, findEgressRelayScript } from '../../electron/sandbox/egress-relay';
+import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
+import { cliTestTimeoutMs, installTimeoutMs } from './agent-suite';
+import { ensureAgentClis } from './install.mjs';
+import { credentialOf, protocolFor, startModelServer, type ModelServer } from './model-servers';
+import { connectionProviderFor, createWorkspace, providerEntry, runCli, type AgentWorkspace } from './run-cli';
+
+/**
+ * The real agent CLIs, each run on an SSH host (Debian's sshd on 127.0.0.1, the remote another user
+ * account) in a bubblewrap sandbox there with no network but its own loopback, its model traffic
+ * carried back through ssh to the console's model proxy, which adds the AI connection's key before
+ * the model server (on the console's side, answering only that key) sees the request. The key is
+ * never on the host: not in the run's remote task root, not in the environment of any process of the
+ * remote user while the agent waits for its model, not in the run's output.
+ */
+
+const remoteHome = `/home/${remoteTestUser}`;
+const secret = `sk-console-only-${randomBytes(12).toString('hex')}`;
+const relayPort = 4319;
+const runToken = newModelTunnelToken();
+
+let server: SshTestServer;
+let ssh: SshConnection;
+let consoleDir: string;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  await ensureAgentClis();
+  server = await startSshTestServer();
+  consoleDir = mkdtempSync(path.join(os.tmpdir(), 'oc-e2e-console-'));
+  writeFileSync(server.operatorKnownHosts, `${server.knownHostsLine()}\n`);
+  const settings: SshSettings = { program: 'ssh', configFile: server.configFile, env: sshEnvironment({ ...process.env, ...server.env }), consoleKnownHosts: path.join(consoleDir, 'known_hosts'), connectTimeoutSeconds: 10 };
+  ssh = await sshConnectionTo(settings, server.alias);
+}, installTimeoutMs);
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
+});
+
+/** Every regular file's bytes under a folder. */
+function allFileText(folder: string): string {
+  let text = '';
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const file = path.join(dir, name);
+      const stat = statSync(file, { throwIfNoEntry: false });
+      if (stat?.isDirectory()) walk(file);
+      else if (stat?.isFile()) text += readFileSync(file, 'latin1');
+    }
+  };
+  walk(folder);
+  return text;
+}
+
+/** The environments of every process of the remote user, as /proc has them. */
+function remoteProcessEnvironments(): string {
+  const uid = Number(execFileSync('id', ['-u', remoteTestUser], { encoding: 'utf8' }).trim());
+  let text = '';
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (statSync(`/proc/${pid}`).uid !== uid) continue;
+      text += readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return text;
+}
+
+describe('an agent CLI on an SSH host, its model traffic through the console’s tunnel', { timeout: cliTestTimeoutMs }, () => {
+  it.each(['pi', 'codex', 'claude-code', 'gemini-cli'] as const)('%s reaches the model with the key added only on the console’s side, and the host never holds the key', async (providerId) => {
+    const model: ModelServer = await startModelServer(protocolFor[providerId]);
+    cleanups.push(() => model.close());
+    // The provider answers only the real key.
+    model.requireKey(secret);
+    const provider = providerEntry(providerId);
+    const connection = { provider: connectionProviderFor[providerId], method: 'api_key' as const, baseUrl: model.baseUrl };
+    const route = remoteCredentialRoute(provider.definition, connection, relayPort);
+    if (route.kind !== 'tunnel') throw new Error('a connection with a base URL goes through the tunnel');
+    expect(route.agentBaseUrl).toBe(`http://127.0.0.1:${relayPort}${new URL(model.baseUrl).pathname.replace(/\/+$/, '')}`);
+
+    // The run's remote task root, the remote user's (as the remote supervisor makes it).
+    const workspace: AgentWorkspace = createWorkspace(providerId, { base: path.join(remoteHome, '.oc-e2e-remote-tunnel') });
+    cleanups.push(() => workspace.cleanup());
+    const root = workspace.taskRoot.root;
+    mkdirSync(path.join(root, 'model'), { mode: 0o700 });
+    execFileSync('chown', ['-R', `${remoteTestUser}:${remoteTestUser}`, path.dirname(root)]);
+
+    const notes: ModelProxyNote[] = [];
+    const proxy: ModelProxy = await startModelProxy({
+      upstreamBaseUrl: route.upstreamBaseUrl,
+      secret,
+      runToken,
+      socketPath: path.join(consoleDir, `${providerId}.sock`),
+      onRequest: (note) => notes.push(note),
+    });
+    cleanups.push(() => proxy.close());
+    const tunnel: ModelTunnel = await openModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket: path.join(root, 'model', 'model.sock') });
+    cleanups.push(() => tunnel.close());
+
+    const environmentsWhileWaiting: string[] = [];
+    const stop = model.onRequest(() => environmentsWhileWaiting.push(remoteProcessEnvironments()));
+    const result = await runCli({
+      providerId,
+      workspace,
+      connection: { baseUrl: route.agentBaseUrl, apiKey: runToken },
+      prompt: 'Create the file hello.txt.',
+      environmentKind: 'sandboxed',
+      launchVia: ({ executable, args, env, cwd }) => {
+        // What the console delivered into the remote task root is the remote user's, as on a host.
+        execFileSync('chown', ['-R', `${remoteTestUser}:${remoteTestUser}`, root]);
+        const relay = egressRelayCommand({ nodePath: process.execPath, relayScript: findEgressRelayScript(), socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [executable, ...args] });
+        const sandbox = ['bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--chdir', cwd];
+        const environment = ['/usr/bin/env', '-i', ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
+        const remoteCommand = ['exec', ...[...sandbox, '--', ...environment, ...relay].map(quoteRemoteArgument)].join(' ');
+        return {
+          file: 'ssh',
+          args: ['-F', server.configFile, '-T', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${server.operatorKnownHosts}`, '-o', 'StrictHostKeyChecking=yes', '--', server.alias, remoteCommand],
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...server.env },
+        };
+      },
+    });
+    stop();
+
+    expect(result.failure, `${result.stderr}\n${result.stdout}`).toBeNull();
+    expect(result.exitCode).toBe(0);
+    // The agent worked on the host: its tool call made the file in its view there.
+    expect(existsSync(path.join(workspace.taskRoot.view, 'hello.txt'))).toBe(true);
+    // The model server (which answers only the real key) was asked, every time with the key the console added.
+    expect(model.modelRequests().length).toBeGreaterThanOrEqual(2);
+    for (const request of model.modelRequests()) expect(credentialOf(request.headers, request.query)).toBe(secret);
+    // Anything else that came through was the console's key too, or a bare HEAD of the base (Claude Code's connectivity check), which carries none.
+    const keyless = model.requests.filter((request) => credentialOf(request.headers, request.query) !== secret);
+    expect(keyless.map((request) => `${request.method} ${request.path} ${credentialOf(request.headers, request.query)}`)).toEqual(keyless.map(() => 'HEAD / null'));
+    // Everything the CLI asked for is one of the model API's paths the proxy passes.
+    expect(notes.filter((note) => note.refused)).toEqual([]);
+    expect(notes.length).toBe(model.requests.length);
+
+    // The key was never on the host.
+    expect(result.delivery.secrets).toEqual([runToken]);
+    expect(JSON.stringify(result.env)).not.toContain(secret);
+    expect(environmentsWhileWaiting.length).toBeGreaterThan(0);
+    for (const environments of environmentsWhileWaiting) {
+      expect(environments).toContain(runToken);
+      expect(environments).not.toContain(secret);
+    }
+    expect(allFileText(root)).not.toContain(secret);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+  });
+});

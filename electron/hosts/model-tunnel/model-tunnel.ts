@@ -1,0 +1,227 @@
+import { spawn } from 'node:child_process';
+import { fixedScriptCommand, runRemoteScript, type SshHost } from '../remote-script';
+import { withForwarding } from '../ssh-command';
+import { sshError, sshFailure, sshWords } from '../ssh-failure';
+
+/**
+ * The SSH leg of a remote run's model traffic (issue 28): `ssh -R <remote socket>:<console socket>`,
+ * so a Unix socket in the run's remote task root leads to the console's model proxy (model-proxy.ts)
+ * and the AI key stays on the operator's machine. This is the one place the console asks ssh to
+ * forward anything (ssh-command.ts says so): exactly this one socket, with
+ *
+ * - `ExitOnForwardFailure=yes`: a host that refuses the forwarding (AllowStreamLocalForwarding no, a
+ *   socket path it cannot bind) ends the tunnel at once instead of leaving a run without its model;
+ * - `StreamLocalBindUnlink=yes`: a socket an earlier tunnel of this run left at the path is replaced;
+ * - keepalives (`ServerAliveInterval`), so a dead connection ends the tunnel and the run's supervisor
+ *   hears of it rather than a model request hanging;
+ * - everything else as ssh-command.ts runs ssh: BatchMode, the host key checked against the operator's
+ *   and the console's known_hosts, no connection sharing, no agent or X11 forwarding, no LocalCommand.
+ *   Only ClearAllForwardings is not given, since ssh would clear this forwarding too.
+ *
+ * The session runs the console's fixed script, which waits until the socket is there, says
+ * `operator-console-tunnel ready`, and then reads its stdin until the console closes it: closing ssh's
+ * stdin (or the console going away, which closes it too) ends the tunnel, and the script removes the
+ * socket on its way out.
+ */
+
+export interface ModelTunnelInput extends SshHost {
+  /** The console's end: the model proxy's socket. */
+  localSocket: string;
+  /** The host's end, in the run's remote task root; absolute (sshd binds it as the remote user, mode 0600). */
+  remoteSocket: string;
+  /** How long the tunnel may take to come up. */
+  readyTimeoutMs?: number;
+}
+
+export interface ModelTunnel {
+  remoteSocket: string;
+  /** Settles when ssh ends (closed by the console, or the connection lost). */
+  readonly ended: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>;
+  close(): Promise<void>;
+}
+
+const readyLine = 'operator-console-tunnel ready';
+/**
+ * Before the forwarding: a socket an earlier tunnel of this run left (its connection died before it
+ * could remove it) would stop sshd binding the path again (sshd's own StreamLocalBindUnlink is off by
+ * default), so it goes; anything there that is not a socket is left alone and the forwarding fails.
+ */
+const removeStaleSocketScript = `set -u
+if [ -S "$1" ] && [ ! -L "$1" ]; then rm -f "$1"; fi
+`;
+const tunnelScript = `set -u
+i=0
+while [ ! -S "$1" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -S "$1" ] || { echo "operator-console-tunnel: the socket $1 did not appear" >&2; exit 3; }
+trap 'rm -f "$1"' EXIT HUP TERM
+echo '${readyLine}'
+cat >/dev/null
+`;
+
+/** A Unix socket path ssh's -R takes whole: absolute, no colon (its separator), short enough to bind. */
+function checkSocketPath(kind: string, socket: string): void {
+  if (!socket.startsWith('/') || socket.includes(':') || /[\s\0]/.test(socket) || Buffer.byteLength(socket) > 100) {
+    throw new Error(`The ${kind} socket of a model tunnel must be an absolute path of at most 100 bytes without a colon or white space: ${JSON.stringify(socket)}`);
+  }
+}
+
+export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTunnel> {
+  checkSocketPath('console', input.localSocket);
+  checkSocketPath('host', input.remoteSocket);
+  const readyTimeoutMs = input.readyTimeoutMs ?? 30_000;
+  const stale = await runRemoteScript(input, { script: removeStaleSocketScript, args: [input.remoteSocket], timeoutMs: readyTimeoutMs, maxOutputBytes: 4096 });
+  if (stale.exitCode !== 0 || stale.timedOut) throw sshFailure(input.host, stale, { during: 'connect', timeoutMs: readyTimeoutMs });
+  const child = spawn(
+    input.ssh.settings.program,
+    [
+      ...withForwarding(input.ssh.options),
+      '-o',
+      'ExitOnForwardFailure=yes',
+      '-o',
+      'StreamLocalBindUnlink=yes',
+      '-o',
+      'ServerAliveInterval=15',
+      '-o',
+      'ServerAliveCountMax=3',
+      '-R',
+      `${input.remoteSocket}:${input.localSocket}`,
+      '--',
+      input.host,
+      fixedScriptCommand(tunnelScript, [input.remoteSocket]),
+    ],
+    { env: input.ssh.settings.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
+  );
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    if (stderr.length < 16 * 1024) stderr += chunk;
+  });
+  child.stdin.on('error', () => undefined);
+  const ended = new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('close', (exitCode, signal) => resolve({ exitCode, signal }));
+    child.once('error', () => resolve({ exitCode: null, signal: null }));
+  });
+  const killGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => {
+      killGroup();
+      reject(sshError('tunnel_failed', `The model tunnel to ${input.host} did not come up in ${Math.round(readyTimeoutMs / 1000)} s (${sshWords(stderr)}). Check that \`ssh ${input.host} true\` returns at once, then start the run again.`));
+    }, readyTimeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (stdout.includes(`${readyLine}\n`)) {
+        clearTimeout(timer);
+        resolve();
+      } else if (stdout.length > 4096) {
+        clearTimeout(timer);
+        killGroup();
+        reject(sshError('tunnel_failed', `${input.host} answered the model tunnel with something else (${sshWords(stdout)}). Check what its login shell prints, then start the run again.`));
+      }
+    });
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(error.code === 'ENOENT' ? sshError('ssh_not_installed', `The console could not run ${input.ssh.settings.program}: install OpenSSH's client, then start the run again.`) : error);
+    });
+    void ended.then(({ exitCode, signal }) => {
+      clearTimeout(timer);
+      if (/forwarding failed|remote port forwarding failed|cannot listen|Could not request/i.test(stderr)) {
+        reject(
+          sshError(
+            'tunnel_failed',
+            `${input.host} refused to carry the run's model traffic back to the console (${sshWords(stderr)}). Allow forwarding for your user there (sshd_config: AllowStreamLocalForwarding yes, and AllowTcpForwarding yes, without which sshd refuses every remote forward), and check the run's task root on the host is there, then start the run again.`,
+          ),
+        );
+      } else {
+        reject(sshFailure(input.host, { exitCode, signal, stdout: Buffer.alloc(0), stderr, truncated: false, timedOut: false }, { during: 'connect' }));
+      }
+    });
+  });
+
+  return {
+    remoteSocket: input.remoteSocket,
+    ended,
+    close: async () => {
+      child.stdin.end();
+      const timer = setTimeout(killGroup, 3_000);
+      await ended;
+      clearTimeout(timer);
+      killGroup();
+    },
+  };
+}
+
+export interface KeptModelTunnel {
+  remoteSocket: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A run's tunnel for as long as the run goes on: a run on a host outlives a dropped connection, so its
+ * model traffic must too. When ssh ends without the console closing it, the tunnel is opened again,
+ * after a short and then longer wait, until it is up or the run closes it; `onChange` hears each
+ * change (for the run's timeline). The first opening is awaited and throws: a run does not start
+ * without its model.
+ */
+export async function keepModelTunnel(
+  input: ModelTunnelInput,
+  options: { onChange?: (up: boolean, detail: string) => void; retryDelaysMs?: readonly number[] } = {},
+): Promise<KeptModelTunnel> {
+  const delays = options.retryDelaysMs ?? [500, 1_000, 2_000, 5_000, 10_000, 30_000];
+  let closed = false;
+  let current: ModelTunnel = await openModelTunnel(input);
+  /** Ends the wait before the next try at once (when the run closes the tunnel). */
+  let wake: (() => void) | null = null;
+  let reopening: Promise<void> = Promise.resolve();
+  const tell = (up: boolean, detail: string) => {
+    try {
+      options.onChange?.(up, detail);
+    } catch {
+      // An observer's failure changes nothing here.
+    }
+  };
+  const watch = (tunnel: ModelTunnel) => {
+    void tunnel.ended.then(() => {
+      if (closed || tunnel !== current) return;
+      tell(false, 'the ssh connection carrying the model traffic ended');
+      reopening = reopen(0);
+    });
+  };
+  const reopen = async (tries: number): Promise<void> => {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delays[Math.min(tries, delays.length - 1)]);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    if (closed) return;
+    try {
+      const tunnel = await openModelTunnel(input);
+      if (closed) return void (await tunnel.close());
+      current = tunnel;
+      tell(true, 'the model traffic goes through ssh again');
+      watch(tunnel);
+    } catch (error) {
+      if (closed) return;
+      tell(false, error instanceof Error ? error.message : String(error));
+      await reopen(tries + 1);
+    }
+  };
+  watch(current);
+  return {
+    remoteSocket: input.remoteSocket,
+    close: async () => {
+      closed = true;
+      wake?.();
+      await reopening.catch(() => undefined);
+      await current.close();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
+import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
+
+/**
+ * A run on an SSH host brings its work back (issue 28), through the console's channels: the run's
+ * code reached the host as a bundle, the agent committed one file and left another uncommitted there,
+ * and once it ended the run's Changes show both, as for a local run; the operator commits what was
+ * left and lands the run in the project.
+ */
+
+let server: SshTestServer;
+beforeAll(async () => {
+  server = await startSshTestServer();
+  appendFileSync(server.operatorKnownHosts, `${server.knownHostsLine()}\n`);
+}, 30_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const beds: RunTestBed[] = [];
+const remoteHome = () => execFileSync('getent', ['passwd', remoteTestUser], { encoding: 'utf8' }).split(':')[5]!;
+afterEach(async () => {
+  for (const bed of beds.splice(0)) {
+    const runIds = bed.core.ledger.runs.withStatus(['succeeded', 'failed', 'cancelled', 'running', 'preparing']).map((row) => row.id);
+    await bed.close();
+    for (const runId of runIds) rmSync(path.join(remoteHome(), '.operator-console', 'runs', runId), { recursive: true, force: true });
+  }
+});
+
+const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
+
+async function consoleOnHost() {
+  const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
+  beds.push(bed);
+  const host = await bed.call('addHost', { name: server.alias });
+  expect((await bed.call('testHost', { hostId: host.id })).outcome).toBe('ready');
+  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: 'none', hostId: host.id });
+  const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-code-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
+  const agent = async (args: string[]) => {
+    const created = await bed.createAgent(args, { environmentId: environment.id, homeMode: 'isolated' });
+    await bed.call('setAgentConnection', { agentId: created.id, connectionId: connection.id });
+    return created;
+  };
+  return { bed, agent };
+}
+
+describe('a run on an SSH host', () => {
+  it('taken up again by a restarted console, brings back what its agent wrote after the restart', async () => {
+    const { bed, agent } = await consoleOnHost();
+    const created = await agent(['--lines', '40', '--delay-ms', '100', '--write-file', 'after-restart.txt', '--file-content', 'written while the console restarted\\n']);
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: created.id })).id;
+    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    const deadline = Date.now() + 60_000;
+    while (!output().includes('line 5 of 40') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    await bed.restart();
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    const diff = await bed.call('getRunDiff', { runId });
+    expect(diff.files.map((file) => `${file.status} ${file.path}`)).toEqual(['added after-restart.txt']);
+  }, 150_000);
+
+
+  it('brings its commits and what it left uncommitted back: its Changes show them, and it lands as a local run does', async () => {
+    const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
+    beds.push(bed);
+    execFileSync('git', ['config', 'user.name', 'Olga Operator'], { cwd: bed.projectDir });
+    execFileSync('git', ['config', 'user.email', 'olga@example.invalid'], { cwd: bed.projectDir });
+    const host = await bed.call('addHost', { name: server.alias });
+    expect((await bed.call('testHost', { hostId: host.id })).outcome).toBe('ready');
+    const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: 'none', hostId: host.id });
+    // The agent, on the host: a commit of its own, then a file it leaves uncommitted.
+    const agent = await bed.createAgent(
+      [
+        '--shell',
+        'printf "committed on the host\\n" > feature.txt && git add feature.txt && git -c user.name=Agent -c user.email=agent@example.invalid commit -qm feature && git log --oneline -1',
+        '--write-file',
+        'notes.md',
+        '--file-content',
+        'left uncommitted\\n',
+      ],
+      { environmentId: environment.id, homeMode: 'isolated' },
+    );
+    const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-code-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
+    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    const output = Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    expect(run.status, `${output} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    expect(output).toContain('feature');
+
+    const diff = await bed.call('getRunDiff', { runId });
+    expect(diff.files.map((file) => `${file.status} ${file.path}`).sort()).toEqual(['added feature.txt', 'added notes.md']);
+
+    // What the agent left uncommitted is committed by the operator, then the run lands in the project.
+    const committed = await bed.call('commitRunChanges', { runId, message: 'Notes from the host run' });
+    expect(committed.files).toEqual(['notes.md']);
+    await bed.call('landRun', { runId, target: 'main', strategy: 'fast-forward' });
+    expect(readFileSync(path.join(bed.projectDir, 'feature.txt'), 'utf8')).toBe('committed on the host\n');
+    expect(readFileSync(path.join(bed.projectDir, 'notes.md'), 'utf8')).toBe('left uncommitted\n');
+  }, 120_000);
+});

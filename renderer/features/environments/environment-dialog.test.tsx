@@ -1,0 +1,23 @@
+import { screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { Host } from '../../../shared/hosts';
+import { fakeOperatorClient } from '../../testing/fake-operator-client';
+import { renderInConsole } from '../../testing/render-in-console';
+import { SettingsPage } from '../settings/settings-page';
+
+const host: Host = { id: 'hst_1', name: 'build-box', addedAt: 1, lastTest: null, environmentIds: [] };
+
+describe('New environment with an SSH host', () => {
+  it('says what the host gets of the AI credentials once one is chosen', async () => {
+    const client = fakeOperatorClient({ listHosts: () => [host], listEnvironments: () => [], listAgents: () => [] });
+    const { user } = renderInConsole(<SettingsPage section="environments" />, { client, route: '/settings/environments' });
+    await user.click(await screen.findByRole('button', { name: 'New environment' }));
+    expect(screen.queryByRole('note', { name: 'Where the AI key goes' })).toBeNull();
+
+    await user.selectOptions(await screen.findByRole('combobox', { name: 'SSH host' }), 'build-box');
+    const note = screen.getByRole('note', { name: 'Where the AI key goes' });
+    expect(note.textContent).toContain('AI keys stay on this machine');
+    expect(note.textContent).toContain('the login file its CLI reads, such as Codex’s auth.json) and removed from it when the run ends');
+    expect(note.textContent).toContain('Your own login (a preconfigured home) is never copied to a host.');
+  });
+});
