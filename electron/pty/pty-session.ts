@@ -4,6 +4,7 @@ import path from 'node:path';
 import { spawn, type IPty } from 'node-pty';
 import { OperatorError } from '../../shared/errors';
 import { isProcessAlive, ProcessGroupWatch, signalProcessGroup } from '../platform/process-group';
+import { SessionEvents } from './session-events';
 
 export interface PtySessionOptions {
   /** A command name (searched on env.PATH) or a path (relative paths resolve against cwd). */
@@ -130,9 +131,7 @@ function signalName(signal: number | undefined): NodeJS.Signals | null {
 
 class NodePtySession implements PtySession {
   readonly pid: number;
-  private readonly dataListeners = new Set<(bytes: Buffer) => void>();
-  private readonly exitListeners = new Set<(exit: PtyExit) => void>();
-  private exitValue: PtyExit | null = null;
+  private readonly events = new SessionEvents<PtyExit>();
   private readonly exited: Promise<PtyExit>;
   private isPaused = false;
   private drainingAfterExit = false;
@@ -153,15 +152,15 @@ class NodePtySession implements PtySession {
       pty.onExit(({ exitCode, signal }) => {
         this.clearExitWatch();
         const killedBy = signalName(signal);
-        this.exitValue = { exitCode: killedBy ? null : exitCode, signal: killedBy };
-        for (const listener of this.exitListeners) listener(this.exitValue);
-        resolve(this.exitValue);
+        const exit = { exitCode: killedBy ? null : exitCode, signal: killedBy };
+        this.events.emitExit(exit);
+        resolve(exit);
       });
     });
   }
 
   get exit(): PtyExit | null {
-    return this.exitValue;
+    return this.events.exit;
   }
 
   get paused(): boolean {
@@ -169,32 +168,25 @@ class NodePtySession implements PtySession {
   }
 
   onData(listener: (bytes: Buffer) => void): () => void {
-    this.dataListeners.add(listener);
-    return () => this.dataListeners.delete(listener);
+    return this.events.onData(listener);
   }
 
   onExit(listener: (exit: PtyExit) => void): () => void {
-    const exit = this.exitValue;
-    if (exit) {
-      queueMicrotask(() => listener(exit));
-      return () => {};
-    }
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return this.events.onExit(listener);
   }
 
   write(data: string | Uint8Array): void {
-    if (this.exitValue) return;
+    if (this.events.exit) return;
     this.pty.write(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   }
 
   resize(cols: number, rows: number): void {
-    if (this.exitValue) return;
+    if (this.events.exit) return;
     this.pty.resize(cols, rows);
   }
 
   pause(): void {
-    if (this.isPaused || this.exitValue || this.drainingAfterExit) return;
+    if (this.isPaused || this.events.exit || this.drainingAfterExit) return;
     this.isPaused = true;
     this.pty.pause();
     this.exitWatch = setInterval(() => {
@@ -220,7 +212,7 @@ class NodePtySession implements PtySession {
     const deadline = Date.now() + graceMs;
     const group = new ProcessGroupWatch(pgid);
     // The run is stopped when the agent has exited and nothing of its group is left running.
-    while (!(this.exitValue && !(await group.alive()))) {
+    while (!(this.events.exit && !(await group.alive()))) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
         signalProcessGroup(pgid, 'SIGKILL');
@@ -232,7 +224,7 @@ class NodePtySession implements PtySession {
   }
 
   private emitData(bytes: Buffer): void {
-    for (const listener of this.dataListeners) listener(bytes);
+    this.events.emitData(bytes);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { z } from 'zod';
 import type { PtyExit, PtySession } from '../../pty/pty-session';
+import { SessionEvents } from '../../pty/session-events';
 import { signalProcessGroup } from '../../platform/process-group';
 import { sshWords } from '../ssh-failure';
 import { sshArgv, type HostConnection } from './host-connection';
@@ -56,9 +57,7 @@ export interface RemoteSessionOptions {
 export class RemoteSession implements PtySession {
   readonly pid: number;
   readonly executablePath: string;
-  private readonly dataListeners = new Set<(bytes: Buffer) => void>();
-  private readonly exitListeners = new Set<(exit: PtyExit) => void>();
-  private exitValue: PtyExit | null = null;
+  private readonly events = new SessionEvents<PtyExit>();
   private resolveExit!: (exit: PtyExit) => void;
   private readonly exited = new Promise<PtyExit>((resolve) => (this.resolveExit = resolve));
   private reader: ChildProcessWithoutNullStreams | null = null;
@@ -82,7 +81,7 @@ export class RemoteSession implements PtySession {
   }
 
   get exit(): PtyExit | null {
-    return this.exitValue;
+    return this.events.exit;
   }
 
   get paused(): boolean {
@@ -95,27 +94,20 @@ export class RemoteSession implements PtySession {
   }
 
   onData(listener: (bytes: Buffer) => void): () => void {
-    this.dataListeners.add(listener);
-    return () => this.dataListeners.delete(listener);
+    return this.events.onData(listener);
   }
 
   onExit(listener: (exit: PtyExit) => void): () => void {
-    const exit = this.exitValue;
-    if (exit) {
-      queueMicrotask(() => listener(exit));
-      return () => {};
-    }
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return this.events.onExit(listener);
   }
 
   write(data: string | Uint8Array): void {
-    if (this.exitValue) return;
+    if (this.events.exit) return;
     this.send('I', typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   }
 
   resize(cols: number, rows: number): void {
-    if (this.exitValue) return;
+    if (this.events.exit) return;
     this.size = { cols, rows };
     this.sendSize();
   }
@@ -144,7 +136,7 @@ export class RemoteSession implements PtySession {
   left = false;
 
   private leave(): void {
-    if (this.exitValue) return;
+    if (this.events.exit) return;
     this.closed = true;
     this.left = true;
     this.killReader();
@@ -158,7 +150,7 @@ export class RemoteSession implements PtySession {
    */
   giveUpAfter(ms: number): void {
     setTimeout(() => {
-      if (this.exitValue) return;
+      if (this.events.exit) return;
       this.closed = true;
       this.killReader();
       this.gaveUp = true;
@@ -174,7 +166,7 @@ export class RemoteSession implements PtySession {
     // A host that never answers does not keep the run going here: after the grace and this long, the run ends.
     this.giveUpAfter(graceMs + (this.options.stopGiveUpMs ?? 30_000));
     this.send('S', Buffer.from(String(graceMs)));
-    while (!this.exitValue && !this.closed) {
+    while (!this.events.exit && !this.closed) {
       try {
         await stopOnHost(this.options.connection, this.options.layout, this.options.attemptId, graceMs);
       } catch {
@@ -202,7 +194,7 @@ export class RemoteSession implements PtySession {
   }
 
   private connect(): void {
-    if (this.exitValue || this.closed) return;
+    if (this.events.exit || this.closed) return;
     const { connection, layout, attemptId } = this.options;
     const argv = sshArgv(
       { ...connection, options: [...connection.options, '-o', 'ServerAliveInterval=5', '-o', 'ServerAliveCountMax=3'] },
@@ -265,7 +257,7 @@ export class RemoteSession implements PtySession {
     reader.on('close', (code) => {
       if (this.reader === reader) this.reader = null;
       this.attached = false;
-      if (this.exitValue || this.closed) return;
+      if (this.events.exit || this.closed) return;
       this.failures = gotFrame ? 0 : this.failures + 1;
       if (!gotFrame) this.setReachable(false, `${sshWords(stderr)}${code === 255 ? '' : ` (exit ${code})`}`);
       const delay = reconnectDelaysMs[Math.min(this.failures, reconnectDelaysMs.length - 1)]!;
@@ -287,13 +279,13 @@ export class RemoteSession implements PtySession {
   }
 
   private deliver(bytes: Buffer): void {
-    if (this.exitValue) return;
+    if (this.events.exit) return;
     this.received += bytes.length;
-    for (const listener of this.dataListeners) listener(bytes);
+    this.events.emitData(bytes);
   }
 
   private exitNow(payload: Buffer): void {
-    if (this.exitValue) return;
+    if (this.events.exit) return;
     let exit: PtyExit = { exitCode: null, signal: null };
     try {
       const parsed = exitSchema.safeParse(JSON.parse(payload.toString('utf8')));
@@ -301,10 +293,10 @@ export class RemoteSession implements PtySession {
     } catch {
       // Not the supervisor's exit: the run ends with neither a code nor a signal.
     }
-    this.exitValue = exit;
+    // Recorded (and told) first: the guard above reads it, so nothing set off below ends the session twice.
+    this.events.emitExit(exit);
     if (!this.gaveUp && !this.left) this.setReachable(true, '');
     this.killReader();
-    for (const listener of this.exitListeners) listener(exit);
     this.resolveExit(exit);
   }
 
