@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -108,7 +108,11 @@ describe('the model tunnel', () => {
     const relayPort = 4318;
     const client = `fetch('http://127.0.0.1:${relayPort}/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ${runToken}' }, body: '{}' })
       .then(async (r) => { require('fs').writeFileSync('${root}/view/answer.txt', r.status + ' ' + (await r.text())); })`;
-    const command = egressRelayCommand({ nodePath: process.execPath, relayScript: findEgressRelayScript(), socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [process.execPath, '-e', client] });
+    // The relay from inside the task root, as a host has it (installRelayOnHost): the repository may be
+    // anywhere, /tmp included, which the sandbox hides under its own tmpfs.
+    const relayScript = `${root}/egress-relay.mjs`;
+    copyFileSync(findEgressRelayScript(), relayScript);
+    const command = egressRelayCommand({ nodePath: process.execPath, relayScript, socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [process.execPath, '-e', client] });
     // Off the event loop: the console's proxy answers in this process.
     await promisify(execFile)(
       '/usr/sbin/runuser',
