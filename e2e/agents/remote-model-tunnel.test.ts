@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newModelTunnelToken, startModelProxy, type ModelProxy, type ModelProxyNote } from '../../electron/hosts/model-tunnel/model-proxy';
 import { openModelTunnel, type ModelTunnel } from '../../electron/hosts/model-tunnel/model-tunnel';
@@ -15,6 +16,9 @@ import { cliTestTimeoutMs, installTimeoutMs } from './agent-suite';
 import { ensureAgentClis } from './install.mjs';
 import { credentialOf, protocolFor, startModelServer, type ModelServer } from './model-servers';
 import { connectionProviderFor, createWorkspace, providerEntry, runCli, type AgentWorkspace } from './run-cli';
+
+/** The repository this runs from (the CLIs are installed in it, the relay is one of its files). */
+const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * The real agent CLIs, each run on an SSH host (Debian's sshd on 127.0.0.1, the remote another user
@@ -126,7 +130,9 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
         // What the console delivered into the remote task root is the remote user's, as on a host.
         execFileSync('chown', ['-R', `${remoteTestUser}:${remoteTestUser}`, root]);
         const relay = egressRelayCommand({ nodePath: process.execPath, relayScript: findEgressRelayScript(), socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [executable, ...args] });
-        const sandbox = ['bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--chdir', cwd];
+        // A private /tmp first, then what the run needs over it: the repository (the CLI and the relay are
+        // in it) and the task root (inside it) may be under /tmp, as in a CI clone.
+        const sandbox = ['bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--tmpfs', '/tmp', '--ro-bind', repositoryRoot, repositoryRoot, '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--chdir', cwd];
         const environment = ['/usr/bin/env', '-i', ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
         const remoteCommand = ['exec', ...[...sandbox, '--', ...environment, ...relay].map(quoteRemoteArgument)].join(' ');
         return {
