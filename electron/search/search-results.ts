@@ -263,8 +263,9 @@ export class SearchResultsReader {
   /**
    * The first and last index row that the run filters keep (null: none), read from the small side:
    * the runs, tasks and notices that pass them, and their rows through search_rows' indexes. The walk
-   * then starts at the newest of them and ends at the oldest, so an old agent's runs under a GiB of
-   * newer output cost what they hold, not a walk through all the newer matches of a common word.
+   * then starts at whichever of them is nearer its end of the index and stops past the other
+   * (newestMatches), so the oldest or newest agent's runs under a GiB of other output cost what they
+   * hold, not a walk through all the other matches of a common word.
    */
   private rowWindow(runFilters: string[], params: Record<string, string | number>): RowWindow | null {
     const kept = runFilters.join(' AND ');
