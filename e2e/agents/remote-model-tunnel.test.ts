@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newModelTunnelToken, startModelProxy, type ModelProxy, type ModelProxyNote } from '../../electron/hosts/model-tunnel/model-proxy';
 import { openModelTunnel, type ModelTunnel } from '../../electron/hosts/model-tunnel/model-tunnel';
 import { remoteCredentialRoute } from '../../electron/hosts/model-tunnel/remote-credential-route';
-import { quoteRemoteArgument, sshConnectionTo, type SshConnection } from '../../electron/hosts/remote-script';
+import { remoteShellWord, sshConnectionTo, type SshConnection } from '../../electron/hosts/remote-script';
 import { sshEnvironment, type SshSettings } from '../../electron/hosts/ssh-command';
 import { egressRelayCommand, findEgressRelayScript } from '../../electron/sandbox/egress-relay';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
@@ -134,7 +134,7 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
         // in it) and the task root (inside it) may be under /tmp, as in a CI clone.
         const sandbox = ['bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--tmpfs', '/tmp', '--ro-bind', repositoryRoot, repositoryRoot, '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--chdir', cwd];
         const environment = ['/usr/bin/env', '-i', ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
-        const remoteCommand = ['exec', ...[...sandbox, '--', ...environment, ...relay].map(quoteRemoteArgument)].join(' ');
+        const remoteCommand = ['exec', ...[...sandbox, '--', ...environment, ...relay].map(remoteShellWord)].join(' ');
         return {
           file: 'ssh',
           args: ['-F', server.configFile, '-T', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${server.operatorKnownHosts}`, '-o', 'StrictHostKeyChecking=yes', '--', server.alias, remoteCommand],

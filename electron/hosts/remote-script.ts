@@ -6,13 +6,15 @@ import { resolveDestination } from './ssh-destination';
  * How the console runs its own work on a host (issue 28): one fixed script of the console's, never a
  * command line built from what the operator or an agent typed. The remote login shell parses only
  *
- *     sh -c "$(printf %s <base64 of the script> | base64 -d)" operator-console '<arg>' ...
+ *     sh -c '<decoder>' operator-console '<base64 of the script>' '<arg>' ...
  *
- * The script travels base64-encoded (so the login shell sees letters and digits, whatever shell it
- * is), and every input is either one single-quoted argument, refused when it holds a quote, a line
- * break or a NUL, or bytes on ssh's standard input. The script reads its arguments as "$1", "$2":
- * an argument is never parsed again. The host key is checked as Test host checks it: the operator's
- * known_hosts files and the console's, StrictHostKeyChecking=yes.
+ * that is, plain words, each single-quoted: every login shell an account may have (sh, bash, zsh,
+ * tcsh, fish) reads that line the same way, where `$(…)` or double quotes would already differ (csh
+ * has no `$(…)`; fish reads backslashes inside single quotes). The decoder, which only sh reads,
+ * decodes the script and runs it with the arguments as "$1", "$2": an argument is never parsed again.
+ * The script travels base64-encoded (letters and digits, whatever shell it is); an input is either one
+ * single-quoted word (remoteShellWord) or bytes on ssh's standard input. The host key is checked as
+ * Test host checks it: the operator's known_hosts files and the console's, StrictHostKeyChecking=yes.
  */
 
 /**
@@ -41,16 +43,30 @@ export async function sshConnectionTo(settings: SshSettings, name: string): Prom
   return { settings, options: await hostKeyCheckedArgs(settings, name) };
 }
 
-/** One argument as the remote shell reads it: single-quoted, and refused when it could be anything else. */
-export function quoteRemoteArgument(value: string): string {
-  if (/['\n\r\0]/.test(value)) throw new Error(`an argument the console will not send to a host: ${JSON.stringify(value)}`);
-  return `'${value}'`;
+/**
+ * One word as every login shell reads it: single-quoted, a single quote in it closed, escaped and
+ * reopened (`'\''`, read alike by sh, bash, zsh, tcsh and fish). A backslash (fish reads `\\` inside
+ * single quotes as one), an exclamation mark (tcsh expands history even there, even under -c), a line
+ * break (csh refuses one inside quotes) or a NUL could be read otherwise, so a word holding one is
+ * refused: the console's words are paths it made, ids and numbers.
+ */
+export function remoteShellWord(word: string): string {
+  if (/[\\!\n\r\0]/.test(word)) throw new Error(`a word the console will not send to a host's shell: ${JSON.stringify(word)}`);
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/** Words a remote login shell reads as they are (remoteShellWord each). */
+export function remoteCommand(words: string[]): string {
+  return words.map(remoteShellWord).join(' ');
+}
+
+/** Decodes the script in "$1" and runs it with the rest as its "$1"...; only sh reads this. */
+const decoder = 's=$(printf %s "$1" | base64 -d) || exit 125; shift; exec sh -c "$s" operator-console "$@"';
 
 /** The remote command that runs `script` with `args` as "$1"...: the only thing the remote shell parses. */
 export function fixedScriptCommand(script: string, args: string[]): string {
   const encoded = Buffer.from(script, 'utf8').toString('base64');
-  return [`sh -c "$(printf %s ${encoded} | base64 -d)" operator-console`, ...args.map(quoteRemoteArgument)].join(' ');
+  return remoteCommand(['sh', '-c', decoder, 'operator-console', encoded, ...args]);
 }
 
 export interface RemoteScriptRun {

@@ -165,11 +165,11 @@ describe('the code round trip to an SSH host', () => {
   it('passes remote paths as data: the host never parses them', async () => {
     const project = makeProject();
     const folder = remoteFolder();
-    const odd = `${folder}/a dir $(touch ${remoteHome}/${folder}-pwned) ;x`;
+    const odd = `${folder}/it's a dir $(touch ${remoteHome}/${folder}-pwned) ;x`;
     await sendBaseRevision({ ssh, host: server.alias, localRepository: project, baseRevision: 'HEAD', remoteRepository: odd, remoteStore: `${folder}/store.git` });
     expect(existsSync(path.join(remoteHome, odd, 'module-1.txt'))).toBe(true);
     expect(existsSync(`${remoteHome}/${folder}-pwned`)).toBe(false);
-    await expect(sendBaseRevision({ ssh, host: server.alias, localRepository: project, baseRevision: 'HEAD', remoteRepository: `${folder}/it's`, remoteStore: `${folder}/store.git` })).rejects.toThrow(
+    await expect(sendBaseRevision({ ssh, host: server.alias, localRepository: project, baseRevision: 'HEAD', remoteRepository: `${folder}/a\\b`, remoteStore: `${folder}/store.git` })).rejects.toThrow(
       /will not send to a host/,
     );
   }, 60_000);

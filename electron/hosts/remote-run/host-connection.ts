@@ -1,5 +1,6 @@
 import type { HostReport } from '../../../shared/hosts';
 import type { ToolResult } from '../../sandbox/tool-sandbox';
+import { remoteCommand } from '../remote-script';
 import { runSsh, type SshSettings } from '../ssh-command';
 import { sshFailure } from '../ssh-failure';
 
@@ -23,11 +24,6 @@ export interface HostConnection {
 /** What runs ask of the hosts (host-service.ts): how a run reaches its host. */
 export interface RunHosts {
   connection(hostId: string): Promise<HostConnection>;
-}
-
-/** Words a remote shell reads as they are: single-quoted, with a single quote itself closed, escaped and reopened. */
-export function remoteCommand(words: string[]): string {
-  return words.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
 }
 
 /** ssh's whole argv for one command on the host. */
