@@ -15,6 +15,8 @@ import path from 'node:path';
  */
 
 export const remoteTestUser = 'oc-ssh-remote';
+/** A second remote account whose login shell is tcsh: what the console sends must not assume a POSIX login shell. */
+export const tcshTestUser = 'oc-ssh-tcsh';
 const sshd = '/usr/sbin/sshd';
 const waitMs = 10_000;
 
@@ -31,6 +33,8 @@ export interface SshTestServer {
   floodPort: number;
   /** An alias for a port where nothing listens. */
   closedAlias: string;
+  /** An alias for the server as `tcshTestUser`, whose login shell is tcsh. */
+  tcshAlias: string;
   port: number;
   user: string;
   /** The client's ssh config (`ssh -F`), with the alias. */
@@ -52,18 +56,18 @@ export interface SshTestServer {
 }
 
 /** The remote account, made once per machine: a home of its own, a shell, a password nobody can type ('*', not locked). */
-export function ensureRemoteTestUser(): void {
+export function ensureRemoteTestUser(user = remoteTestUser, shell = '/bin/sh'): void {
   try {
-    execFileSync('id', ['-u', remoteTestUser], { stdio: 'ignore' });
+    execFileSync('id', ['-u', user], { stdio: 'ignore' });
     return;
   } catch {
     // Not there yet.
   }
   try {
-    execFileSync('useradd', ['--create-home', '--shell', '/bin/sh', '--password', '*', remoteTestUser], { stdio: 'pipe' });
+    execFileSync('useradd', ['--create-home', '--shell', shell, '--password', '*', user], { stdio: 'pipe' });
   } catch {
     // Another test file may have made it meanwhile; if not, this throws.
-    execFileSync('id', ['-u', remoteTestUser], { stdio: 'ignore' });
+    execFileSync('id', ['-u', user], { stdio: 'ignore' });
   }
 }
 
@@ -121,6 +125,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 export async function startSshTestServer(): Promise<SshTestServer> {
   ensureRemoteTestUser();
+  ensureRemoteTestUser(tcshTestUser, '/usr/bin/tcsh');
   // sshd's privilege separation folder (Debian makes it at boot; a container may not have it).
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const dir = mkdtempSync(path.join(tmpdir(), 'oc-sshd-'));
@@ -132,7 +137,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   mkdirSync(authorizedKeys, { mode: 0o755 });
   keygen(hostKey, 'oc-sshd-test-host');
   keygen(clientKey, 'oc-sshd-test-client');
-  writeFileSync(path.join(authorizedKeys, remoteTestUser), readFileSync(`${clientKey}.pub`), { mode: 0o644 });
+  for (const user of [remoteTestUser, tcshTestUser]) writeFileSync(path.join(authorizedKeys, user), readFileSync(`${clientKey}.pub`), { mode: 0o644 });
   // An agent CLI on the remote's PATH (a stand-in that prints Codex's version line), so Test host finds one.
   const remoteBin = path.join(dir, 'remote-bin');
   mkdirSync(remoteBin, { mode: 0o755 });
@@ -156,7 +161,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       // The authorized keys live in this temp folder, under /tmp (world-writable, which StrictModes refuses).
       'StrictModes no',
       `AuthorizedKeysFile ${authorizedKeys}/%u`,
-      `AllowUsers ${remoteTestUser}`,
+      `AllowUsers ${remoteTestUser} ${tcshTestUser}`,
       `SetEnv PATH=${remoteBin}:/usr/local/bin:/usr/bin:/bin`,
       'PermitRootLogin no',
       'PasswordAuthentication no',
@@ -188,6 +193,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   const garbledAlias = 'garbled-box';
   const closedAlias = 'closed-box';
   const floodAlias = 'flood-box';
+  const tcshAlias = 'tcsh-box';
   const operatorKnownHosts = path.join(dir, 'operator_known_hosts');
   const configFile = path.join(dir, 'ssh_config');
   writeFileSync(
@@ -219,6 +225,12 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       `  User ${remoteTestUser}`,
       `  UserKnownHostsFile ${operatorKnownHosts}`,
       '  GlobalKnownHostsFile /dev/null',
+      `Host ${tcshAlias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${port}`,
+      `  User ${tcshTestUser}`,
+      `  UserKnownHostsFile ${operatorKnownHosts}`,
+      '  GlobalKnownHostsFile /dev/null',
       `Host ${closedAlias}`,
       '  HostName 127.0.0.1',
       `  Port ${closedPort}`,
@@ -237,6 +249,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
     floodAlias,
     floodPort,
     closedAlias,
+    tcshAlias,
     port,
     user: remoteTestUser,
     configFile,

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
 import { fixtureAgentPath } from '../../testing/output-test-kit';
 import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
-import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
+import { remoteTestUser, startSshTestServer, tcshTestUser, type SshTestServer } from '../../testing/ssh-test-server';
 
 /**
  * Runs on an SSH host, end to end (issue 28): a real OpenSSH server on 127.0.0.1 whose remote is
@@ -46,16 +46,16 @@ afterEach(async () => {
 });
 
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
-const remoteHome = () => execFileSync('getent', ['passwd', remoteTestUser], { encoding: 'utf8' }).split(':')[5]!;
-const remoteRunDir = (runId: string) => path.join(remoteHome(), '.operator-console', 'runs', runId);
+const remoteHome = (user = remoteTestUser) => execFileSync('getent', ['passwd', user], { encoding: 'utf8' }).split(':')[5]!;
+const remoteRunDir = (runId: string, user = remoteTestUser) => path.join(remoteHome(user), '.operator-console', 'runs', runId);
 
 /** A console whose operator has the test server's ssh config and agent, with the host tested, and a sandboxed environment on it. */
-async function consoleOnHost(networkMode: 'none' | 'open' = 'none') {
+async function consoleOnHost(networkMode: 'none' | 'open' = 'none', alias = server.alias) {
   const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
   beds.push(bed);
-  const host = await bed.call('addHost', { name: server.alias });
+  const host = await bed.call('addHost', { name: alias });
   const test = await bed.call('testHost', { hostId: host.id });
-  expect(test.outcome).toBe('ready');
+  expect(test.outcome, JSON.stringify(test)).toBe('ready');
   const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode, hostId: host.id });
   const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-test-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
   const agent = async (args: string[], extra: Record<string, unknown> = {}) => {
@@ -159,6 +159,22 @@ describe('a run on an SSH host', () => {
     expect(existsSync(remoteRunDir(runId))).toBe(false);
     const after = (await c.bed.call('getDiskUsage', { refresh: true })).hosts;
     expect(after[0]!.runs).toBe(before[0]!.runs - 1);
+  }, 90_000);
+
+  it('runs when the remote account’s login shell is tcsh, which parses no $(…): tested, run, followed, brought back and cleaned up', async () => {
+    const c = await consoleOnHost('none', server.tcshAlias);
+    const agent = await c.agent(['--write-file', 'from-tcsh.txt', '--file-content', 'written on the host\\n', '--print-env', 'HOME', '--lines', '5']);
+    const runId = await c.run(agent.id);
+    const run = await waitForEnd(c.bed, runId);
+    const text = c.output(runId).toString('utf8');
+    expect(run.status, `${text} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    expect(text).toContain(`HOME=${remoteRunDir(runId, tcshTestUser)}/home`);
+    expect(text).toContain('line 5 of 5');
+    const diff = await c.bed.call('getRunDiff', { runId });
+    expect(diff.files.map((file) => `${file.status} ${file.path}`)).toEqual(['added from-tcsh.txt']);
+    const cleaned = await c.bed.call('cleanUpRuns', { runIds: [runId], confirmedRunIds: [runId] });
+    expect(cleaned.removed).toEqual([runId]);
+    expect(existsSync(remoteRunDir(runId, tcshTestUser))).toBe(false);
   }, 90_000);
 
   it('loses nothing when its ssh connection is killed mid-flood: the run finishes on the host and every byte arrives once', async () => {
