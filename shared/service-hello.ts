@@ -143,7 +143,14 @@ export function versionMismatchMessage(service: Omit<ServiceOfAnotherVersion, 't
  * Only on the local socket (0600), only from the desktop app, never logged.
  */
 export const serviceSecretsSchema = z.discriminatedUnion('action', [
-  z.strictObject({ type: z.literal('secrets'), id: z.number().int().nonnegative(), action: z.literal('unlock'), key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/) }),
+  z.strictObject({
+    type: z.literal('secrets'),
+    id: z.number().int().nonnegative(),
+    action: z.literal('unlock'),
+    key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
+    /** Set when the app's safeStorage has no keyring (Linux `basic_text`): the key is sealed with a publicly known password. */
+    noKeyring: z.literal(true).optional(),
+  }),
   z.strictObject({
     type: z.literal('secrets'),
     id: z.number().int().nonnegative(),

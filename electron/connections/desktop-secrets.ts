@@ -30,8 +30,8 @@ export class DesktopSecrets {
     private readonly log: Logger,
   ) {}
 
-  unlock(key: Buffer): { legacy: LegacySecret[] } {
-    this.keeper.handed.hand(key);
+  unlock(key: Buffer, kept: { keyring: boolean } = { keyring: true }): { legacy: LegacySecret[] } {
+    this.keeper.handed.hand(key, kept);
     const ciphertext = (sealed: string) => sealed.slice(sealed.indexOf(':') + 1);
     const legacy: LegacySecret[] = [
       ...this.ledger.connections.sealedSecretsOfKind(legacyKind).map((row) => ({ ref: `connection:${row.id}`, ciphertext: ciphertext(row.sealed) })),

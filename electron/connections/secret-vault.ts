@@ -15,8 +15,8 @@ import { logRedaction } from '../platform/log-redaction';
  *   Electron's safeStorage (the OS keychain) and hands to the service (HandedKeyVault, shell/secrets-key.ts).
  * - Otherwise (browser host; the desktop app when safeStorage is unavailable): AES-256-GCM with a random
  *   32-byte key in `<dataDir>/connection-secrets.key`, readable by the operator's user only.
- * - Before the service, the desktop app sealed with safeStorage directly (`electron-safe-storage`,
- *   shell/safe-storage-vault.ts): the app opens those and the service seals them again with its key.
+ * - Before the service, the desktop app sealed with safeStorage directly (`electron-safe-storage`):
+ *   the app opens those and the service seals them again with its key (connections/desktop-secrets.ts).
  */
 export interface SecretVault {
   readonly kind: VaultKind;
@@ -174,26 +174,37 @@ export const secretKeyBytes = keyBytes;
  */
 export class HandedKeyVault implements SecretVault {
   readonly kind = 'app-key-aes-256-gcm' as const;
-  readonly protects = true;
-  readonly warning = undefined;
   private key: Buffer | null = null;
+  /** False when the app's safeStorage has no keyring (Linux `basic_text`): then its seal of the key is a fixed, public password. */
+  private keyring = true;
 
   constructor(private readonly dataDir: string) {}
 
+  get protects(): boolean {
+    return this.keyring;
+  }
+
+  get warning(): string | undefined {
+    return this.keyring
+      ? undefined
+      : 'No keyring was found (safeStorage backend basic_text): the desktop app seals the secrets key with a fixed, publicly known password, so anyone who can read the data directory can read your secrets. Install and unlock a keyring (GNOME Keyring or KWallet) and restart the console, or keep the data directory private.';
+  }
+
   get description(): string {
-    return (
-      'Secrets are encrypted with AES-256-GCM under a key the desktop app keeps in the OS keychain ' +
-      `(sealed with Electron safeStorage in ${path.join(this.dataDir, appKeyFileName)}); the console service holds it in memory only, once the desktop app has handed it over.`
-    );
+    const file = path.join(this.dataDir, appKeyFileName);
+    return this.keyring
+      ? `Secrets are encrypted with AES-256-GCM under a key the desktop app keeps in the OS keychain (sealed with Electron safeStorage in ${file}); the console service holds it in memory only, once the desktop app has handed it over.`
+      : `Secrets are encrypted with AES-256-GCM under a key the desktop app keeps in ${file}, sealed by Electron safeStorage without a keyring: anyone who can read the data directory can read them.`;
   }
 
   get unlocked(): boolean {
     return this.key !== null;
   }
 
-  hand(key: Buffer): void {
+  hand(key: Buffer, kept: { keyring: boolean } = { keyring: true }): void {
     if (key.length !== keyBytes) throw new OperatorError({ code: 'invalid_request', message: `The secrets key must be ${keyBytes} bytes.` });
     this.key = Buffer.from(key);
+    this.keyring = kept.keyring;
   }
 
   encrypt(plain: string): Buffer {

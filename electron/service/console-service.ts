@@ -279,7 +279,7 @@ export async function startConsoleService(argv: readonly string[], options: Cons
     },
     // Held in memory only (HandedKeyVault); what the app opens is sealed again at once. Never logged.
     secrets: (secrets) =>
-      secrets.action === 'unlock' ? core.desktopSecrets.unlock(Buffer.from(secrets.key, 'base64')) : core.desktopSecrets.reseal(secrets.secrets),
+      secrets.action === 'unlock' ? core.desktopSecrets.unlock(Buffer.from(secrets.key, 'base64'), { keyring: secrets.noKeyring !== true }) : core.desktopSecrets.reseal(secrets.secrets),
     control: (control, asking): Promise<ServiceControlResult> => {
       if (control.action === 'stop') {
         log.info('service stopping: a client asked', { client: asking.hello?.client });

@@ -42,7 +42,7 @@ export interface ServiceConnection {
    * The desktop app hands the service its secrets key (shell/secrets-key.ts); the answer lists the secrets
    * the app sealed before the service existed, still sealed, for resealLegacySecrets.
    */
-  unlockSecrets(key: Buffer): Promise<{ legacy: Array<{ ref: string; ciphertext: string }> }>;
+  unlockSecrets(key: Buffer, options?: { noKeyring?: boolean }): Promise<{ legacy: Array<{ ref: string; ciphertext: string }> }>;
   resealLegacySecrets(secrets: Array<{ ref: string; plain: string }>): Promise<{ resealed: number }>;
   /**
    * Every event the service pushes to this client: broadcasts and this client's own streams. The first
@@ -257,8 +257,8 @@ async function openServiceSocket(socketPath: string, options: ConnectOptions, ha
       if (!envelope.ok) throw new OperatorError(envelope.error);
       return serviceControlResultSchema.parse(envelope.value);
     },
-    unlockSecrets: async (key) => {
-      const envelope = await send({ type: 'secrets', id: nextId++, action: 'unlock', key: key.toString('base64') });
+    unlockSecrets: async (key, options) => {
+      const envelope = await send({ type: 'secrets', id: nextId++, action: 'unlock', key: key.toString('base64'), ...(options?.noKeyring ? { noKeyring: true as const } : {}) });
       if (!envelope.ok) throw new OperatorError(envelope.error);
       return serviceSecretsUnlockedSchema.parse(envelope.value);
     },

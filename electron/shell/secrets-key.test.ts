@@ -161,3 +161,29 @@ it('lets the desktop app unlock its secrets in the service, seals its old keycha
   }
 }, 90_000);
 
+
+it('says so in the secrets settings when the desktop app’s safeStorage has no keyring (Linux basic_text), instead of claiming the OS keychain', async () => {
+  const dataDir = tempDir('oc-secrets-data-');
+  const renderer = tempDir('oc-secrets-renderer-');
+  writeFileSync(path.join(renderer, 'index.html'), '<!doctype html>');
+  const service = await startConsoleService(['--data-dir', dataDir], { log: createMemoryLogger(), env: { OPERATOR_CONSOLE_RENDERER_DIR: renderer }, idleExitMs: 0 });
+  cleanups.push(() => service.stop());
+  const attach = async (client: 'desktop-app' | 'node-client') => {
+    const connection = await connectToService(service.socket.socketPath, { client });
+    cleanups.push(() => connection.close());
+    return connection;
+  };
+  const settings = await attach('node-client');
+  const app = await attach('desktop-app');
+  const withKeyring = standInSealer();
+  await handSecretsKeyToService({ connection: app, dataDir, sealer: { ...withKeyring, getSelectedStorageBackend: () => 'gnome_libsecret' }, log: createMemoryLogger() });
+  expect(await settings.call('getVaultInfo', {})).toMatchObject({ kind: 'app-key-aes-256-gcm', protects: true, description: expect.stringContaining('OS keychain') });
+  expect((await settings.call('getVaultInfo', {})).warning).toBeUndefined();
+
+  // Another start of the app, on a desktop without a keyring: the same key, sealed by a public password.
+  const again = await attach('desktop-app');
+  await handSecretsKeyToService({ connection: again, dataDir, sealer: { ...withKeyring, getSelectedStorageBackend: () => 'basic_text' }, log: createMemoryLogger() });
+  const info = await settings.call('getVaultInfo', {});
+  expect(info).toMatchObject({ kind: 'app-key-aes-256-gcm', protects: false, warning: expect.stringMatching(/basic_text.*publicly known password/) });
+  expect(info.description).not.toContain('OS keychain');
+}, 30_000);

@@ -22,6 +22,8 @@ export interface SecretsSealer {
   isEncryptionAvailable(): boolean;
   encryptString(plain: string): Buffer;
   decryptString(sealed: Buffer): string;
+  /** Linux only: which store seals; `basic_text` is a fixed, public password (no keyring). */
+  getSelectedStorageBackend?(): string;
 }
 
 export async function handSecretsKeyToService(options: {
@@ -37,7 +39,9 @@ export async function handSecretsKeyToService(options: {
     return { handed: false, resealed: 0, unreadable: 0 };
   }
   const key = readOrMakeKey(path.join(options.dataDir, appKeyFileName), sealer);
-  const { legacy } = await options.connection.unlockSecrets(key);
+  // Without a keyring the key's seal protects nothing: the service's settings must say so, not "the OS keychain".
+  const noKeyring = process.platform === 'linux' && sealer.getSelectedStorageBackend?.() === 'basic_text';
+  const { legacy } = await options.connection.unlockSecrets(key, { noKeyring });
   key.fill(0);
   const opened: Array<{ ref: string; plain: string }> = [];
   let unreadable = 0;
