@@ -1,4 +1,5 @@
-import { appendFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
 import { test as consoleTest, expect } from '../console-test';
@@ -92,7 +93,7 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await expect(remove.getByRole('alert')).toContainText('is the host of the environment On the build box');
 });
 
-test('a task runs on the host, sandboxed there, and its output is in the run’s terminal', async ({ console: app, sshServer, scratchDir }) => {
+test('a task runs on the host, sandboxed there; its output is in the run’s terminal, and its work comes back to be reviewed, committed and landed', async ({ console: app, sshServer, scratchDir }) => {
   const { page } = app;
   // The operator's own known_hosts already holds the host's key.
   appendFileSync(sshServer.operatorKnownHosts, `${sshServer.knownHostsLine()}\n`);
@@ -128,16 +129,34 @@ test('a task runs on the host, sandboxed there, and its output is in the run’s
   const picker = dialog.getByRole('combobox', { name: 'AI connection' });
   await picker.selectOption(await picker.locator('option', { hasText: /^Team key/ }).getAttribute('value'));
   await dialog.getByLabel('Executable path').fill(fixtureAgent);
-  await dialog.getByLabel('Arguments').fill(['--print-env', 'HOME', '--lines', '3'].join('\n'));
+  await dialog.getByLabel('Arguments').fill(['--print-env', 'HOME', '--lines', '3', '--write-file', 'notes/remote.md', '--file-content', 'Planned on the build box.\\n'].join('\n'));
   await dialog.getByRole('button', { name: 'Create agent' }).click();
   await expect(page.getByRole('link', { name: 'Remote writer' })).toBeVisible();
 
-  await addProject(page, makeRepository(path.join(scratchDir, 'remote-service')));
+  const project = makeRepository(path.join(scratchDir, 'remote-service'));
+  await addProject(page, project);
   await addTask(page, 'Plan on the build box');
   await runTask(page, 'Plan on the build box', 'Remote writer');
   // Its home is the run's own, in the console's folder on the host.
   await expect(terminal(page)).toContainText(/HOME=\/home\/[^/]+\/\.operator-console\/runs\/run_[^/]+\/home/, { timeout: 60_000 });
   await expect(terminal(page)).toContainText('line 3 of 3');
   await expect(page.getByText('Succeeded').first()).toBeVisible({ timeout: 60_000 });
+
+  // What the agent wrote on the host came back: reviewed, committed and landed here as a local run's work.
+  const changes = page.getByRole('region', { name: 'Changes' });
+  const files = changes.getByRole('list', { name: 'Files changed' });
+  await expect(files.getByRole('listitem').filter({ hasText: 'notes/remote.md' })).toContainText('Added', { timeout: 30_000 });
+  await expect(changes).toContainText('Planned on the build box.');
+  await changes.getByRole('button', { name: 'Commit…' }).click();
+  const commit = page.getByRole('dialog', { name: 'Commit the run’s changes' });
+  await commit.getByRole('textbox', { name: 'Commit message' }).fill('Plan from the build box');
+  await commit.getByRole('button', { name: 'Commit' }).click();
+  await expect(commit).toBeHidden();
+  await changes.getByRole('button', { name: 'Land…' }).click();
+  const land = page.getByRole('dialog', { name: 'Land the run’s work' });
+  await land.getByRole('button', { name: 'Land', exact: true }).click();
+  await expect(land).toBeHidden({ timeout: 20_000 });
+  expect(execFileSync('git', ['log', '-1', '--format=%s', 'main'], { cwd: project, encoding: 'utf8' }).trim()).toBe('Plan from the build box');
+  expect(readFileSync(path.join(project, 'notes', 'remote.md'), 'utf8')).toBe('Planned on the build box.\n');
 });
 
