@@ -115,7 +115,7 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
       onRequest: (note) => notes.push(note),
     });
     cleanups.push(() => proxy.close());
-    const tunnel: ModelTunnel = await openModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket: path.join(root, 'model', 'model.sock') });
+    const tunnel: ModelTunnel = await openModelTunnel({ ssh, host: server.alias, sockets: [{ localSocket: proxy.socketPath, remoteSocket: path.join(root, 'model', 'model.sock') }] });
     cleanups.push(() => tunnel.close());
 
     const environmentsWhileWaiting: string[] = [];
@@ -129,7 +129,7 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
       launchVia: ({ executable, args, env, cwd }) => {
         // What the console delivered into the remote task root is the remote user's, as on a host.
         execFileSync('chown', ['-R', `${remoteTestUser}:${remoteTestUser}`, root]);
-        const relay = egressRelayCommand({ nodePath: process.execPath, relayScript: findEgressRelayScript(), socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [executable, ...args] });
+        const relay = egressRelayCommand({ nodePath: process.execPath, relayScript: findEgressRelayScript(), socketPath: tunnel.remoteSockets[0]!, relayPort, forwards: [], command: [executable, ...args] });
         // A private /tmp first, then what the run needs over it: the repository (the CLI and the relay are
         // in it) and the task root (inside it) may be under /tmp, as in a CI clone.
         const sandbox = ['bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--tmpfs', '/tmp', '--ro-bind', repositoryRoot, repositoryRoot, '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--chdir', cwd];

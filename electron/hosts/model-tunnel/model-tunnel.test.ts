@@ -91,9 +91,9 @@ async function proxyAndTunnel(root: string) {
   const port = (provider.address() as AddressInfo).port;
   const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, runToken, socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
   cleanups.push(() => proxy.close());
-  const tunnel = await openModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket: `${root}/model/model.sock` });
+  const tunnel = await openModelTunnel({ ssh, host: server.alias, sockets: [{ localSocket: proxy.socketPath, remoteSocket: `${root}/model/model.sock` }] });
   cleanups.push(() => tunnel.close());
-  return tunnel;
+  return { ...tunnel, remoteSocket: tunnel.remoteSockets[0]! };
 }
 
 describe('the model tunnel', () => {
@@ -153,7 +153,7 @@ describe('a kept model tunnel', () => {
     cleanups.push(() => proxy.close());
     const changes: boolean[] = [];
     const remoteSocket = `${root}/model/model.sock`;
-    const tunnel = await keepModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket }, { onChange: (up) => changes.push(up), retryDelaysMs: [100] });
+    const tunnel = await keepModelTunnel({ ssh, host: server.alias, sockets: [{ localSocket: proxy.socketPath, remoteSocket }] }, { onChange: (up) => changes.push(up), retryDelaysMs: [100] });
     cleanups.push(() => tunnel.close());
     const askThroughHost = async () => {
       const { stdout } = await promisify(execFile)(
@@ -193,17 +193,20 @@ describe('a run’s model tunnel', () => {
     const tunnel = await openRunModelTunnel({
       ssh,
       host: server.alias,
-      upstreamBaseUrl: `http://127.0.0.1:${port}/v1`,
-      secret,
-      consoleSocketFolder: path.join(temp.path, randomBytes(4).toString('hex')),
-      remoteSocketFolder: `${root}/model`,
-      onRequest: (note) => notes.push(`${note.method} ${note.path} ${note.status}`),
+      model: {
+        upstreamBaseUrl: `http://127.0.0.1:${port}/v1`,
+        secret,
+        consoleSocketFolder: path.join(temp.path, randomBytes(4).toString('hex')),
+        remoteSocketFolder: `${root}/model`,
+        onRequest: (note) => notes.push(`${note.method} ${note.path} ${note.status}`),
+      },
+      egress: null,
     });
     cleanups.push(() => tunnel.close());
     const relayPort = 4320;
-    const client = `fetch('http://127.0.0.1:${relayPort}/v1/responses', { method: 'POST', headers: { authorization: 'Bearer ${tunnel.runToken}' }, body: '{}' })
+    const client = `fetch('http://127.0.0.1:${relayPort}/v1/responses', { method: 'POST', headers: { authorization: 'Bearer ${tunnel.runToken!}' }, body: '{}' })
       .then(async (r) => { require('fs').writeFileSync('${root}/view/answer.txt', r.status + ' ' + (await r.text())); })`;
-    const command = egressRelayCommand({ nodePath: installed.nodePath, relayScript: installed.relayScript, socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [installed.nodePath, '-e', client] });
+    const command = egressRelayCommand({ nodePath: installed.nodePath, relayScript: installed.relayScript, socketPath: tunnel.modelSocket!, relayPort, forwards: [], command: [installed.nodePath, '-e', client] });
     await promisify(execFile)(
       '/usr/sbin/runuser',
       ['-u', remoteTestUser, '--', 'bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', ...command],
@@ -213,6 +216,6 @@ describe('a run’s model tunnel', () => {
     expect(notes).toEqual(['POST /v1/responses 200']);
     expect(allFileText(root)).not.toContain(secret);
     await tunnel.close();
-    expect(existsSync(tunnel.remoteSocket)).toBe(false);
+    expect(existsSync(tunnel.modelSocket!)).toBe(false);
   }, 60_000);
 });
