@@ -131,6 +131,36 @@ describe('the model tunnel', () => {
     expect(existsSync(tunnel.remoteSocket)).toBe(false);
   }, 60_000);
 
+  it('carries a provider-only run’s egress socket beside the model’s on the same ssh, and takes both away when closed', async () => {
+    const root = remoteTaskRoot();
+    execFileSync('/usr/sbin/runuser', ['-u', remoteTestUser, '--', 'mkdir', '-m', '700', `${root}/egress`]);
+    const port = (provider.address() as AddressInfo).port;
+    const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, runToken, socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
+    cleanups.push(() => proxy.close());
+    // Standing in for the egress proxy: anything that answers on a socket of the console's.
+    const egressSocket = path.join(temp.path, `${randomBytes(4).toString('hex')}-egress.sock`);
+    const egress = http.createServer((_request, response) => response.end('egress proxy here'));
+    await new Promise<void>((resolve) => egress.listen(egressSocket, resolve));
+    cleanups.push(() => new Promise<void>((resolve) => egress.close(() => resolve())));
+    const sockets = [
+      { localSocket: proxy.socketPath, remoteSocket: `${root}/model/model.sock` },
+      { localSocket: egressSocket, remoteSocket: `${root}/egress/proxy.sock` },
+    ];
+    const tunnel = await openModelTunnel({ ssh, host: server.alias, sockets });
+    cleanups.push(() => tunnel.close());
+    expect(tunnel.remoteSockets).toEqual([`${root}/model/model.sock`, `${root}/egress/proxy.sock`]);
+    // One ssh carries both.
+    expect(pidsWithMarker(`${root}/egress/proxy.sock:`)).toEqual(pidsWithMarker(`${root}/model/model.sock:`));
+    const { stdout } = await promisify(execFile)(
+      '/usr/sbin/runuser',
+      ['-u', remoteTestUser, '--', process.execPath, '-e', `require('http').get({ socketPath: '${root}/egress/proxy.sock', path: '/' }, (r) => { r.setEncoding('utf8').on('data', (t) => process.stdout.write(t)); })`],
+      { timeout: 20_000 },
+    );
+    expect(stdout).toBe('egress proxy here');
+    await tunnel.close();
+    for (const socket of tunnel.remoteSockets) expect(existsSync(socket)).toBe(false);
+  }, 60_000);
+
   it('replaces a socket an earlier tunnel of the run left behind on the host', async () => {
     const root = remoteTaskRoot();
     execFileSync('/usr/sbin/runuser', ['-u', remoteTestUser, '--', process.execPath, '-e', `require('net').createServer().listen('${root}/model/model.sock', () => process.exit(0))`]);
