@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
 import type { Page } from '@playwright/test';
 import { test as consoleTest, expect } from '../console-test';
-import { addAiConnection, addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
+import { addAiConnection, addProject, addSandboxedFixtureAgent, addTask, makeRepository, runTask, terminal } from './helpers';
 
 /**
  * Settings → Hosts as an operator meets it (issue 28): they add a host by its alias in their ssh
@@ -27,15 +27,13 @@ const test = consoleTest.extend<{ sshServer: SshTestServer }>({
 /** Settings → Hosts → Add host for the test server, whose key the operator's own known_hosts already holds; Test host passes. */
 async function addTrustedHost(page: Page, sshServer: SshTestServer) {
   appendFileSync(sshServer.operatorKnownHosts, `${sshServer.knownHostsLine()}\n`);
-  const nav = page.getByRole('navigation', { name: 'Main' });
-  await nav.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
   await page.getByRole('link', { name: 'Hosts' }).click();
   await page.getByRole('button', { name: 'Add host' }).click();
   const add = page.getByRole('dialog', { name: 'Add host' });
   await add.getByLabel('Host').fill(sshServer.alias);
   await add.getByRole('button', { name: 'Add host' }).click();
   await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready', { timeout: 60_000 });
-  return nav;
 }
 
 test('an operator adds a host by its ssh alias, sees its key’s fingerprint, trusts it, and Test host reports what the host has', async ({ console: app, sshServer }) => {
@@ -111,7 +109,7 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
 
 test('a task runs on the host, sandboxed there, and its output is in the run’s terminal', async ({ console: app, sshServer, scratchDir }) => {
   const { page } = app;
-  const nav = await addTrustedHost(page, sshServer);
+  await addTrustedHost(page, sshServer);
 
   // A sandboxed environment on the host, with no network.
   await page.getByRole('link', { name: 'Environments' }).click();
@@ -125,20 +123,7 @@ test('a task runs on the host, sandboxed there, and its output is in the run’s
   await expect(create).toBeHidden();
 
   await addAiConnection(page, 'Team key', { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test-e2e-hosts-0000' });
-  await nav.getByRole('link', { name: 'Agents' }).click();
-  await page.getByRole('button', { name: 'New agent' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New agent' });
-  await dialog.getByLabel('Name').fill('Remote writer');
-  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
-  await dialog.getByLabel('Profile').selectOption('program-codex-json');
-  const environment = dialog.getByLabel('Environment');
-  await environment.selectOption(await environment.locator('option', { hasText: /^Build box/ }).getAttribute('value'));
-  const picker = dialog.getByRole('combobox', { name: 'AI connection' });
-  await picker.selectOption(await picker.locator('option', { hasText: /^Team key/ }).getAttribute('value'));
-  await dialog.getByLabel('Executable path').fill(fixtureAgent);
-  await dialog.getByLabel('Arguments').fill(['--print-env', 'HOME', '--lines', '3'].join('\n'));
-  await dialog.getByRole('button', { name: 'Create agent' }).click();
-  await expect(page.getByRole('link', { name: 'Remote writer' })).toBeVisible();
+  await addSandboxedFixtureAgent(page, 'Remote writer', ['--print-env', 'HOME', '--lines', '3'], { connection: 'Team key', environment: 'Build box' });
 
   await addProject(page, makeRepository(path.join(scratchDir, 'remote-service')));
   await addTask(page, 'Plan on the build box');
@@ -161,7 +146,7 @@ test('a provider-only run on the host reaches the allowed host from this machine
   for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const [registryPort, elsewherePort] = servers.map((server) => (server.address() as AddressInfo).port);
   try {
-    const nav = await addTrustedHost(page, sshServer);
+    await addTrustedHost(page, sshServer);
     await page.getByRole('link', { name: 'Environments' }).click();
     await page.getByRole('button', { name: 'New environment' }).click();
     const create = page.getByRole('dialog', { name: 'New environment' });
@@ -175,20 +160,10 @@ test('a provider-only run on the host reaches the allowed host from this machine
     await expect(create).toBeHidden();
 
     await addAiConnection(page, 'Team key', { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test-e2e-hosts-0000' });
-    await nav.getByRole('link', { name: 'Agents' }).click();
-    await page.getByRole('button', { name: 'New agent' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New agent' });
-    await dialog.getByLabel('Name').fill('Remote installer');
-    await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
-    await dialog.getByLabel('Profile').selectOption('program-codex-json');
-    const environment = dialog.getByLabel('Environment');
-    await environment.selectOption(await environment.locator('option', { hasText: /^Box builds/ }).getAttribute('value'));
-    const picker = dialog.getByRole('combobox', { name: 'AI connection' });
-    await picker.selectOption(await picker.locator('option', { hasText: /^Team key/ }).getAttribute('value'));
-    await dialog.getByLabel('Executable path').fill(fixtureAgent);
-    await dialog.getByLabel('Arguments').fill(['--http-get', `http://127.0.0.1:${registryPort}/left-pad`, '--http-get', `http://127.0.0.1:${elsewherePort}/exfiltrate`].join('\n'));
-    await dialog.getByRole('button', { name: 'Create agent' }).click();
-    await expect(page.getByRole('link', { name: 'Remote installer' })).toBeVisible();
+    await addSandboxedFixtureAgent(page, 'Remote installer', ['--http-get', `http://127.0.0.1:${registryPort}/left-pad`, '--http-get', `http://127.0.0.1:${elsewherePort}/exfiltrate`], {
+      connection: 'Team key',
+      environment: 'Box builds',
+    });
 
     await addProject(page, makeRepository(path.join(scratchDir, 'remote-installs')));
     await addTask(page, 'Install on the build box');
