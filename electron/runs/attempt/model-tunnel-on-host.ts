@@ -53,17 +53,18 @@ export async function modelTunnelOnHost(scope: AttemptScope): Promise<ModelTunne
   const { admission } = active;
   const sandboxed = admission.environmentKind === 'sandboxed';
   const egressOn = sandboxed && admission.networkMode === 'provider-only';
-  // Loopback ports the egress relay serves (allowed endpoints on this machine's loopback): the model's relay keeps clear of them.
-  const delivered = egressOn ? egressAllowList({ connectionBaseUrl: null, provider: active.provider, admission }) : [];
-  // The sandbox's own loopback (no network) has the usual port free; the host's (open network, or no sandbox) is shared with other runs.
+  // Through the egress proxy: the provider's API (when the key is on the host, the CLI talks to it) and the allowed hosts.
+  const withProviderApi = egressOn ? egressAllowList({ connectionBaseUrl: null, provider: active.provider, admission }) : [];
+  // The sandbox's own loopback (no network) has the usual port free, but for the egress relay's forwarded
+  // ports (allowed endpoints on this machine's loopback); the host's (open network, or no sandbox) is shared with other runs.
   const ownLoopback = sandboxed && admission.networkMode !== 'open';
-  const modelPort = ownLoopback ? chooseRelayPort(loopbackForwards(delivered)) : 20_000 + randomInt(40_000);
+  const modelPort = ownLoopback ? chooseRelayPort(loopbackForwards(withProviderApi)) : 20_000 + randomInt(40_000);
   const secret = credential && admission.homeMode === 'isolated' ? credential.delivery.secrets[0] : undefined;
   const route = credential && secret ? remoteCredentialRoute(active.provider.definition, credential.connection, modelPort) : ({ kind: 'delivered' } as const);
   const model = route.kind === 'tunnel' && secret ? { route, secret } : null;
   if (!model && !egressOn) return null;
-  // The model's API goes through the model tunnel; through the egress proxy only what the environment allows, or, with the key on the host, the provider's API too.
-  const allow: EgressEndpoint[] = model ? endpointsFromAllowedHosts(admission.allowedHosts) : delivered;
+  // With the model in its tunnel, its API is not the egress proxy's business: only the allowed hosts are (as a local run's base URL replaces the CLI's own API).
+  const allow: EgressEndpoint[] = model ? endpointsFromAllowedHosts(admission.allowedHosts) : withProviderApi;
   const forwards = loopbackForwards(allow);
   const egressPort = chooseRelayPort([...forwards, ...(model ? [{ host: '127.0.0.1', port: modelPort }] : [])]);
 
