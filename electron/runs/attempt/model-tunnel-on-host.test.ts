@@ -190,7 +190,7 @@ def via_socket(request):
 def direct(port):
     try:
         socket.create_connection(('127.0.0.1', port), 3)
-        return 'OPEN'
+        return 'REACHED'
     except OSError:
         return 'unreachable'
 print('relay CONNECT refused host:', via_relay('CONNECT 127.0.0.1:${refused} HTTP/1.1\\r\\nHost: 127.0.0.1:${refused}\\r\\n\\r\\n'))
@@ -207,7 +207,8 @@ describe('a provider-only run on an SSH host', () => {
     const registry = await startRecorder('registry');
     const elsewhere = await startRecorder('elsewhere');
     try {
-      const { bed, environment } = await consoleOnHost({ networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`] });
+      // 127.0.0.1:3128 allowed too: the relay's usual port on the sandbox's loopback is then the forwarded endpoint's, and the relays move aside.
+      const { bed, environment } = await consoleOnHost({ networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`, '127.0.0.1:3128'] });
       const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
       const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
       commitScript(
@@ -223,13 +224,15 @@ describe('a provider-only run on an SSH host', () => {
           '',
         ].join('\n'),
       );
-      const agent = await bed.createAgent(['--http-get', `http://127.0.0.1:${registry.port}/left-pad`, '--http-get', `http://127.0.0.1:${elsewhere.port}/exfiltrate`, '--shell-file', '.agent/attack.sh'], {
+      const agent = await bed.createAgent(['--print-env', 'OPENAI_BASE_URL', '--print-env', 'HTTPS_PROXY', '--http-get', `http://127.0.0.1:${registry.port}/left-pad`, '--http-get', `http://127.0.0.1:${elsewhere.port}/exfiltrate`, '--shell-file', '.agent/attack.sh'], {
         environmentId: environment.id,
         homeMode: 'isolated',
       });
       const { runId, run, output } = await runToSuccess(bed, agent.id, connection.id);
       expect(run.confinement).toMatchObject({ host: server.alias, sandbox: 'bubblewrap', network: 'provider-only' });
       expect(output).toContain('SCRIPT-DONE');
+      expect(output).toContain('OPENAI_BASE_URL=http://127.0.0.1:3129/v1');
+      expect(output).toContain('HTTPS_PROXY=http://127.0.0.1:3130');
 
       // The allowed host answered, from this machine; the other was refused by the proxy and never asked.
       expect(output).toContain(`http-get http://127.0.0.1:${registry.port}/left-pad: 200 registry has /left-pad`);
@@ -248,7 +251,7 @@ describe('a provider-only run on an SSH host', () => {
       expect(output).toContain('socket GET sshd: HTTP/1.1 403 Forbidden');
       expect(output).toContain('direct refused host: unreachable');
       expect(output).toContain('direct sshd: unreachable');
-      expect(output).not.toContain('OPEN');
+      expect(output).not.toContain('REACHED');
 
       // Every decision is on the run's timeline, as a local run's are, and on its Network panel.
       expect(await egressOf(bed, runId)).toEqual([
