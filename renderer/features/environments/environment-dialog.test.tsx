@@ -33,4 +33,17 @@ describe('New environment with an SSH host', () => {
     expect(note.textContent).toContain('an allowed host that only the SSH host can reach');
     expect(note.textContent).toContain('choose the network Open');
   });
+
+  it('warns, for the network Open, that it is the host’s network the run shares', async () => {
+    const client = fakeOperatorClient({ listHosts: () => [host], listEnvironments: () => [], listAgents: () => [] });
+    const { user } = renderInConsole(<SettingsPage section="environments" />, { client, route: '/settings/environments' });
+    await user.click(await screen.findByRole('button', { name: 'New environment' }));
+    await user.click(screen.getByRole('radio', { name: 'Open' }));
+    expect(screen.getByText(/with an open network/).textContent).toContain('services on this machine');
+
+    await user.selectOptions(await screen.findByRole('combobox', { name: 'SSH host' }), 'build-box');
+    const warning = screen.getByText(/with an open network/).textContent;
+    expect(warning).toContain('any host the SSH host can reach');
+    expect(warning).toContain('the sandbox shares the host’s network, not this machine’s');
+  });
 });

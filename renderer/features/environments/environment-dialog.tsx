@@ -217,7 +217,7 @@ export function EnvironmentDialog({
                 <div className="callout callout--warning" role="note">
                   <p>
                     <strong>Warning: </strong>
-                    {openNetworkWarning}
+                    {openNetworkWarning(values.hostId !== null)}
                   </p>
                 </div>
               ) : null}

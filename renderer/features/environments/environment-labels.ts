@@ -33,8 +33,13 @@ export const networkChoices: ReadonlyArray<{ mode: Environment['networkMode']; l
   },
 ];
 
-export const openNetworkWarning =
-  'with an open network the agent can reach any host: the internet, your local network, and services on this machine (the sandbox shares its network). It can send out whatever it can read, and the console records none of it.';
+/** The Open network's warning; on an SSH host the network shared is the host's, not this machine's. */
+export function openNetworkWarning(onHost: boolean): string {
+  const reach = onHost
+    ? 'any host the SSH host can reach: the internet, the host’s local network, and services on the host itself (the sandbox shares the host’s network, not this machine’s)'
+    : 'any host: the internet, your local network, and services on this machine (the sandbox shares its network)';
+  return `with an open network the agent can reach ${reach}. It can send out whatever it can read, and the console records none of it.`;
+}
 
 /**
  * What an SSH host gets of the agent's AI credentials (issue 28; electron/hosts/model-tunnel/): shown
