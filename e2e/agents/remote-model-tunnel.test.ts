@@ -10,7 +10,8 @@ import { openModelTunnel, type ModelTunnel } from '../../electron/hosts/model-tu
 import { remoteCredentialRoute } from '../../electron/hosts/model-tunnel/remote-credential-route';
 import { remoteShellWord, sshConnectionTo, type SshConnection } from '../../electron/hosts/remote-script';
 import { sshEnvironment, type SshSettings } from '../../electron/hosts/ssh-command';
-import { egressRelayCommand, findEgressRelayScript } from '../../electron/sandbox/egress-relay';
+import { startEgressProxy, type EgressDecision, type EgressProxy } from '../../electron/sandbox/egress-proxy';
+import { egressProxyEnvironment, egressRelayCommand, findEgressRelayScript } from '../../electron/sandbox/egress-relay';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
 import { cliTestTimeoutMs, installTimeoutMs } from './agent-suite';
 import { ensureAgentClis } from './install.mjs';
@@ -87,8 +88,10 @@ function remoteProcessEnvironments(): string {
   return text;
 }
 
+const modes = (['pi', 'codex', 'claude-code', 'gemini-cli'] as const).flatMap((providerId) => (['none', 'provider-only'] as const).map((network) => [providerId, network] as const));
+
 describe('an agent CLI on an SSH host, its model traffic through the console’s tunnel', { timeout: cliTestTimeoutMs }, () => {
-  it.each(['pi', 'codex', 'claude-code', 'gemini-cli'] as const)('%s reaches the model with the key added only on the console’s side, and the host never holds the key', async (providerId) => {
+  it.each(modes)('%s (network %s) reaches the model with the key added only on the console’s side, and the host never holds the key', async (providerId, network) => {
     const model: ModelServer = await startModelServer(protocolFor[providerId]);
     cleanups.push(() => model.close());
     // The provider answers only the real key.
@@ -104,6 +107,7 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
     cleanups.push(() => workspace.cleanup());
     const root = workspace.taskRoot.root;
     mkdirSync(path.join(root, 'model'), { mode: 0o700 });
+    mkdirSync(path.join(root, 'egress'), { mode: 0o700 });
     execFileSync('chown', ['-R', `${remoteTestUser}:${remoteTestUser}`, path.dirname(root)]);
 
     const notes: ModelProxyNote[] = [];
@@ -115,8 +119,21 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
       onRequest: (note) => notes.push(note),
     });
     cleanups.push(() => proxy.close());
-    const tunnel: ModelTunnel = await openModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket: path.join(root, 'model', 'model.sock') });
+    // Provider only, as confine-on-host.ts builds it: the console's egress proxy (nothing allowed: the model is
+    // not the egress proxy's business) beside the model proxy on the same ssh, the agent behind both relays,
+    // the proxy variables pointing at the egress relay, the model's base URL on the sandbox's loopback (NO_PROXY).
+    const decisions: EgressDecision[] = [];
+    const egress: EgressProxy | null =
+      network === 'provider-only' ? await startEgressProxy({ socketPath: path.join(consoleDir, `${providerId}-egress.sock`), allow: [], onDecision: (decision) => decisions.push(decision) }) : null;
+    if (egress) cleanups.push(() => egress.close());
+    const egressSocket = path.join(root, 'egress', 'proxy.sock');
+    const tunnel: ModelTunnel = await openModelTunnel({
+      ssh,
+      host: server.alias,
+      sockets: [{ localSocket: proxy.socketPath, remoteSocket: path.join(root, 'model', 'model.sock') }, ...(egress ? [{ localSocket: egress.socketPath!, remoteSocket: egressSocket }] : [])],
+    });
     cleanups.push(() => tunnel.close());
+    const egressPort = relayPort + 1;
 
     const environmentsWhileWaiting: string[] = [];
     const stop = model.onRequest(() => environmentsWhileWaiting.push(remoteProcessEnvironments()));
@@ -129,11 +146,13 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
       launchVia: ({ executable, args, env, cwd }) => {
         // What the console delivered into the remote task root is the remote user's, as on a host.
         execFileSync('chown', ['-R', `${remoteTestUser}:${remoteTestUser}`, root]);
-        const relay = egressRelayCommand({ nodePath: process.execPath, relayScript: findEgressRelayScript(), socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [executable, ...args] });
+        const relayed = (socketPath: string, port: number, command: string[]) => egressRelayCommand({ nodePath: process.execPath, relayScript: findEgressRelayScript(), socketPath, relayPort: port, forwards: [], command });
+        const relay = relayed(tunnel.remoteSockets[0]!, relayPort, egress ? relayed(egressSocket, egressPort, [executable, ...args]) : [executable, ...args]);
+        const proxyVariables = egress ? egressProxyEnvironment(egressPort) : {};
         // A private /tmp first, then what the run needs over it: the repository (the CLI and the relay are
         // in it) and the task root (inside it) may be under /tmp, as in a CI clone.
         const sandbox = ['bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--tmpfs', '/tmp', '--ro-bind', repositoryRoot, repositoryRoot, '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--chdir', cwd];
-        const environment = ['/usr/bin/env', '-i', ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
+        const environment = ['/usr/bin/env', '-i', ...Object.entries({ ...env, ...proxyVariables }).map(([name, value]) => `${name}=${value}`)];
         const remoteCommand = ['exec', ...[...sandbox, '--', ...environment, ...relay].map(remoteShellWord)].join(' ');
         return {
           file: 'ssh',
@@ -168,5 +187,13 @@ describe('an agent CLI on an SSH host, its model traffic through the console’s
     }
     expect(allFileText(root)).not.toContain(secret);
     expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+    // Provider only: the model went through its tunnel, not the egress proxy (which would have refused it),
+    // and whatever else the CLI asked for was refused there, on this machine, and recorded.
+    if (egress) {
+      // The CLI ran with the proxy variables (its environment, seen on the host while it waited for the model).
+      expect(environmentsWhileWaiting.some((environments) => environments.includes(`HTTPS_PROXY=http://127.0.0.1:${egressPort}`))).toBe(true);
+      expect(decisions.filter((decision) => decision.allowed)).toEqual([]);
+      expect(decisions.filter((decision) => decision.port === relayPort || decision.port === Number(new URL(model.baseUrl).port))).toEqual([]);
+    }
   });
 });

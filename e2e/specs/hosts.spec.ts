@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
+import type { Page } from '@playwright/test';
 import { test as consoleTest, expect } from '../console-test';
-import { addAiConnection, addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
+import { addAiConnection, addProject, addSandboxedFixtureAgent, addTask, makeRepository, runTask, terminal } from './helpers';
 
 /**
  * Settings → Hosts as an operator meets it (issue 28): they add a host by its alias in their ssh
@@ -21,6 +24,18 @@ const test = consoleTest.extend<{ sshServer: SshTestServer }>({
     await use({ OPERATOR_CONSOLE_SSH_CONFIG: sshServer.configFile, SSH_AUTH_SOCK: sshServer.env.SSH_AUTH_SOCK });
   },
 });
+
+/** Settings → Hosts → Add host for the test server, whose key the operator's own known_hosts already holds; Test host passes. */
+async function addTrustedHost(page: Page, sshServer: SshTestServer) {
+  appendFileSync(sshServer.operatorKnownHosts, `${sshServer.knownHostsLine()}\n`);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Hosts' }).click();
+  await page.getByRole('button', { name: 'Add host' }).click();
+  const add = page.getByRole('dialog', { name: 'Add host' });
+  await add.getByLabel('Host').fill(sshServer.alias);
+  await add.getByRole('button', { name: 'Add host' }).click();
+  await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready', { timeout: 60_000 });
+}
 
 test('an operator adds a host by its ssh alias, sees its key’s fingerprint, trusts it, and Test host reports what the host has', async ({ console: app, sshServer }) => {
   const { page } = app;
@@ -95,16 +110,7 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
 
 test('a task runs on the host, sandboxed there; its output is in the run’s terminal, and its work comes back to be reviewed, committed and landed', async ({ console: app, sshServer, scratchDir }) => {
   const { page } = app;
-  // The operator's own known_hosts already holds the host's key.
-  appendFileSync(sshServer.operatorKnownHosts, `${sshServer.knownHostsLine()}\n`);
-  const nav = page.getByRole('navigation', { name: 'Main' });
-  await nav.getByRole('link', { name: 'Settings' }).click();
-  await page.getByRole('link', { name: 'Hosts' }).click();
-  await page.getByRole('button', { name: 'Add host' }).click();
-  const add = page.getByRole('dialog', { name: 'Add host' });
-  await add.getByLabel('Host').fill(sshServer.alias);
-  await add.getByRole('button', { name: 'Add host' }).click();
-  await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready', { timeout: 60_000 });
+  await addTrustedHost(page, sshServer);
 
   // A sandboxed environment on the host, with no network.
   await page.getByRole('link', { name: 'Environments' }).click();
@@ -118,20 +124,7 @@ test('a task runs on the host, sandboxed there; its output is in the run’s ter
   await expect(create).toBeHidden();
 
   await addAiConnection(page, 'Team key', { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test-e2e-hosts-0000' });
-  await nav.getByRole('link', { name: 'Agents' }).click();
-  await page.getByRole('button', { name: 'New agent' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New agent' });
-  await dialog.getByLabel('Name').fill('Remote writer');
-  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
-  await dialog.getByLabel('Profile').selectOption('program-codex-json');
-  const environment = dialog.getByLabel('Environment');
-  await environment.selectOption(await environment.locator('option', { hasText: /^Build box/ }).getAttribute('value'));
-  const picker = dialog.getByRole('combobox', { name: 'AI connection' });
-  await picker.selectOption(await picker.locator('option', { hasText: /^Team key/ }).getAttribute('value'));
-  await dialog.getByLabel('Executable path').fill(fixtureAgent);
-  await dialog.getByLabel('Arguments').fill(['--print-env', 'HOME', '--lines', '3', '--write-file', 'notes/remote.md', '--file-content', 'Planned on the build box.\\n'].join('\n'));
-  await dialog.getByRole('button', { name: 'Create agent' }).click();
-  await expect(page.getByRole('link', { name: 'Remote writer' })).toBeVisible();
+  await addSandboxedFixtureAgent(page, 'Remote writer', ['--print-env', 'HOME', '--lines', '3', '--write-file', 'notes/remote.md', '--file-content', 'Planned on the build box.\\n'], { connection: 'Team key', environment: 'Build box' });
 
   const project = makeRepository(path.join(scratchDir, 'remote-service'));
   await addProject(page, project);
@@ -160,3 +153,53 @@ test('a task runs on the host, sandboxed there; its output is in the run’s ter
   expect(readFileSync(path.join(project, 'notes', 'remote.md'), 'utf8')).toBe('Planned on the build box.\n');
 });
 
+
+test('a provider-only run on the host reaches the allowed host from this machine, and the refused one is on its Network panel and a notice, as for a run here', async ({ console: app, sshServer, scratchDir }) => {
+  const { page } = app;
+  // Two servers on this machine's 127.0.0.1: one the environment allows, one it does not.
+  const paths: string[] = [];
+  const servers = ['registry', 'elsewhere'].map((name) => createServer((request, response) => {
+    paths.push(`${name}${request.url ?? ''}`);
+    response.end(`${name} has ${request.url ?? ''}`);
+  }));
+  for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const [registryPort, elsewherePort] = servers.map((server) => (server.address() as AddressInfo).port);
+  try {
+    await addTrustedHost(page, sshServer);
+    await page.getByRole('link', { name: 'Environments' }).click();
+    await page.getByRole('button', { name: 'New environment' }).click();
+    const create = page.getByRole('dialog', { name: 'New environment' });
+    await create.getByLabel('Name').fill('Box builds');
+    await create.getByLabel('SSH host').selectOption({ label: sshServer.alias });
+    // The dialog says where such a run's traffic leaves from, and what that cannot reach.
+    await expect(create.getByRole('note', { name: 'Where the run’s traffic leaves from' })).toContainText('reaches its model and the allowed hosts from this machine');
+    await expect(create.getByRole('radio', { name: 'Provider only' })).toBeChecked();
+    await create.getByLabel('Other allowed hosts').fill(`127.0.0.1:${registryPort}`);
+    await create.getByRole('button', { name: 'Create environment' }).click();
+    await expect(create).toBeHidden();
+
+    await addAiConnection(page, 'Team key', { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test-e2e-hosts-0000' });
+    await addSandboxedFixtureAgent(page, 'Remote installer', ['--http-get', `http://127.0.0.1:${registryPort}/left-pad`, '--http-get', `http://127.0.0.1:${elsewherePort}/exfiltrate`], {
+      connection: 'Team key',
+      environment: 'Box builds',
+    });
+
+    await addProject(page, makeRepository(path.join(scratchDir, 'remote-installs')));
+    await addTask(page, 'Install on the build box');
+    await runTask(page, 'Install on the build box', 'Remote installer');
+    await expect(terminal(page)).toContainText(`http-get http://127.0.0.1:${registryPort}/left-pad: 200 registry has /left-pad`, { timeout: 60_000 });
+    await expect(terminal(page)).toContainText(`http-get http://127.0.0.1:${elsewherePort}/exfiltrate: 403`);
+    await expect(page.getByText('Succeeded', { exact: true }).first()).toBeVisible({ timeout: 60_000 });
+    expect(paths).toEqual(['registry/left-pad']);
+    const network = page.getByRole('region', { name: 'Network' });
+    await expect(network.getByRole('row').filter({ hasText: String(registryPort) })).toContainText('Allowed');
+    await expect(network.getByRole('row').filter({ hasText: String(elsewherePort) })).toContainText('Blocked');
+    const notice = page.getByRole('article', { name: 'Network request blocked' });
+    await expect(notice).toContainText(`asked to reach 127.0.0.1:${elsewherePort}, which the Box builds environment does not allow`);
+  } finally {
+    for (const server of servers) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+});

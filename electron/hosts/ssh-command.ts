@@ -18,10 +18,11 @@ import { sshNotInstalled } from './ssh-failure';
  * - no forwarding of the agent, X11 or ports from the config, and no LocalCommand;
  * - the destination after `--`, so no name is ever read as an option.
  *
- * One deliberate exception to "no forwarding": a remote run's model tunnel (model-tunnel/model-tunnel.ts)
- * asks for exactly one `-R <socket in the run's remote task root>:<the console's model proxy socket>`,
- * so the run's model traffic comes back to the console, which adds the AI key: the key never leaves the
- * operator's machine. ClearAllForwardings would clear that forwarding too, so the tunnel goes without it
+ * One deliberate exception to "no forwarding": a remote run's tunnel (model-tunnel/model-tunnel.ts)
+ * asks for `-R <socket in the run's remote task root>:<the console's model proxy socket>`, so the run's
+ * model traffic comes back to the console, which adds the AI key (the key never leaves the operator's
+ * machine), and in the provider-only network mode the same for the run's egress proxy socket, so its
+ * other connections leave from the operator's machine, decided there; nothing else. ClearAllForwardings would clear that forwarding too, so the tunnel goes without it
  * (`withForwarding`); agent and X11 forwarding stay off there as everywhere.
  */
 

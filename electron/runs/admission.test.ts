@@ -326,6 +326,13 @@ describe('a run on an SSH host', () => {
     expect(verdict).toMatchObject({ admitted: true, admission: { host: { id: 'hst_1', name: 'build-box' }, networkMode: 'none' } });
   });
 
+  it('is admitted in every network mode, provider-only too (its traffic leaves from this machine through the run’s tunnel), with the allowed hosts recorded', () => {
+    for (const networkMode of ['none', 'open', 'provider-only'] as const) {
+      const verdict = onBox({ host: host(), environment: { ...onHost, networkMode, allowedHosts: ['registry.npmjs.org'] } });
+      expect(verdict, networkMode).toMatchObject({ admitted: true, admission: { host: { id: 'hst_1' }, networkMode, allowedHosts: ['registry.npmjs.org'] } });
+    }
+  });
+
   it('is refused up front, with one reason and what to fix, when the host lacks what it needs', () => {
     const cases: Array<[Partial<AdmissionInput>, RegExp]> = [
       [{ host: undefined }, /names an SSH host that is no longer in Settings → Hosts/],
@@ -333,7 +340,6 @@ describe('a run on an SSH host', () => {
       [{ host: host({ python: null }) }, /found no python3/],
       [{ host: host({ bubblewrap: null }) }, /found no bubblewrap on build-box/],
       [{ host: host({ bubblewrap: { ...report.bubblewrap!, userNamespaces: false, refusal: 'setting up uid map: Permission denied' } }) }, /cannot make user namespaces \(setting up uid map: Permission denied/],
-      [{ host: host(), environment: { ...onHost, networkMode: 'provider-only' } }, /needs the model tunnel back to this machine/],
       [{ host: host(), agent: agent({ connectionId: 'con_1', environmentId: 'env_box', providerId: 'fixture-codex' }), catalog: new ProviderCatalog({ ...testCatalog(), providers: testCatalog().providers.map((p) => (p.id === 'fixture-codex' ? { ...p, executable: undefined } : p)) } as never) }, /did not find Codex CLI \(codex\)/],
     ];
     for (const [input, message] of cases) {

@@ -198,9 +198,9 @@ export const hostUnready = 'host_unready';
 /**
  * What keeps a run from starting on its SSH host, in words, or null when nothing does. Read from the
  * host's last test (Test host asks all of it): the console's supervisor there needs Python 3, a
- * sandboxed run bubblewrap with user namespaces, a named CLI its program. The provider-only network
- * mode needs the model tunnel back to this machine, and a preconfigured home is the operator's login
- * here, which is never copied to a host.
+ * sandboxed run bubblewrap with user namespaces, a named CLI its program. A preconfigured home is the
+ * operator's login here, which is never copied to a host. (Every network mode is enforced there; the
+ * provider-only mode's traffic leaves from this machine through the run's tunnel.)
  */
 function hostProblem(
   host: AdmissionInput['host'],
@@ -217,7 +217,6 @@ function hostProblem(
   if (environment.kind === 'sandboxed') {
     if (!report.bubblewrap) return `is sandboxed, and Test host found no bubblewrap on ${host.name} (install it there: Debian and Ubuntu: apt install bubblewrap)`;
     if (!report.bubblewrap.userNamespaces) return `is sandboxed, and bubblewrap on ${host.name} cannot make user namespaces (${report.bubblewrap.refusal ?? 'refused'}; allow unprivileged user namespaces there)`;
-    if (networkMode === 'provider-only') return `lets its runs reach their provider only, which on ${host.name} needs the model tunnel back to this machine, not available yet (choose the network mode None or Open for it)`;
   }
   if (homeMode === 'preconfigured') return `runs on ${host.name}, and a preconfigured home is your own login on this machine, which is never copied to a host (give the agent an isolated home)`;
   // A CLI the host was asked about (a bare name on its PATH); a path the catalog names is looked for at launch.

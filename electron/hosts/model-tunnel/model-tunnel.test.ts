@@ -91,9 +91,9 @@ async function proxyAndTunnel(root: string) {
   const port = (provider.address() as AddressInfo).port;
   const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, runToken, socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
   cleanups.push(() => proxy.close());
-  const tunnel = await openModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket: `${root}/model/model.sock` });
+  const tunnel = await openModelTunnel({ ssh, host: server.alias, sockets: [{ localSocket: proxy.socketPath, remoteSocket: `${root}/model/model.sock` }] });
   cleanups.push(() => tunnel.close());
-  return tunnel;
+  return { ...tunnel, remoteSocket: tunnel.remoteSockets[0]! };
 }
 
 describe('the model tunnel', () => {
@@ -131,6 +131,36 @@ describe('the model tunnel', () => {
     expect(existsSync(tunnel.remoteSocket)).toBe(false);
   }, 60_000);
 
+  it('carries a provider-only run’s egress socket beside the model’s on the same ssh, and takes both away when closed', async () => {
+    const root = remoteTaskRoot();
+    execFileSync('/usr/sbin/runuser', ['-u', remoteTestUser, '--', 'mkdir', '-m', '700', `${root}/egress`]);
+    const port = (provider.address() as AddressInfo).port;
+    const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, runToken, socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
+    cleanups.push(() => proxy.close());
+    // Standing in for the egress proxy: anything that answers on a socket of the console's.
+    const egressSocket = path.join(temp.path, `${randomBytes(4).toString('hex')}-egress.sock`);
+    const egress = http.createServer((_request, response) => response.end('egress proxy here'));
+    await new Promise<void>((resolve) => egress.listen(egressSocket, resolve));
+    cleanups.push(() => new Promise<void>((resolve) => egress.close(() => resolve())));
+    const sockets = [
+      { localSocket: proxy.socketPath, remoteSocket: `${root}/model/model.sock` },
+      { localSocket: egressSocket, remoteSocket: `${root}/egress/proxy.sock` },
+    ];
+    const tunnel = await openModelTunnel({ ssh, host: server.alias, sockets });
+    cleanups.push(() => tunnel.close());
+    expect(tunnel.remoteSockets).toEqual([`${root}/model/model.sock`, `${root}/egress/proxy.sock`]);
+    // One ssh carries both.
+    expect(pidsWithMarker(`${root}/egress/proxy.sock:`)).toEqual(pidsWithMarker(`${root}/model/model.sock:`));
+    const { stdout } = await promisify(execFile)(
+      '/usr/sbin/runuser',
+      ['-u', remoteTestUser, '--', process.execPath, '-e', `require('http').get({ socketPath: '${root}/egress/proxy.sock', path: '/' }, (r) => { r.setEncoding('utf8').on('data', (t) => process.stdout.write(t)); })`],
+      { timeout: 20_000 },
+    );
+    expect(stdout).toBe('egress proxy here');
+    await tunnel.close();
+    for (const socket of tunnel.remoteSockets) expect(existsSync(socket)).toBe(false);
+  }, 60_000);
+
   it('replaces a socket an earlier tunnel of the run left behind on the host', async () => {
     const root = remoteTaskRoot();
     execFileSync('/usr/sbin/runuser', ['-u', remoteTestUser, '--', process.execPath, '-e', `require('net').createServer().listen('${root}/model/model.sock', () => process.exit(0))`]);
@@ -153,7 +183,7 @@ describe('a kept model tunnel', () => {
     cleanups.push(() => proxy.close());
     const changes: boolean[] = [];
     const remoteSocket = `${root}/model/model.sock`;
-    const tunnel = await keepModelTunnel({ ssh, host: server.alias, localSocket: proxy.socketPath, remoteSocket }, { onChange: (up) => changes.push(up), retryDelaysMs: [100] });
+    const tunnel = await keepModelTunnel({ ssh, host: server.alias, sockets: [{ localSocket: proxy.socketPath, remoteSocket }] }, { onChange: (up) => changes.push(up), retryDelaysMs: [100] });
     cleanups.push(() => tunnel.close());
     const askThroughHost = async () => {
       const { stdout } = await promisify(execFile)(
@@ -193,17 +223,20 @@ describe('a run’s model tunnel', () => {
     const tunnel = await openRunModelTunnel({
       ssh,
       host: server.alias,
-      upstreamBaseUrl: `http://127.0.0.1:${port}/v1`,
-      secret,
-      consoleSocketFolder: path.join(temp.path, randomBytes(4).toString('hex')),
-      remoteSocketFolder: `${root}/model`,
-      onRequest: (note) => notes.push(`${note.method} ${note.path} ${note.status}`),
+      model: {
+        upstreamBaseUrl: `http://127.0.0.1:${port}/v1`,
+        secret,
+        consoleSocketFolder: path.join(temp.path, randomBytes(4).toString('hex')),
+        remoteSocketFolder: `${root}/model`,
+        onRequest: (note) => notes.push(`${note.method} ${note.path} ${note.status}`),
+      },
+      egress: null,
     });
     cleanups.push(() => tunnel.close());
     const relayPort = 4320;
-    const client = `fetch('http://127.0.0.1:${relayPort}/v1/responses', { method: 'POST', headers: { authorization: 'Bearer ${tunnel.runToken}' }, body: '{}' })
+    const client = `fetch('http://127.0.0.1:${relayPort}/v1/responses', { method: 'POST', headers: { authorization: 'Bearer ${tunnel.runToken!}' }, body: '{}' })
       .then(async (r) => { require('fs').writeFileSync('${root}/view/answer.txt', r.status + ' ' + (await r.text())); })`;
-    const command = egressRelayCommand({ nodePath: installed.nodePath, relayScript: installed.relayScript, socketPath: tunnel.remoteSocket, relayPort, forwards: [], command: [installed.nodePath, '-e', client] });
+    const command = egressRelayCommand({ nodePath: installed.nodePath, relayScript: installed.relayScript, socketPath: tunnel.modelSocket!, relayPort, forwards: [], command: [installed.nodePath, '-e', client] });
     await promisify(execFile)(
       '/usr/sbin/runuser',
       ['-u', remoteTestUser, '--', 'bwrap', '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', ...command],
@@ -213,6 +246,6 @@ describe('a run’s model tunnel', () => {
     expect(notes).toEqual(['POST /v1/responses 200']);
     expect(allFileText(root)).not.toContain(secret);
     await tunnel.close();
-    expect(existsSync(tunnel.remoteSocket)).toBe(false);
+    expect(existsSync(tunnel.modelSocket!)).toBe(false);
   }, 60_000);
 });

@@ -4,37 +4,48 @@ import { withForwarding } from '../ssh-command';
 import { sshError, sshFailure, sshWords } from '../ssh-failure';
 
 /**
- * The SSH leg of a remote run's model traffic (issue 28): `ssh -R <remote socket>:<console socket>`,
- * so a Unix socket in the run's remote task root leads to the console's model proxy (model-proxy.ts)
- * and the AI key stays on the operator's machine. This is the one place the console asks ssh to
- * forward anything (ssh-command.ts says so): exactly this one socket, with
+ * The SSH leg of a remote run's traffic (issue 28): `ssh -R <remote socket>:<console socket>` for
+ * each of the run's sockets, on one connection, so a Unix socket in the run's remote task root leads
+ * to a proxy of the console's: the model proxy (model-proxy.ts), so the AI key stays on the
+ * operator's machine, and in the `provider-only` network mode the run's egress proxy
+ * (sandbox/egress-proxy.ts), so every other connection the run makes leaves from the operator's
+ * machine, decided and recorded there. This is the one place the console asks ssh to forward
+ * anything (ssh-command.ts says so): exactly these sockets, with
  *
- * - `ExitOnForwardFailure=yes`: a host that refuses the forwarding (AllowStreamLocalForwarding no, a
- *   socket path it cannot bind) ends the tunnel at once instead of leaving a run without its model;
- * - `StreamLocalBindUnlink=yes`: a socket an earlier tunnel of this run left at the path is replaced;
+ * - `ExitOnForwardFailure=yes`: a host that refuses a forwarding (AllowStreamLocalForwarding no, a
+ *   socket path it cannot bind) ends the tunnel at once instead of leaving a run without its model
+ *   or its network;
+ * - `StreamLocalBindUnlink=yes`: a socket an earlier tunnel of this run left at a path is replaced;
  * - keepalives (`ServerAliveInterval`), so a dead connection ends the tunnel and the run's supervisor
- *   hears of it rather than a model request hanging;
+ *   hears of it rather than a request hanging;
  * - everything else as ssh-command.ts runs ssh: BatchMode, the host key checked against the operator's
  *   and the console's known_hosts, no connection sharing, no agent or X11 forwarding, no LocalCommand.
  *   Only ClearAllForwardings is not given, since ssh would clear this forwarding too.
  *
- * The session runs the console's fixed script, which waits until the socket is there, says
+ * The session runs the console's fixed script, which waits until every socket is there, says
  * `operator-console-tunnel ready`, and then reads its stdin until the console closes it: closing ssh's
  * stdin (or the console going away, which closes it too) ends the tunnel, and the script removes the
- * socket on its way out.
+ * sockets on its way out.
  */
 
-export interface ModelTunnelInput extends SshHost {
-  /** The console's end: the model proxy's socket. */
+/** One socket a tunnel carries. */
+export interface TunnelSocket {
+  /** The console's end: a proxy's socket. */
   localSocket: string;
   /** The host's end, in the run's remote task root; absolute (sshd binds it as the remote user, mode 0600). */
   remoteSocket: string;
+}
+
+export interface ModelTunnelInput extends SshHost {
+  /** At least one. */
+  sockets: TunnelSocket[];
   /** How long the tunnel may take to come up. */
   readyTimeoutMs?: number;
 }
 
 export interface ModelTunnel {
-  remoteSocket: string;
+  /** The host's ends, in the order of `sockets`. */
+  remoteSockets: string[];
   /** Settles when ssh ends (closed by the console, or the connection lost). */
   readonly ended: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>;
   close(): Promise<void>;
@@ -47,13 +58,17 @@ const readyLine = 'operator-console-tunnel ready';
  * default), so it goes; anything there that is not a socket is left alone and the forwarding fails.
  */
 const removeStaleSocketScript = `set -u
-if [ -S "$1" ] && [ ! -L "$1" ]; then rm -f "$1"; fi
+for socket in "$@"; do
+  if [ -S "$socket" ] && [ ! -L "$socket" ]; then rm -f "$socket"; fi
+done
 `;
 const tunnelScript = `set -u
-i=0
-while [ ! -S "$1" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-[ -S "$1" ] || { echo "operator-console-tunnel: the socket $1 did not appear" >&2; exit 3; }
-trap 'rm -f "$1"' EXIT HUP TERM
+for socket in "$@"; do
+  i=0
+  while [ ! -S "$socket" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  [ -S "$socket" ] || { echo "operator-console-tunnel: the socket $socket did not appear" >&2; exit 3; }
+done
+trap 'rm -f "$@"' EXIT HUP TERM
 echo '${readyLine}'
 cat >/dev/null
 `;
@@ -61,15 +76,19 @@ cat >/dev/null
 /** A Unix socket path ssh's -R takes whole: absolute, no colon (its separator), short enough to bind. */
 function checkSocketPath(kind: string, socket: string): void {
   if (!socket.startsWith('/') || socket.includes(':') || /[\s\0]/.test(socket) || Buffer.byteLength(socket) > 100) {
-    throw new Error(`The ${kind} socket of a model tunnel must be an absolute path of at most 100 bytes without a colon or white space: ${JSON.stringify(socket)}`);
+    throw new Error(`The ${kind} socket of a run's tunnel must be an absolute path of at most 100 bytes without a colon or white space: ${JSON.stringify(socket)}`);
   }
 }
 
 export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTunnel> {
-  checkSocketPath('console', input.localSocket);
-  checkSocketPath('host', input.remoteSocket);
+  if (input.sockets.length === 0) throw new Error('A tunnel carries at least one socket.');
+  for (const socket of input.sockets) {
+    checkSocketPath('console', socket.localSocket);
+    checkSocketPath('host', socket.remoteSocket);
+  }
+  const remoteSockets = input.sockets.map((socket) => socket.remoteSocket);
   const readyTimeoutMs = input.readyTimeoutMs ?? 30_000;
-  const stale = await runRemoteScript(input, { script: removeStaleSocketScript, args: [input.remoteSocket], timeoutMs: readyTimeoutMs, maxOutputBytes: 4096 });
+  const stale = await runRemoteScript(input, { script: removeStaleSocketScript, args: remoteSockets, timeoutMs: readyTimeoutMs, maxOutputBytes: 4096 });
   if (stale.exitCode !== 0 || stale.timedOut) throw sshFailure(input.host, stale, { during: 'connect', timeoutMs: readyTimeoutMs });
   const child = spawn(
     input.ssh.settings.program,
@@ -83,11 +102,10 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
       'ServerAliveInterval=15',
       '-o',
       'ServerAliveCountMax=3',
-      '-R',
-      `${input.remoteSocket}:${input.localSocket}`,
+      ...input.sockets.flatMap((socket) => ['-R', `${socket.remoteSocket}:${socket.localSocket}`]),
       '--',
       input.host,
-      fixedScriptCommand(tunnelScript, [input.remoteSocket]),
+      fixedScriptCommand(tunnelScript, remoteSockets),
     ],
     { env: input.ssh.settings.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
   );
@@ -112,7 +130,7 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
     let stdout = '';
     const timer = setTimeout(() => {
       killGroup();
-      reject(sshError('tunnel_failed', `The model tunnel to ${input.host} did not come up in ${Math.round(readyTimeoutMs / 1000)} s (${sshWords(stderr)}). Check that \`ssh ${input.host} true\` returns at once, then start the run again.`));
+      reject(sshError('tunnel_failed', `The run's tunnel to ${input.host} did not come up in ${Math.round(readyTimeoutMs / 1000)} s (${sshWords(stderr)}). Check that \`ssh ${input.host} true\` returns at once, then start the run again.`));
     }, readyTimeoutMs);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
@@ -122,7 +140,7 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
       } else if (stdout.length > 4096) {
         clearTimeout(timer);
         killGroup();
-        reject(sshError('tunnel_failed', `${input.host} answered the model tunnel with something else (${sshWords(stdout)}). Check what its login shell prints, then start the run again.`));
+        reject(sshError('tunnel_failed', `${input.host} answered the run's tunnel with something else (${sshWords(stdout)}). Check what its login shell prints, then start the run again.`));
       }
     });
     child.once('error', (error: NodeJS.ErrnoException) => {
@@ -135,7 +153,7 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
         reject(
           sshError(
             'tunnel_failed',
-            `${input.host} refused to carry the run's model traffic back to the console (${sshWords(stderr)}). Allow forwarding for your user there (sshd_config: AllowStreamLocalForwarding yes, and AllowTcpForwarding yes, without which sshd refuses every remote forward), and check the run's task root on the host is there, then start the run again.`,
+            `${input.host} refused to carry the run's traffic back to the console (${sshWords(stderr)}). Allow forwarding for your user there (sshd_config: AllowStreamLocalForwarding yes, and AllowTcpForwarding yes, without which sshd refuses every remote forward), and check the run's task root on the host is there, then start the run again.`,
           ),
         );
       } else {
@@ -145,7 +163,7 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
   });
 
   return {
-    remoteSocket: input.remoteSocket,
+    remoteSockets,
     ended,
     close: async () => {
       child.stdin.end();
@@ -158,16 +176,16 @@ export async function openModelTunnel(input: ModelTunnelInput): Promise<ModelTun
 }
 
 export interface KeptModelTunnel {
-  remoteSocket: string;
+  remoteSockets: string[];
   close(): Promise<void>;
 }
 
 /**
  * A run's tunnel for as long as the run goes on: a run on a host outlives a dropped connection, so its
- * model traffic must too. When ssh ends without the console closing it, the tunnel is opened again,
+ * model and network traffic must too. When ssh ends without the console closing it, the tunnel is opened again,
  * after a short and then longer wait, until it is up or the run closes it; `onChange` hears each
  * change (for the run's timeline). The first opening is awaited and throws: a run does not start
- * without its model.
+ * without its model or its network.
  */
 export async function keepModelTunnel(
   input: ModelTunnelInput,
@@ -189,7 +207,7 @@ export async function keepModelTunnel(
   const watch = (tunnel: ModelTunnel) => {
     void tunnel.ended.then(() => {
       if (closed || tunnel !== current) return;
-      tell(false, 'the ssh connection carrying the model traffic ended');
+      tell(false, 'the ssh connection carrying the run’s model and network traffic ended');
       reopening = reopen(0);
     });
   };
@@ -206,7 +224,7 @@ export async function keepModelTunnel(
       const tunnel = await openModelTunnel(input);
       if (closed) return void (await tunnel.close());
       current = tunnel;
-      tell(true, 'the model traffic goes through ssh again');
+      tell(true, 'the run’s model and network traffic go through ssh again');
       watch(tunnel);
     } catch (error) {
       if (closed) return;
@@ -216,7 +234,7 @@ export async function keepModelTunnel(
   };
   watch(current);
   return {
-    remoteSocket: input.remoteSocket,
+    remoteSockets: input.sockets.map((socket) => socket.remoteSocket),
     close: async () => {
       closed = true;
       wake?.();

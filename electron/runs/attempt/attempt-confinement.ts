@@ -19,7 +19,7 @@ import { resolveExecutable } from '../../pty/pty-session';
 import type { Admission } from '../admission';
 
 /** One decision of the egress proxy, as the run's timeline records it (the host in display form). */
-function decisionNote(decision: EgressDecision): EgressDecisionNote {
+export function decisionNote(decision: EgressDecision): EgressDecisionNote {
   return {
     host: decision.host,
     port: decision.port,

@@ -21,9 +21,10 @@ const passedToHost = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'COLORTERM'];
  * namespaces, capability drop and seccomp filter, written there for the host's architecture), with the
  * file system facts the argv depends on asked of the host, since they are the host's: its home and the
  * console's folder there hidden, only the run's writable roots bound back. The network mode is the
- * environment's: `none` unshares the network, `open` keeps the host's. Where the AI connection has a
- * base URL, the key stays here: the agent runs behind the relay to the run's model tunnel
- * (model-tunnel-on-host.ts), with the relay's base URL and the run's token.
+ * environment's: `none` unshares the network, `open` keeps the host's, `provider-only` unshares it and
+ * leads the agent's proxy variables through the run's tunnel to its egress proxy on this machine.
+ * Where the AI connection has a base URL, the key stays here: the agent runs behind the relay to the
+ * run's model tunnel, with the relay's base URL and the run's token (model-tunnel-on-host.ts).
  */
 export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): Promise<void> {
   const tunnel = await modelTunnelOnHost(scope);
@@ -63,6 +64,7 @@ async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null
     deliveredSecrets: delivery?.secretEnv ?? {},
     extra: delivery?.plainEnv ?? {},
   });
+  Object.assign(env, tunnel?.env ?? {});
   const scratch = ['/tmp', '/var/tmp', '/run'];
   const asked = [layout.home, layout.consoleRoot, '/etc/resolv.conf'];
   const facts = await prepareOnHost(connection, layout, {
@@ -112,6 +114,7 @@ async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null
         ],
         hiddenPaths: [layout.consoleRoot],
         overlays: (tunnel?.binds ?? []).map((bind) => ({ source: bind, dest: bind })),
+        ...(tunnel?.proxySocket ? { proxySocket: tunnel.proxySocket } : {}),
         command: argv,
       },
       { seccompFile: facts.seccompFile, user: null },

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -61,12 +61,23 @@ function allFileText(folder: string): string {
 
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
 
-async function consoleOnHost() {
+/** A run of the agent (bound to the connection) on a new task, to its end, which must be a success; with what it printed. */
+async function runToSuccess(bed: RunTestBed, agentId: string, connectionId: string, timeoutMs = 90_000) {
+  await bed.call('setAgentConnection', { agentId, connectionId });
+  const task = await bed.createTask();
+  const runId = (await bed.call('startRun', { taskId: task.id, agentId })).id;
+  const run = await bed.waitForRun(runId, ended, timeoutMs);
+  const output = Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+  expect(run.status, `${output} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+  return { runId, run, output };
+}
+
+async function consoleOnHost(network: { networkMode: 'none' | 'provider-only'; allowedHosts?: string[] } = { networkMode: 'none' }) {
   const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
   beds.push(bed);
   const host = await bed.call('addHost', { name: server.alias });
   expect((await bed.call('testHost', { hostId: host.id })).outcome).toBe('ready');
-  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: 'none', hostId: host.id });
+  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', ...network, hostId: host.id });
   return { bed, environment };
 }
 
@@ -75,12 +86,7 @@ describe('a Codex-like agent on an SSH host', () => {
     const { bed, environment } = await consoleOnHost();
     const connection = await bed.call('createConnection', { name: 'OpenAI', provider: 'openai', method: 'api_key', secret, ownership: 'shared', agentScope: 'all' });
     const agent = await bed.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'shows-key', environmentId: environment.id, homeMode: 'isolated' });
-    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    const task = await bed.createTask();
-    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
-    const run = await bed.waitForRun(runId, ended, 90_000);
-    const output = Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
-    expect(run.status, `${output} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    const { runId, output } = await runToSuccess(bed, agent.id, connection.id);
     // The agent read its login file there, 0600 (the key in it redacted from what the run printed).
     expect(output).toMatch(/file \$CODEX_HOME\/auth\.json: 0600 "\{\\n {2}\\"OPENAI_API_KEY\\": \\"\[redacted\]\\"/);
     expect(output).not.toContain(secret);
@@ -94,12 +100,7 @@ describe('a Codex-like agent on an SSH host', () => {
     const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
     const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
     const agent = await bed.call('createAgent', { name: 'codex-like', providerId: 'fixture-codex', model: 'model-a', profileId: 'shows-key', environmentId: environment.id, homeMode: 'isolated' });
-    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    const task = await bed.createTask();
-    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
-    const run = await bed.waitForRun(runId, ended, 90_000);
-    const output = Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
-    expect(run.status, `${output} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    const { runId, output } = await runToSuccess(bed, agent.id, connection.id);
     // Its config points it at the relay in its sandbox; there is no login file, and its key variable holds the run's token.
     expect(output).toContain('base_url = \\"http://127.0.0.1:3128/v1\\"');
     expect(output).toMatch(/file \$CODEX_HOME\/auth\.json: ENOENT/);
@@ -121,12 +122,7 @@ describe('a run on an SSH host with an AI connection that has a base URL', () =>
       environmentId: environment.id,
       homeMode: 'isolated',
     });
-    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    const task = await bed.createTask();
-    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
-    const run = await bed.waitForRun(runId, ended, 90_000);
-    const output = Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
-    expect(run.status, `${output} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    const { runId, output } = await runToSuccess(bed, agent.id, connection.id);
     // The agent was given the relay on its sandbox's loopback, and reached the model through it.
     expect(output).toContain('OPENAI_BASE_URL=http://127.0.0.1:3128/v1');
     expect(output).toContain('model-through-the-tunnel');
@@ -137,4 +133,171 @@ describe('a run on an SSH host with an AI connection that has a base URL', () =>
     // The run's tunnel ended with it.
     await waitFor(() => pidsWithMarker(`${remoteRunDir(runId)}/model/model.sock:`).length === 0, 10_000, 'the run’s tunnel to end');
   }, 120_000);
+});
+
+/** A server on this machine's 127.0.0.1 (which is the test host's too): answers every GET with what it was asked, and records each. */
+async function startRecorder(name: string): Promise<{ port: number; paths: string[]; close: () => Promise<void> }> {
+  const paths: string[] = [];
+  const recorder = http.createServer((request, response) => {
+    paths.push(request.url ?? '');
+    response.end(`${name} has ${request.url}\n`);
+  });
+  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (recorder.address() as AddressInfo).port,
+    paths,
+    close: () =>
+      new Promise<void>((resolve) => {
+        recorder.closeAllConnections();
+        recorder.close(() => resolve());
+      }),
+  };
+}
+
+/** Commits a script the agent runs (`--shell-file`, or the fixture Codex's attacker profile) into the project, so the run's view on the host has it. */
+function commitScript(bed: RunTestBed, script: string): void {
+  mkdirSync(path.join(bed.projectDir, '.agent'), { recursive: true });
+  writeFileSync(path.join(bed.projectDir, '.agent', 'attack.sh'), script);
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=Test', ...args], { cwd: bed.projectDir });
+  git('add', '.agent/attack.sh');
+  git('commit', '-q', '-m', 'the agent’s script');
+}
+
+async function egressOf(bed: RunTestBed, runId: string) {
+  const { events } = await bed.call('listRunEvents', { runId });
+  return events.filter((event) => event.kind === 'egress').map((event) => event.data);
+}
+
+/** Asks, from inside the run's sandbox, through the relay on its loopback and through the egress socket itself, for what the allow-list refuses; and tries the host's network directly. */
+function attackScript(refused: number): string {
+  return `import os, socket
+def first_line(sock, request):
+    sock.settimeout(20)
+    sock.sendall(request.encode())
+    data = b''
+    while b'\\r\\n' not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.split(b'\\r\\n')[0].decode() or 'closed'
+def via_relay(request):
+    return first_line(socket.create_connection(('127.0.0.1', int(os.environ['HTTPS_PROXY'].rsplit(':', 1)[1])), 10), request)
+def via_socket(request):
+    sock = socket.socket(socket.AF_UNIX)
+    sock.connect(os.environ['OPERATOR_CONSOLE_TASK_ROOT'] + '/egress/proxy.sock')
+    return first_line(sock, request)
+def direct(port):
+    try:
+        socket.create_connection(('127.0.0.1', port), 3)
+        return 'REACHED'
+    except OSError:
+        return 'unreachable'
+print('relay CONNECT refused host:', via_relay('CONNECT 127.0.0.1:${refused} HTTP/1.1\\r\\nHost: 127.0.0.1:${refused}\\r\\n\\r\\n'))
+print('relay CONNECT invalid host:', via_relay('CONNECT a..b:443 HTTP/1.1\\r\\nHost: a..b:443\\r\\n\\r\\n'))
+print('socket CONNECT refused host:', via_socket('CONNECT 127.0.0.1:${refused} HTTP/1.1\\r\\nHost: 127.0.0.1:${refused}\\r\\n\\r\\n'))
+print('socket GET sshd:', via_socket('GET http://127.0.0.1:${server.port}/ HTTP/1.1\\r\\nHost: 127.0.0.1:${server.port}\\r\\n\\r\\n'))
+print('direct refused host:', direct(${refused}))
+print('direct sshd:', direct(${server.port}))
+`;
+}
+
+describe('a provider-only run on an SSH host', () => {
+  it('reaches the allowed hosts from this machine through the console’s egress proxy, is refused the rest with 403, and never the host’s own network; each decision is on its timeline', async () => {
+    const registry = await startRecorder('registry');
+    const elsewhere = await startRecorder('elsewhere');
+    try {
+      // 127.0.0.1:3128 allowed too: the relay's usual port on the sandbox's loopback is then the forwarded endpoint's, and the relays move aside.
+      const { bed, environment } = await consoleOnHost({ networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`, '127.0.0.1:3128'] });
+      const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+      const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+      commitScript(
+        bed,
+        [
+          '#!/bin/sh',
+          // The model, on the sandbox's loopback (NO_PROXY), through the model tunnel.
+          'echo "model: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+          // The allowed host, asked directly on the sandbox's loopback as a client that skips the proxy for loopback does: the relay tunnels it through the proxy.
+          `echo "forwarded: $(curl -s --max-time 20 http://127.0.0.1:${registry.port}/forwarded)"`,
+          `python3 - <<'PY'\n${attackScript(elsewhere.port)}PY`,
+          'echo SCRIPT-DONE',
+          '',
+        ].join('\n'),
+      );
+      const agent = await bed.createAgent(['--print-env', 'OPENAI_BASE_URL', '--print-env', 'HTTPS_PROXY', '--http-get', `http://127.0.0.1:${registry.port}/left-pad`, '--http-get', `http://127.0.0.1:${elsewhere.port}/exfiltrate`, '--shell-file', '.agent/attack.sh'], {
+        environmentId: environment.id,
+        homeMode: 'isolated',
+      });
+      const { runId, run, output } = await runToSuccess(bed, agent.id, connection.id);
+      expect(run.confinement).toMatchObject({ host: server.alias, sandbox: 'bubblewrap', network: 'provider-only' });
+      expect(output).toContain('SCRIPT-DONE');
+      expect(output).toContain('OPENAI_BASE_URL=http://127.0.0.1:3129/v1');
+      expect(output).toContain('HTTPS_PROXY=http://127.0.0.1:3130');
+
+      // The allowed host answered, from this machine; the other was refused by the proxy and never asked.
+      expect(output).toContain(`http-get http://127.0.0.1:${registry.port}/left-pad: 200 registry has /left-pad`);
+      expect(output).toContain(`http-get http://127.0.0.1:${elsewhere.port}/exfiltrate: 403 Operator Console egress proxy: 127.0.0.1:${elsewhere.port} is not allowed for this run.`);
+      expect(output).toContain('forwarded: registry has /forwarded');
+      expect(registry.paths).toEqual(['/left-pad', '/forwarded']);
+      expect(elsewhere.paths).toEqual([]);
+      // The model, beside it, through the model tunnel with the key added here.
+      expect(output).toContain('model-through-the-tunnel');
+      expect(seen.at(-1)).toEqual({ url: '/v1/models', authorization: `Bearer ${secret}` });
+
+      // From inside: the relay and the egress socket itself refuse what the list refuses; the host's own network is not there.
+      expect(output).toContain('relay CONNECT refused host: HTTP/1.1 403 Forbidden');
+      expect(output).toContain('relay CONNECT invalid host: HTTP/1.1 403 Forbidden');
+      expect(output).toContain('socket CONNECT refused host: HTTP/1.1 403 Forbidden');
+      expect(output).toContain('socket GET sshd: HTTP/1.1 403 Forbidden');
+      expect(output).toContain('direct refused host: unreachable');
+      expect(output).toContain('direct sshd: unreachable');
+      expect(output).not.toContain('REACHED');
+
+      // Every decision is on the run's timeline, as a local run's are, and on its Network panel.
+      expect(await egressOf(bed, runId)).toEqual([
+        { host: '127.0.0.1', port: registry.port, method: 'GET', allowed: true },
+        { host: '127.0.0.1', port: elsewhere.port, method: 'GET', allowed: false },
+        { host: '127.0.0.1', port: registry.port, method: 'CONNECT', allowed: true },
+        { host: '127.0.0.1', port: elsewhere.port, method: 'CONNECT', allowed: false },
+        { host: 'a..b', port: 443, method: 'CONNECT', allowed: false, invalidHost: true },
+        { host: '127.0.0.1', port: elsewhere.port, method: 'CONNECT', allowed: false },
+        { host: '127.0.0.1', port: server.port, method: 'GET', allowed: false },
+      ]);
+      expect(await bed.call('listRunNetwork', { runId })).toMatchObject({ environmentKind: 'sandboxed', networkMode: 'provider-only', observed: true });
+      expect(allFileText(remoteRunDir(runId))).not.toContain(secret);
+      // The run's tunnel (both sockets on one ssh) ended with it.
+      await waitFor(() => pidsWithMarker(`${remoteRunDir(runId)}/egress/proxy.sock:`).length === 0, 10_000, 'the run’s tunnel to end');
+    } finally {
+      await registry.close();
+      await elsewhere.close();
+    }
+  }, 120_000);
+
+  it('with the key delivered to the host (no base URL), reaches the provider’s API through the egress proxy, and nothing else', async () => {
+    const { bed, environment } = await consoleOnHost({ networkMode: 'provider-only' });
+    const connection = await bed.call('createConnection', { name: 'OpenAI', provider: 'openai', method: 'api_key', secret, ownership: 'shared', agentScope: 'all' });
+    // This machine has no way out: the proxy lets api.openai.com through and then cannot reach it (502); what matters is its decision.
+    commitScript(
+      bed,
+      [
+        '#!/bin/sh',
+        'echo "provider: $(curl -s -o /dev/null --max-time 30 -w \'%{http_connect}\' https://api.openai.com/v1/models)"',
+        'echo "elsewhere: $(curl -s -o /dev/null --max-time 30 -w \'%{http_connect}\' https://example.com/)"',
+        'echo SCRIPT-DONE',
+        '',
+      ].join('\n'),
+    );
+    const agent = await bed.call('createAgent', { name: 'attacker', providerId: 'fixture-codex', model: 'model-a', profileId: 'attacker', environmentId: environment.id, homeMode: 'isolated' });
+    const { runId, output } = await runToSuccess(bed, agent.id, connection.id, 120_000);
+    expect(output).toContain('SCRIPT-DONE');
+    expect(output).toContain('elsewhere: 403');
+    const decisions = await egressOf(bed, runId);
+    expect(decisions).toEqual([
+      { host: 'api.openai.com', port: 443, method: 'CONNECT', allowed: true },
+      { host: 'example.com', port: 443, method: 'CONNECT', allowed: false },
+    ]);
+    // No model tunnel: the login file was the way (read by the agent, redacted), and no model socket was made.
+    expect(output).toMatch(/file \$CODEX_HOME\/auth\.json: 0600/);
+    expect(existsSync(path.join(remoteRunDir(runId), 'model'))).toBe(false);
+  }, 150_000);
 });

@@ -19,7 +19,7 @@ import {
   type EnvironmentFormProblems,
   type EnvironmentFormValues,
 } from './environment-form';
-import { networkChoices, openNetworkWarning, remoteCredentialsNote, sandboxChoices } from './environment-labels';
+import { networkChoices, openNetworkWarning, remoteCredentialsNote, remoteNetworkNote, sandboxChoices } from './environment-labels';
 import { useCreateEnvironment, useUpdateEnvironment } from './use-environments';
 import { useHosts } from '../hosts/use-hosts';
 
@@ -167,9 +167,14 @@ export function EnvironmentDialog({
           )}
         </FormField>
         {values.hostId !== null ? (
-          <p className="field__hint" role="note" aria-label="Where the AI key goes">
-            {remoteCredentialsNote}
-          </p>
+          <>
+            <p className="field__hint" role="note" aria-label="Where the AI key goes">
+              {remoteCredentialsNote}
+            </p>
+            <p className="field__hint" role="note" aria-label="Where the run’s traffic leaves from">
+              {remoteNetworkNote}
+            </p>
+          </>
         ) : null}
 
         <fieldset className="form-section">
@@ -212,7 +217,7 @@ export function EnvironmentDialog({
                 <div className="callout callout--warning" role="note">
                   <p>
                     <strong>Warning: </strong>
-                    {openNetworkWarning}
+                    {openNetworkWarning(values.hostId !== null)}
                   </p>
                 </div>
               ) : null}

@@ -33,8 +33,13 @@ export const networkChoices: ReadonlyArray<{ mode: Environment['networkMode']; l
   },
 ];
 
-export const openNetworkWarning =
-  'with an open network the agent can reach any host: the internet, your local network, and services on this machine (the sandbox shares its network). It can send out whatever it can read, and the console records none of it.';
+/** The Open network's warning; on an SSH host the network shared is the host's, not this machine's. */
+export function openNetworkWarning(onHost: boolean): string {
+  const reach = onHost
+    ? 'any host the SSH host can reach: the internet, the host’s local network, and services on the host itself (the sandbox shares the host’s network, not this machine’s)'
+    : 'any host: the internet, your local network, and services on this machine (the sandbox shares its network)';
+  return `with an open network the agent can reach ${reach}. It can send out whatever it can read, and the console records none of it.`;
+}
 
 /**
  * What an SSH host gets of the agent's AI credentials (issue 28; electron/hosts/model-tunnel/): shown
@@ -42,6 +47,13 @@ export const openNetworkWarning =
  */
 export const remoteCredentialsNote =
   'AI keys stay on this machine: when the agent’s AI connection has a base URL (its own, or OpenRouter’s), the run’s model requests come back through SSH to the console, which adds the key, and the host only ever holds a token that opens that tunnel for that run. A connection without a base URL has its key delivered to the host for the run (in a variable, or the login file its CLI reads, such as Codex’s auth.json) and removed from it when the run ends: give the connection its provider’s base URL to keep the key here. Your own login (a preconfigured home) is never copied to a host.';
+
+/**
+ * Where a host run's network traffic leaves from in the provider-only mode (issue 28; the run's egress
+ * proxy is the console's, reached through the run's SSH tunnel): shown beside remoteCredentialsNote.
+ */
+export const remoteNetworkNote =
+  'With the network Provider only, a run on the host reaches its model and the allowed hosts from this machine: its connections come back through SSH to the console’s egress proxy, which decides and records each one as for a run here, and the host’s own network is never used. So an allowed host that only the SSH host can reach (a mirror on its local network, a service on its own 127.0.0.1) is not reached, and 127.0.0.1 in the allowed hosts is this machine: make such a host reachable from here, or choose the network Open.';
 
 export function sandboxLabel(kind: Environment['kind']): string {
   return kind === 'sandboxed' ? 'OS sandbox' : 'None (runs as you)';
