@@ -5,6 +5,7 @@ import { remoteStoreFor } from '../../hosts/remote-git/send-base-revision';
 import { prepareOnHost, remoteFileSystemFacts } from '../../hosts/remote-run/remote-supervisor';
 import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor } from '../../sandbox/bwrap';
 import { buildConfinedEnvironment } from '../../sandbox/confined-environment';
+import type { CredentialDelivery } from '../../providers/credential-delivery';
 import { sandboxInstallationDirs } from './attempt-confinement';
 import { need, type AttemptScope } from './attempt-scope';
 import { takeStop } from './abortable';
@@ -15,7 +16,7 @@ const passedToHost = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'COLORTERM'];
 
 /**
  * Step 5, for a run on an SSH host: the agent's launch confined as a local run's is, built by the
- * same code. The confined environment comes from the same allow-list (the host's PATH in place of
+ * same code (`confinedCommandOnHost`, which the project's setup command on the host is confined by too). The confined environment comes from the same allow-list (the host's PATH in place of
  * this machine's), with HOME, TMPDIR and the CLI's home in the remote task root; in a sandboxed
  * environment the command is bubblewrap's argv from `buildBwrapArgs` itself (the same mount table,
  * namespaces, capability drop and seccomp filter, written there for the host's architecture), with the
@@ -38,88 +39,14 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
 
 async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null): Promise<void> {
   const { active } = scope;
-  const { connection, layout } = need(scope.host, 'host');
+  const { connection } = need(scope.host, 'host');
   const spec = need(scope.spec, 'launch');
-  const confinement = need(scope.confinement, 'confinement');
   const credential = need(scope.credential, 'credential');
   const { admission } = active;
-  const sandboxed = admission.environmentKind === 'sandboxed';
-  const { taskRoot } = layout;
-  const definition = active.provider.definition;
-  const providerHome = definition.home ? `${taskRoot.cache}/${definition.home.folder}` : null;
   const delivery = tunnel?.delivery ?? (admission.homeMode === 'isolated' ? credential?.delivery : null);
   const files = delivery?.files ?? [];
+  const { argv, env, providerHome } = await confinedCommandOnHost(scope, { executable: spec.executable, args: spec.args, profileEnv: spec.env, delivery: delivery ?? null, tunnel });
   if (files.length > 0 && !providerHome) throw new Error(`${active.provider.displayName} has delivery files but no provider home.`);
-  const operatorEnv: Record<string, string | undefined> = { PATH: connection.report.path };
-  for (const name of passedToHost) if (confinement.operatorEnv[name] !== undefined) operatorEnv[name] = confinement.operatorEnv[name];
-  const profileEnv = { ...spec.env };
-  if (definition.home) delete profileEnv[definition.home.variable];
-  const { env } = buildConfinedEnvironment({
-    operatorEnv,
-    taskRoot,
-    providerHomeVar: definition.home && providerHome ? { name: definition.home.variable, value: providerHome } : null,
-    profileEnv,
-    layerVariables: confinement.layerVariables ?? {},
-    deliveredSecrets: delivery?.secretEnv ?? {},
-    extra: delivery?.plainEnv ?? {},
-  });
-  const scratch = ['/tmp', '/var/tmp', '/run'];
-  const asked = [layout.home, layout.consoleRoot, '/etc/resolv.conf'];
-  const facts = await prepareOnHost(connection, layout, {
-    folders: providerHome ? [providerHome] : [],
-    directories: scratch,
-    realpaths: asked,
-    executable: spec.executable,
-    path: env.PATH ?? connection.report.path,
-    interpreters: ['node'],
-  });
-  if (!facts.executable) {
-    throw new OperatorError({
-      code: 'spawn_failed',
-      reason: 'cli_not_found',
-      message: `${spec.executable} was not found on ${connection.name} (on the PATH ${env.PATH ?? ''}). Install it there, or set the agent's program to where it is on the host, then run the task again.`,
-      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
-    });
-  }
-  const executable = facts.executable.path;
-  let argv = tunnel ? tunnel.behindRelay([executable, ...spec.args]) : [executable, ...spec.args];
-  if (sandboxed) {
-    const bubblewrap = connection.report.bubblewrap;
-    if (!bubblewrap || !facts.seccompFile) {
-      throw new OperatorError({
-        code: 'sandbox_unavailable',
-        reason: 'sandbox_unavailable',
-        message: `${connection.name} has no bubblewrap the console can use${facts.seccompFile ? '' : ` and no seccomp filter for its machine (${facts.machine})`}, so the sandboxed run did not start there. Test the host again, or choose another host.`,
-        actionUrl: actionRoute({ kind: 'settings-hosts' }),
-      });
-    }
-    const programs = [facts.executable, ...facts.interpreters];
-    const realpaths = new Map(programs.map((program) => [program.path, program.realpath]));
-    const hidden = [layout.home, layout.consoleRoot];
-    const bwrapArgs = buildBwrapArgs(
-      {
-        taskRoot,
-        writableRoots: [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home],
-        networkMode: admission.networkMode,
-        operatorHome: layout.home,
-        readOnlyRebinds: [
-          ...readOnlyRebindsFor({
-            linkTargets: [],
-            installationDirs: sandboxInstallationDirs([...programs.map((program) => program.path), ...(tunnel?.programs ?? [])], hidden, (file) => realpaths.get(file) ?? file),
-          }),
-          // The project's objects on the host, which the run's repository borrows (hosts/remote-git/), read-only as a local run's borrowed objects are.
-          ...(scope.projectId ? [`${remoteStoreFor(layout.consoleRoot, scope.projectId)}/objects`] : []),
-        ],
-        hiddenPaths: [layout.consoleRoot],
-        overlays: (tunnel?.binds ?? []).map((bind) => ({ source: bind, dest: bind })),
-        command: argv,
-      },
-      { seccompFile: facts.seccompFile, user: null },
-      remoteFileSystemFacts(facts),
-    );
-    const launch = bwrapCommand(bwrapArgs, { seccompFile: facts.seccompFile, user: null }, bubblewrap.path);
-    argv = [launch.file, ...launch.args];
-  }
   // The connection's files (a login file, or the config pointing the CLI at the tunnel) into the run's
   // provider home there, 0600, never through a link an earlier attempt left; removed when the attempt
   // ends. Last, once nothing else can refuse the launch.
@@ -129,6 +56,107 @@ async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null
     if (files.length > 0 && providerHome) await removeFilesOnHost(target, providerHome, files).catch(() => undefined);
     await tunnel?.close();
   };
-  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: sandboxed ? 'bubblewrap' : 'none', cleanup };
+  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: admission.environmentKind === 'sandboxed' ? 'bubblewrap' : 'none', cleanup };
   active.launch = scope.launch;
+}
+
+/** What a process of the attempt runs on the host (the agent, or the project's setup command), before it is confined. */
+export interface HostCommandInput {
+  executable: string;
+  args: string[];
+  /** The launch's own variables (the CLI's profile); none for the setup command. */
+  profileEnv: Record<string, string>;
+  /** The connection's variables (never its files: the caller delivers those); null for the setup command, which has no use for the key. */
+  delivery: Pick<CredentialDelivery, 'secretEnv' | 'plainEnv'> | null;
+  /** The run's model tunnel, whose relay the command runs behind; null for the setup command. */
+  tunnel: ModelTunnelOnHost | null;
+}
+
+/**
+ * A process of the attempt confined on the host, written once for the agent and the setup command
+ * (as attempt-confinement.ts is locally): its environment from the allow-list (the host's PATH, HOME
+ * and TMPDIR in the remote task root, the CLI's home in its cache), its program looked for on the host,
+ * and in a sandboxed environment bubblewrap's argv from `buildBwrapArgs` with the host's file system
+ * facts, under the environment's network mode (`none` unshares the network, `open` keeps the host's).
+ */
+export async function confinedCommandOnHost(scope: AttemptScope, input: HostCommandInput): Promise<{ argv: string[]; env: Record<string, string>; providerHome: string | null }> {
+  const { active } = scope;
+  const { connection, layout } = need(scope.host, 'host');
+  const confinement = need(scope.confinement, 'confinement');
+  const { admission } = active;
+  const { tunnel } = input;
+  const sandboxed = admission.environmentKind === 'sandboxed';
+  const { taskRoot } = layout;
+  const definition = active.provider.definition;
+  const providerHome = definition.home ? `${taskRoot.cache}/${definition.home.folder}` : null;
+  const operatorEnv: Record<string, string | undefined> = { PATH: connection.report.path };
+  for (const name of passedToHost) if (confinement.operatorEnv[name] !== undefined) operatorEnv[name] = confinement.operatorEnv[name];
+  const profileEnv = { ...input.profileEnv };
+  if (definition.home) delete profileEnv[definition.home.variable];
+  const { env } = buildConfinedEnvironment({
+    operatorEnv,
+    taskRoot,
+    providerHomeVar: definition.home && providerHome ? { name: definition.home.variable, value: providerHome } : null,
+    profileEnv,
+    layerVariables: confinement.layerVariables ?? {},
+    deliveredSecrets: input.delivery?.secretEnv ?? {},
+    extra: input.delivery?.plainEnv ?? {},
+  });
+  const scratch = ['/tmp', '/var/tmp', '/run'];
+  const asked = [layout.home, layout.consoleRoot, '/etc/resolv.conf'];
+  const facts = await prepareOnHost(connection, layout, {
+    folders: providerHome ? [providerHome] : [],
+    directories: scratch,
+    realpaths: asked,
+    executable: input.executable,
+    path: env.PATH ?? connection.report.path,
+    interpreters: ['node'],
+  });
+  if (!facts.executable) {
+    throw new OperatorError({
+      code: 'spawn_failed',
+      reason: 'cli_not_found',
+      message: `${input.executable} was not found on ${connection.name} (on the PATH ${env.PATH ?? ''}). Install it there, or set the agent's program to where it is on the host, then run the task again.`,
+      actionUrl: actionRoute({ kind: 'agent', agentId: active.agentId }),
+    });
+  }
+  const executable = facts.executable.path;
+  const argv = tunnel ? tunnel.behindRelay([executable, ...input.args]) : [executable, ...input.args];
+  if (!sandboxed) return { argv, env, providerHome };
+  const bubblewrap = connection.report.bubblewrap;
+  if (!bubblewrap || !facts.seccompFile) {
+    throw new OperatorError({
+      code: 'sandbox_unavailable',
+      reason: 'sandbox_unavailable',
+      message: `${connection.name} has no bubblewrap the console can use${facts.seccompFile ? '' : ` and no seccomp filter for its machine (${facts.machine})`}, so the sandboxed run did not start there. Test the host again, or choose another host.`,
+      actionUrl: actionRoute({ kind: 'settings-hosts' }),
+    });
+  }
+  const programs = [facts.executable, ...facts.interpreters];
+  const realpaths = new Map(programs.map((program) => [program.path, program.realpath]));
+  const hidden = [layout.home, layout.consoleRoot];
+  const setup = { seccompFile: facts.seccompFile, user: null };
+  const bwrapArgs = buildBwrapArgs(
+    {
+      taskRoot,
+      writableRoots: [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home],
+      networkMode: admission.networkMode,
+      operatorHome: layout.home,
+      readOnlyRebinds: [
+        ...readOnlyRebindsFor({
+          linkTargets: [],
+          installationDirs: sandboxInstallationDirs([...programs.map((program) => program.path), ...(tunnel?.programs ?? [])], hidden, (file) => realpaths.get(file) ?? file),
+        }),
+        // The project's objects on the host, which the run's repository borrows (hosts/remote-git/), read-only as a local run's borrowed objects are.
+        ...(scope.projectId ? [`${remoteStoreFor(layout.consoleRoot, scope.projectId)}/objects`] : []),
+      ],
+      hiddenPaths: [layout.consoleRoot],
+      overlays: (tunnel?.binds ?? []).map((bind) => ({ source: bind, dest: bind })),
+      command: argv,
+    },
+    setup,
+    remoteFileSystemFacts(facts),
+  );
+  const launch = bwrapCommand(bwrapArgs, setup, bubblewrap.path);
+  return { argv: [launch.file, ...launch.args], env, providerHome };
 }

@@ -19,15 +19,6 @@ export async function prepareOnHost(scope: AttemptScope, signal: AbortSignal): P
   if (!services.hosts) throw new Error('This console was started without SSH hosts.');
   const connection = await abortable(services.hosts.connection(admitted.id), signal);
   const layout = remoteRunLayout(connection, active.runId);
-  const setup = need(scope.setup, 'setup');
-  if (setup.command !== null) {
-    throw new OperatorError({
-      code: 'configuration_incomplete',
-      reason: 'host_unready',
-      message: `The project has a setup command, and setup commands do not run on SSH hosts yet, so ${active.admission.agentName} did not start on ${connection.name}. Run the task in an environment on this machine, or move the setup into the agent's prompt.`,
-      actionUrl: actionRoute({ kind: 'project-setup', projectId: need(scope.projectId, 'project'), field: 'setup-command' }),
-    });
-  }
   const taskRoot = need(scope.taskRoot, 'task root');
   await installSupervisor(connection, layout);
   const { root, view, tmp, cache, home } = layout.taskRoot;

@@ -1,0 +1,90 @@
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { consoleOnHost, hostRunBeds, remoteProcessesOf, remoteRunDir, spoolOf, until, waitForEnd } from '../../testing/host-run-test-kit';
+import { startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
+
+/**
+ * A project on an SSH host (issue 28): its setup command runs there, in the run's view, before the
+ * agent, confined as the agent is, its output in the run's between the two "setup" lines, as a local
+ * run's is (run-setup.test.ts). Real sshd, real bubblewrap, the fixture agent.
+ */
+
+let server: SshTestServer;
+beforeAll(async () => {
+  server = await startSshTestServer();
+  appendFileSync(server.operatorKnownHosts, `${server.knownHostsLine()}\n`);
+}, 30_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const { beds, closeAll } = hostRunBeds();
+afterEach(() => closeAll());
+
+const attemptFolders = (runId: string) => readdirSync(path.join(remoteRunDir(runId), 'attempts'));
+
+describe('a project’s setup command on an SSH host', () => {
+  it('runs there in the view before the agent, which sees what it made, with its output between the setup lines', async () => {
+    const c = await consoleOnHost(server, beds);
+    await c.bed.call('updateProjectSetup', { projectId: c.bed.projectId, setupCommand: 'echo installing on $(hostname); id -u > setup-made.txt; echo SETUP-DONE' });
+    const agent = await c.agent(['--print-file', 'setup-made.txt', '--lines', '1']);
+    const runId = await c.run(agent.id);
+    const run = await waitForEnd(c.bed, runId);
+    const text = c.output(runId).toString('utf8');
+    expect(run.status, `${text} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    const opening = text.indexOf('── setup · echo installing on $(hostname); id -u > setup-made.txt; echo SETUP-DONE ──');
+    const done = text.indexOf('SETUP-DONE\r');
+    const closing = text.indexOf('── setup finished · the agent starts ──');
+    const agentRead = text.indexOf('file setup-made.txt: ');
+    expect(opening).toBeGreaterThanOrEqual(0);
+    expect(done).toBeGreaterThan(opening);
+    expect(closing).toBeGreaterThan(done);
+    expect(agentRead).toBeGreaterThan(closing);
+    expect(run.setup?.setup).toMatchObject({ status: 'succeeded', exitCode: 0 });
+    // It ran on the host, sandboxed (a user namespace: uid 0 inside, as the agent sees it), and in the host's view.
+    expect(existsSync(path.join(remoteRunDir(runId), 'view', 'setup-made.txt'))).toBe(true);
+    const setupSpool = spoolOf(runId, { which: (folder) => folder.endsWith('-setup') }).toString('utf8');
+    expect(setupSpool).toContain('SETUP-DONE');
+    // The work it made comes back with the agent's (bring-work-back.ts): the file is in the run's local view too.
+    expect(existsSync(path.join(run.cwd!, 'setup-made.txt'))).toBe(true);
+    expect(remoteProcessesOf(runId)).toEqual([]);
+  }, 90_000);
+
+  it('that fails ends the run failed with setup_failed, and the agent never starts there', async () => {
+    const c = await consoleOnHost(server, beds);
+    await c.bed.call('updateProjectSetup', { projectId: c.bed.projectId, setupCommand: 'echo "npm ERR! missing package" >&2; exit 7' });
+    const agent = await c.agent(['--write-file', 'agent-ran.txt', '--lines', '1']);
+    const runId = await c.run(agent.id);
+    const run = await waitForEnd(c.bed, runId);
+    const text = c.output(runId).toString('utf8');
+    expect(run.status, text).toBe('failed');
+    expect(run.failure).toMatchObject({ code: 'setup_failed', reason: 'setup_command_failed', actionUrl: `#/settings/projects/${c.bed.projectId}?field=setup-command` });
+    expect(run.attempts).toMatchObject([{ number: 1, status: 'failed', failureCode: 'setup_failed', exitCode: 7 }]);
+    expect(text).toContain('npm ERR! missing package');
+    expect(text).toContain('── setup failed · exit code 7 · the agent does not start ──');
+    expect(text).not.toContain('line 1 of 1');
+    // Nothing of the agent on the host: no file of its, no attempt folder but the setup's.
+    expect(existsSync(path.join(remoteRunDir(runId), 'view', 'agent-ran.txt'))).toBe(false);
+    expect(attemptFolders(runId)).toEqual([expect.stringMatching(/-setup$/)]);
+    const notices = await c.bed.call('listNotices', { runId });
+    expect(notices).toMatchObject([{ kind: 'setup_command_failed', code: 'setup_failed', status: 'open' }]);
+  }, 90_000);
+
+  it('stops when the operator stops the run while it sets up, and nothing of it is left running on the host', async () => {
+    const c = await consoleOnHost(server, beds);
+    await c.bed.call('updateProjectSetup', { projectId: c.bed.projectId, setupCommand: 'echo waiting; sleep 120' });
+    const agent = await c.agent(['--write-file', 'agent-ran.txt']);
+    const runId = await c.run(agent.id);
+    await c.bed.waitForRun(runId, (run) => run.status === 'setting_up' && c.output(runId).toString('utf8').includes('waiting'), 60_000);
+    await until('the setup to run on the host', () => remoteProcessesOf(runId).some((line) => line.includes('sleep 120')));
+    await c.bed.call('stopRun', { runId });
+    const run = await waitForEnd(c.bed, runId, 30_000);
+    expect(run.status).toBe('cancelled');
+    expect(run.attempts).toMatchObject([{ status: 'cancelled', failureCode: 'cancelled' }]);
+    expect(run.setup?.setup).toMatchObject({ status: 'cancelled' });
+    expect(c.output(runId).toString('utf8')).toContain('── setup stopped · the agent does not start ──');
+    expect(remoteProcessesOf(runId)).toEqual([]);
+    expect(existsSync(path.join(remoteRunDir(runId), 'view', 'agent-ran.txt'))).toBe(false);
+  }, 90_000);
+});
