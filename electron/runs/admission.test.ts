@@ -344,4 +344,22 @@ describe('a run on an SSH host', () => {
       });
     }
   });
+
+  it('is refused up front for a project that is not a git repository, saying so and what to do, with a link to the agent', () => {
+    const plain = { name: 'Notes', path: '/home/me/notes', isGitRepo: false };
+    expect(onBox({ host: host(), project: plain })).toMatchObject({
+      admitted: false,
+      deferred: false,
+      failure: {
+        code: 'configuration_incomplete',
+        reason: 'host_unready',
+        message: expect.stringMatching(/runs on SSH hosts take their code there and back through git, but the project “Notes” \(\/home\/me\/notes\) is not a git repository\. Nothing was started\. Give the agent an environment on this machine/),
+        actionUrl: '#/agents/agt_1',
+      },
+    });
+    // A git project is admitted there, and a plain folder still runs on this machine; an agent's Test (no project) is not asked about one.
+    expect(onBox({ host: host(), project: { ...plain, isGitRepo: true } }).admitted).toBe(true);
+    expect(onBox({ host: host() }).admitted).toBe(true);
+    expect(admit({ agent: agent({ environmentId: 'env_local', homeMode: 'preconfigured' }), environment: local, project: plain }).admitted).toBe(true);
+  });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Environment } from '../../shared/entities';
+import type { Environment, Project } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { requiresConnection } from '../../shared/connection-rule';
 import { actionRoute } from '../../shared/routes';
@@ -66,6 +66,11 @@ export interface AdmissionInput {
    * Test and verification: a full disk is the console's state, not the agent's configuration.
    */
   disk?: DiskSpace | undefined;
+  /**
+   * The project of the run about to start (absent for an agent's Test and verification, which have
+   * no task): a run on an SSH host takes its code there and back through git, so needs a git repository.
+   */
+  project?: Pick<Project, 'name' | 'path' | 'isGitRepo'> | undefined;
   now: number;
 }
 
@@ -119,6 +124,7 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
   if (hostId !== null) {
     const problem = hostProblem(input.host, environment, saved?.networkMode ?? environment.networkMode, homeMode, launch.provider);
     if (problem) return refuse(hostRefusal(agent, environment, input.host, problem));
+    if (input.project && !input.project.isGitRepo) return refuse(notGitOnHostRefusal(agent, environment, input.host, input.project));
   }
 
   // The AI-connection rule. A resumed run is held to what it was admitted under.
@@ -237,6 +243,19 @@ function hostRefusal(agent: StoredAgent, environment: Environment, host: Admissi
       host ? ` and test ${host.name} in Settings → Hosts` : ' in Settings → Environments'
     }, then run the task again.`,
     actionUrl: host ? actionRoute({ kind: 'settings-hosts' }) : actionRoute({ kind: 'settings-environment', environmentId: environment.id }),
+  };
+}
+
+/** A project that is not a git repository, in an environment on an SSH host: its code could neither reach the host nor come back. */
+function notGitOnHostRefusal(agent: StoredAgent, environment: Environment, host: AdmissionInput['host'], project: NonNullable<AdmissionInput['project']>): OperatorErrorShape {
+  return {
+    code: 'configuration_incomplete',
+    reason: hostUnready,
+    message:
+      `${agent.name} runs in the ${environment.name} environment, on ${host?.name ?? 'an SSH host'}, and runs on SSH hosts take their code there and back through git, ` +
+      `but the project “${project.name}” (${project.path}) is not a git repository. Nothing was started. ` +
+      'Give the agent an environment on this machine on its page, or run the task with an agent whose environment is on this machine.',
+    actionUrl: actionRoute({ kind: 'agent', agentId: agent.id }),
   };
 }
 

@@ -1,5 +1,3 @@
-import { OperatorError } from '../../../shared/errors';
-import { actionRoute } from '../../../shared/routes';
 import { remoteStoreFor, sendBaseRevision } from '../../hosts/remote-git/send-base-revision';
 import { installSupervisor, prepareOnHost as prepareFolders, remoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
 import { abortable, takeStop } from './abortable';
@@ -20,24 +18,19 @@ export async function prepareOnHost(scope: AttemptScope, signal: AbortSignal): P
   const connection = await abortable(services.hosts.connection(admitted.id), signal);
   const layout = remoteRunLayout(connection, active.runId);
   const taskRoot = need(scope.taskRoot, 'task root');
+  const { repository, baseRevision } = taskRoot;
+  // Admission refuses a project that is not a git repository on a host (admission.ts), before anything is made here or there.
+  if (!repository || !baseRevision) throw new Error('A run on an SSH host was admitted for a project that is not a git repository.');
   await installSupervisor(connection, layout);
   const { root, view, tmp, cache, home } = layout.taskRoot;
   await prepareFolders(connection, layout, { folders: [root, tmp, cache, home, `${root}/attempts`], directories: [], realpaths: [], executable: '', path: '' });
   if (active.attemptNumber === 0) {
-    if (!taskRoot.repository || !taskRoot.baseRevision) {
-      throw new OperatorError({
-        code: 'configuration_incomplete',
-        reason: 'host_unready',
-        message: `Runs on SSH hosts take their code through git, and this project is not a git repository, so nothing started on ${connection.name}. Run it on this machine, or make the project a git repository.`,
-        actionUrl: actionRoute({ kind: 'settings-environment', environmentId: active.admission.environmentId }),
-      });
-    }
     // Only what the host's store for the project lacks crosses (hosts/remote-git/): a second run of the project sends almost nothing.
     await sendBaseRevision({
       ssh: connection,
       host: connection.name,
-      localRepository: taskRoot.repository.gitDir,
-      baseRevision: taskRoot.baseRevision,
+      localRepository: repository.gitDir,
+      baseRevision,
       remoteRepository: view,
       remoteStore: remoteStoreFor(layout.consoleRoot, need(scope.projectId, 'project')),
     });

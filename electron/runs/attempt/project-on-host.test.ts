@@ -1,13 +1,15 @@
-import { appendFileSync, existsSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { consoleOnHost, hostRunBeds, remoteProcessesOf, remoteRunDir, spoolOf, until, waitForEnd } from '../../testing/host-run-test-kit';
+import { consoleOnHost, hostRunBeds, remoteHome, remoteProcessesOf, remoteRunDir, spoolOf, until, waitForEnd } from '../../testing/host-run-test-kit';
+import { makeTempDir } from '../../testing/temp-dir';
 import { startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 
 /**
  * A project on an SSH host (issue 28): its setup command runs there, in the run's view, before the
  * agent, confined as the agent is, its output in the run's between the two "setup" lines, as a local
- * run's is (run-setup.test.ts). Real sshd, real bubblewrap, the fixture agent.
+ * run's is (run-setup.test.ts); a project that is not a git repository is refused before anything
+ * starts. Real sshd, real bubblewrap, the fixture agent.
  */
 
 let server: SshTestServer;
@@ -22,6 +24,7 @@ afterAll(async () => {
 const { beds, closeAll } = hostRunBeds();
 afterEach(() => closeAll());
 
+const storesOnHost = () => path.join(remoteHome(), '.operator-console', 'git-stores');
 const attemptFolders = (runId: string) => readdirSync(path.join(remoteRunDir(runId), 'attempts'));
 
 describe('a project’s setup command on an SSH host', () => {
@@ -87,4 +90,35 @@ describe('a project’s setup command on an SSH host', () => {
     expect(remoteProcessesOf(runId)).toEqual([]);
     expect(existsSync(path.join(remoteRunDir(runId), 'view', 'agent-ran.txt'))).toBe(false);
   }, 90_000);
+});
+
+describe('a project that is not a git repository, on an SSH host', () => {
+  it('is refused at admission with one notice saying what to do, and nothing is made here or on the host', async () => {
+    const c = await consoleOnHost(server, beds);
+    const folder = makeTempDir('oc-plain-project-');
+    try {
+      writeFileSync(path.join(folder.path, 'notes.txt'), 'not under git\n');
+      const project = await c.bed.call('addProject', { path: folder.path, name: 'Plain folder' });
+      expect(project.isGitRepo).toBe(false);
+      const task = await c.bed.call('createTask', { projectId: project.id, title: 'Tidy the notes', prompt: 'Tidy notes.txt' });
+      const agent = await c.agent(['--lines', '1']);
+      const storesBefore = existsSync(storesOnHost()) ? readdirSync(storesOnHost()) : [];
+      const runId = (await c.bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+      const run = await c.bed.call('getRun', { runId });
+      expect(run.status).toBe('refused');
+      expect(run.failure).toMatchObject({ code: 'configuration_incomplete', reason: 'host_unready', actionUrl: `#/agents/${agent.id}` });
+      expect(run.failure?.message).toContain('the project “Plain folder”');
+      expect(run.failure?.message).toContain('is not a git repository. Nothing was started.');
+      expect(run.attempts).toEqual([]);
+      const notices = await c.bed.call('listNotices', { runId });
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatchObject({ code: 'configuration_incomplete', status: 'open', actionUrl: `#/agents/${agent.id}` });
+      // Nothing made: no task root here, no run folder and no project store on the host.
+      expect(existsSync(path.join(c.bed.dataDir, 'tasks', runId))).toBe(false);
+      expect(existsSync(remoteRunDir(runId))).toBe(false);
+      expect(existsSync(storesOnHost()) ? readdirSync(storesOnHost()) : []).toEqual(storesBefore);
+    } finally {
+      folder.remove();
+    }
+  }, 60_000);
 });
