@@ -1,4 +1,5 @@
 import type { DeliveredFile } from '../providers/credential-delivery';
+import type { Owner } from '../platform/safe-path';
 import { runRemoteScript, type SshHost } from './remote-script';
 import { sshError, sshFailure } from './ssh-failure';
 
@@ -24,7 +25,13 @@ while [ "$check" != "$home" ] && [ "$check" != / ]; do
   check=$(dirname "$check")
 done
 if [ -L "$home" ]; then echo "operator-console-file: $home is a link" >&2; exit 4; fi
-rm -f "$dest" && (set -C; cat > "$dest") && chmod 600 "$dest"
+rm -f "$dest" && (set -C; cat > "$dest") && chmod 600 "$dest" || exit 1
+# A root account's sandbox runs as another user: the file and the folders made for it become its.
+owner=\${3:-}
+if [ -n "$owner" ]; then
+  check=$dest
+  while [ "$check" != "$home" ] && [ "$check" != / ]; do chown -h "$owner" "$check" || exit 5; check=$(dirname "$check"); done
+fi
 `;
 
 const removeScript = `set -u
@@ -41,10 +48,12 @@ exit 0
 
 const timeoutMs = 60_000;
 
-export async function deliverFilesOnHost(target: SshHost, providerHome: string, files: readonly DeliveredFile[]): Promise<void> {
+/** `owner`: the sandbox's user on a root account (confine-on-host.ts), whose the files become; null for the account itself. */
+export async function deliverFilesOnHost(target: SshHost, providerHome: string, files: readonly DeliveredFile[], owner: Owner | null = null): Promise<void> {
   for (const file of files) {
     const content = typeof file.content === 'string' ? Buffer.from(file.content, 'utf8') : Buffer.from(file.content);
-    const result = await runRemoteScript(target, { script: writeScript, args: [providerHome, file.relativePath], stdin: content, timeoutMs, maxOutputBytes: 4096 });
+    const args = [providerHome, file.relativePath, ...(owner ? [`${owner.uid}:${owner.gid}`] : [])];
+    const result = await runRemoteScript(target, { script: writeScript, args, stdin: content, timeoutMs, maxOutputBytes: 4096 });
     if (result.exitCode === 4) {
       throw sshError('ssh_error', `The run's ${file.relativePath} was not written on ${target.host}: ${result.stderr.trim().slice(0, 300)}. Discard the run and start the task again.`);
     }

@@ -324,6 +324,9 @@ describe('a run on an SSH host', () => {
   it('is admitted when the host’s last test has what it needs, and the admission names the host (a resumed run goes back to it)', () => {
     const verdict = onBox({ host: host() });
     expect(verdict).toMatchObject({ admitted: true, admission: { host: { id: 'hst_1', name: 'build-box' }, networkMode: 'none' } });
+    // A root account with setpriv (its sandbox runs as nobody), and one without where nothing is sandboxed.
+    expect(onBox({ host: host({ account: { uid: 0, setpriv: true } }) }).admitted).toBe(true);
+    expect(onBox({ host: host({ account: { uid: 0, setpriv: false } }), environment: { ...onHost, kind: 'local' } }).admitted).toBe(true);
   });
 
   it('is refused up front, with one reason and what to fix, when the host lacks what it needs', () => {
@@ -333,6 +336,7 @@ describe('a run on an SSH host', () => {
       [{ host: host({ python: null }) }, /found no python3/],
       [{ host: host({ bubblewrap: null }) }, /found no bubblewrap on build-box/],
       [{ host: host({ bubblewrap: { ...report.bubblewrap!, userNamespaces: false, refusal: 'setting up uid map: Permission denied' } }) }, /cannot make user namespaces \(setting up uid map: Permission denied/],
+      [{ host: host({ account: { uid: 0, setpriv: false } }) }, /build-box is reached as root, whose sandboxed runs start as an unprivileged user through \/usr\/bin\/setpriv, which Test host did not find there/],
       [{ host: host(), environment: { ...onHost, networkMode: 'provider-only' } }, /needs the model tunnel back to this machine/],
       [{ host: host(), agent: agent({ connectionId: 'con_1', environmentId: 'env_box', providerId: 'fixture-codex' }), catalog: new ProviderCatalog({ ...testCatalog(), providers: testCatalog().providers.map((p) => (p.id === 'fixture-codex' ? { ...p, executable: undefined } : p)) } as never) }, /did not find Codex CLI \(codex\)/],
     ];

@@ -204,7 +204,8 @@ export const hostUnready = 'host_unready';
 /**
  * What keeps a run from starting on its SSH host, in words, or null when nothing does. Read from the
  * host's last test (Test host asks all of it): the console's supervisor there needs Python 3, a
- * sandboxed run bubblewrap with user namespaces, a named CLI its program. The provider-only network
+ * sandboxed run bubblewrap with user namespaces (and setpriv on a root account, whose sandbox runs as
+ * an unprivileged user), a named CLI its program. The provider-only network
  * mode needs the model tunnel back to this machine, and a preconfigured home is the operator's login
  * here, which is never copied to a host.
  */
@@ -223,6 +224,9 @@ function hostProblem(
   if (environment.kind === 'sandboxed') {
     if (!report.bubblewrap) return `is sandboxed, and Test host found no bubblewrap on ${host.name} (install it there: Debian and Ubuntu: apt install bubblewrap)`;
     if (!report.bubblewrap.userNamespaces) return `is sandboxed, and bubblewrap on ${host.name} cannot make user namespaces (${report.bubblewrap.refusal ?? 'refused'}; allow unprivileged user namespaces there)`;
+    if (report.account?.uid === 0 && !report.account.setpriv) {
+      return `is sandboxed, and ${host.name} is reached as root, whose sandboxed runs start as an unprivileged user through /usr/bin/setpriv, which Test host did not find there (install util-linux there, or reach the host as another user)`;
+    }
     if (networkMode === 'provider-only') return `lets its runs reach their provider only, which on ${host.name} needs the model tunnel back to this machine, not available yet (choose the network mode None or Open for it)`;
   }
   if (homeMode === 'preconfigured') return `runs on ${host.name}, and a preconfigured home is your own login on this machine, which is never copied to a host (give the agent an isolated home)`;

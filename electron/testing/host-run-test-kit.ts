@@ -99,7 +99,7 @@ export async function consoleOnHost(server: SshTestServer, beds: RunTestBed[], o
     return (await bed.call('startRun', { taskId: task.id, agentId })).id;
   };
   const output = (runId: string) => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes);
-  return { bed, host, environment, agent, run, output };
+  return { bed, host, test, environment, agent, run, output };
 }
 
 /** The spool of one of the run's attempts as the host has it: its only attempt's, or the one `which` picks of its folders there. */

@@ -31,6 +31,8 @@ export interface SshTestServer {
   floodPort: number;
   /** An alias for a port where nothing listens. */
   closedAlias: string;
+  /** The main port as root (refused unless the server was started with `rootLogin`). */
+  rootAlias: string;
   port: number;
   user: string;
   /** The client's ssh config (`ssh -F`), with the alias. */
@@ -119,7 +121,15 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function startSshTestServer(): Promise<SshTestServer> {
+export interface SshTestServerOptions {
+  /**
+   * Lets root log in too, with the test key only (`PermitRootLogin prohibit-password`), as `rootAlias`:
+   * its authorized key is in this server's own folder (AuthorizedKeysFile), never in /root/.ssh.
+   */
+  rootLogin?: boolean;
+}
+
+export async function startSshTestServer(options: SshTestServerOptions = {}): Promise<SshTestServer> {
   ensureRemoteTestUser();
   // sshd's privilege separation folder (Debian makes it at boot; a container may not have it).
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
@@ -133,6 +143,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   keygen(hostKey, 'oc-sshd-test-host');
   keygen(clientKey, 'oc-sshd-test-client');
   writeFileSync(path.join(authorizedKeys, remoteTestUser), readFileSync(`${clientKey}.pub`), { mode: 0o644 });
+  if (options.rootLogin) writeFileSync(path.join(authorizedKeys, 'root'), readFileSync(`${clientKey}.pub`), { mode: 0o644 });
   // An agent CLI on the remote's PATH (a stand-in that prints Codex's version line), so Test host finds one.
   const remoteBin = path.join(dir, 'remote-bin');
   mkdirSync(remoteBin, { mode: 0o755 });
@@ -156,9 +167,9 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       // The authorized keys live in this temp folder, under /tmp (world-writable, which StrictModes refuses).
       'StrictModes no',
       `AuthorizedKeysFile ${authorizedKeys}/%u`,
-      `AllowUsers ${remoteTestUser}`,
+      `AllowUsers ${remoteTestUser}${options.rootLogin ? ' root' : ''}`,
       `SetEnv PATH=${remoteBin}:/usr/local/bin:/usr/bin:/bin`,
-      'PermitRootLogin no',
+      options.rootLogin ? 'PermitRootLogin prohibit-password' : 'PermitRootLogin no',
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
       // What ProxyJump needs (ssh -W to this server itself), and the model tunnel's -R of a Unix socket:
@@ -188,6 +199,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   const garbledAlias = 'garbled-box';
   const closedAlias = 'closed-box';
   const floodAlias = 'flood-box';
+  const rootAlias = 'root-box';
   const operatorKnownHosts = path.join(dir, 'operator_known_hosts');
   const configFile = path.join(dir, 'ssh_config');
   writeFileSync(
@@ -219,6 +231,12 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       `  User ${remoteTestUser}`,
       `  UserKnownHostsFile ${operatorKnownHosts}`,
       '  GlobalKnownHostsFile /dev/null',
+      `Host ${rootAlias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${port}`,
+      '  User root',
+      `  UserKnownHostsFile ${operatorKnownHosts}`,
+      '  GlobalKnownHostsFile /dev/null',
       `Host ${closedAlias}`,
       '  HostName 127.0.0.1',
       `  Port ${closedPort}`,
@@ -237,6 +255,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
     floodAlias,
     floodPort,
     closedAlias,
+    rootAlias,
     port,
     user: remoteTestUser,
     configFile,

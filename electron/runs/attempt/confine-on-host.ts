@@ -3,7 +3,9 @@ import { actionRoute } from '../../../shared/routes';
 import { deliverFilesOnHost, removeFilesOnHost } from '../../hosts/host-credential-files';
 import { remoteStoreFor } from '../../hosts/remote-git/send-base-revision';
 import { prepareOnHost, remoteFileSystemFacts } from '../../hosts/remote-run/remote-supervisor';
-import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor } from '../../sandbox/bwrap';
+import { bwrapCommand, buildBwrapArgs, readOnlyRebindsFor, setprivPath } from '../../sandbox/bwrap';
+import { nobody } from '../../sandbox/sandbox-user';
+import type { Owner } from '../../platform/safe-path';
 import { buildConfinedEnvironment } from '../../sandbox/confined-environment';
 import type { CredentialDelivery } from '../../providers/credential-delivery';
 import { sandboxInstallationDirs } from './attempt-confinement';
@@ -45,13 +47,13 @@ async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null
   const { admission } = active;
   const delivery = tunnel?.delivery ?? (admission.homeMode === 'isolated' ? credential?.delivery : null);
   const files = delivery?.files ?? [];
-  const { argv, env, providerHome } = await confinedCommandOnHost(scope, { executable: spec.executable, args: spec.args, profileEnv: spec.env, delivery: delivery ?? null, tunnel });
+  const { argv, env, providerHome, user } = await confinedCommandOnHost(scope, { executable: spec.executable, args: spec.args, profileEnv: spec.env, delivery: delivery ?? null, tunnel });
   if (files.length > 0 && !providerHome) throw new Error(`${active.provider.displayName} has delivery files but no provider home.`);
   // The connection's files (a login file, or the config pointing the CLI at the tunnel) into the run's
   // provider home there, 0600, never through a link an earlier attempt left; removed when the attempt
   // ends. Last, once nothing else can refuse the launch.
   const target = { ssh: connection, host: connection.name };
-  if (files.length > 0 && providerHome) await deliverFilesOnHost(target, providerHome, files);
+  if (files.length > 0 && providerHome) await deliverFilesOnHost(target, providerHome, files, user);
   const cleanup = async () => {
     if (files.length > 0 && providerHome) await removeFilesOnHost(target, providerHome, files).catch(() => undefined);
     await tunnel?.close();
@@ -78,8 +80,14 @@ export interface HostCommandInput {
  * and TMPDIR in the remote task root, the CLI's home in its cache), its program looked for on the host,
  * and in a sandboxed environment bubblewrap's argv from `buildBwrapArgs` with the host's file system
  * facts, under the environment's network mode (`none` unshares the network, `open` keeps the host's).
+ * On a root account the sandbox runs as the sandbox's user (`user`), as it does when the console here
+ * runs as root (sandbox/sandbox-user.ts): the host hands it the run's writable roots first, and lets it
+ * read the console's files the run needs there; bring-work-back's pack takes the view back.
  */
-export async function confinedCommandOnHost(scope: AttemptScope, input: HostCommandInput): Promise<{ argv: string[]; env: Record<string, string>; providerHome: string | null }> {
+export async function confinedCommandOnHost(
+  scope: AttemptScope,
+  input: HostCommandInput,
+): Promise<{ argv: string[]; env: Record<string, string>; providerHome: string | null; user: Owner | null }> {
   const { active } = scope;
   const { connection, layout } = need(scope.host, 'host');
   const confinement = need(scope.confinement, 'confinement');
@@ -104,6 +112,12 @@ export async function confinedCommandOnHost(scope: AttemptScope, input: HostComm
   });
   const scratch = ['/tmp', '/var/tmp', '/run'];
   const asked = [layout.home, layout.consoleRoot, '/etc/resolv.conf'];
+  const writableRoots = [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home];
+  // The project's objects on the host, which the run's repository borrows (hosts/remote-git/), read-only as a local run's borrowed objects are.
+  const storeObjects = scope.projectId ? [`${remoteStoreFor(layout.consoleRoot, scope.projectId)}/objects`] : [];
+  // What the tunnel binds into the sandbox: its socket folder in the run's folder is the run's, its relay in the console's folder the console's.
+  const tunnelBinds = tunnel?.binds ?? [];
+  const ofTheRun = (bound: string) => bound.startsWith(`${taskRoot.root}/`);
   const facts = await prepareOnHost(connection, layout, {
     folders: providerHome ? [providerHome] : [],
     directories: scratch,
@@ -111,6 +125,8 @@ export async function confinedCommandOnHost(scope: AttemptScope, input: HostComm
     executable: input.executable,
     path: env.PATH ?? connection.report.path,
     interpreters: ['node'],
+    // On a root account (the host decides), the sandbox runs as the sandbox's user, as it does when the console here runs as root.
+    ...(sandboxed ? { sandboxUser: nobody, handOver: [...writableRoots, ...tunnelBinds.filter(ofTheRun)], shareForReading: [...storeObjects, ...tunnelBinds.filter((bound) => !ofTheRun(bound))] } : {}),
   });
   if (!facts.executable) {
     throw new OperatorError({
@@ -122,7 +138,7 @@ export async function confinedCommandOnHost(scope: AttemptScope, input: HostComm
   }
   const executable = facts.executable.path;
   const argv = tunnel ? tunnel.behindRelay([executable, ...input.args]) : [executable, ...input.args];
-  if (!sandboxed) return { argv, env, providerHome };
+  if (!sandboxed) return { argv, env, providerHome, user: null };
   const bubblewrap = connection.report.bubblewrap;
   if (!bubblewrap || !facts.seccompFile) {
     throw new OperatorError({
@@ -135,11 +151,20 @@ export async function confinedCommandOnHost(scope: AttemptScope, input: HostComm
   const programs = [facts.executable, ...facts.interpreters];
   const realpaths = new Map(programs.map((program) => [program.path, program.realpath]));
   const hidden = [layout.home, layout.consoleRoot];
-  const setup = { seccompFile: facts.seccompFile, user: null };
+  const user = facts.uid === 0 ? nobody : null;
+  if (user && !facts.setpriv) {
+    throw new OperatorError({
+      code: 'sandbox_unavailable',
+      reason: 'sandbox_unavailable',
+      message: `${connection.name} is reached as root, whose sandboxed runs the console starts as an unprivileged user with ${setprivPath}, which is not there, so the run did not start there. Install util-linux on the host (it ships setpriv), or reach it as another user, then test the host again.`,
+      actionUrl: actionRoute({ kind: 'settings-hosts' }),
+    });
+  }
+  const setup = { seccompFile: facts.seccompFile, user };
   const bwrapArgs = buildBwrapArgs(
     {
       taskRoot,
-      writableRoots: [taskRoot.view, taskRoot.tmp, taskRoot.cache, taskRoot.home],
+      writableRoots,
       networkMode: admission.networkMode,
       operatorHome: layout.home,
       readOnlyRebinds: [
@@ -147,8 +172,7 @@ export async function confinedCommandOnHost(scope: AttemptScope, input: HostComm
           linkTargets: [],
           installationDirs: sandboxInstallationDirs([...programs.map((program) => program.path), ...(tunnel?.programs ?? [])], hidden, (file) => realpaths.get(file) ?? file),
         }),
-        // The project's objects on the host, which the run's repository borrows (hosts/remote-git/), read-only as a local run's borrowed objects are.
-        ...(scope.projectId ? [`${remoteStoreFor(layout.consoleRoot, scope.projectId)}/objects`] : []),
+        ...storeObjects,
       ],
       hiddenPaths: [layout.consoleRoot],
       overlays: (tunnel?.binds ?? []).map((bind) => ({ source: bind, dest: bind })),
@@ -158,5 +182,5 @@ export async function confinedCommandOnHost(scope: AttemptScope, input: HostComm
     remoteFileSystemFacts(facts),
   );
   const launch = bwrapCommand(bwrapArgs, setup, bubblewrap.path);
-  return { argv: [launch.file, ...launch.args], env, providerHome };
+  return { argv: [launch.file, ...launch.args], env, providerHome, user };
 }
