@@ -165,6 +165,8 @@ export async function confinedCommandOnHost(
     {
       taskRoot,
       writableRoots,
+      // The environment's network mode, for the agent and the setup command alike: what a mode needs
+      // beyond the namespace (provider-only's egress relay and socket) joins both here, in argv and binds.
       networkMode: admission.networkMode,
       operatorHome: layout.home,
       readOnlyRebinds: [
