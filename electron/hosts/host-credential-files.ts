@@ -9,7 +9,8 @@ import { sshError, sshFailure } from './ssh-failure';
  * the attempt ends (issue 28). The provider home is in the run's writable roots there, so the agent of
  * an earlier attempt may have left links in it: no folder on the way may be a link, the file is made
  * anew with O_EXCL (`set -C`), never opened through whatever is at its path, and removing it never
- * follows a link either. One fixed script per file, its path and content as data.
+ * follows a link either. One fixed script per file, its path and content as data. The project's
+ * copied files reach the run's view there the same way (runs/attempt/prepare-on-host.ts).
  */
 
 const writeScript = `set -u

@@ -30,20 +30,29 @@ const attemptFolders = (runId: string) => readdirSync(path.join(remoteRunDir(run
 describe('a project’s setup command on an SSH host', () => {
   it('runs there in the view before the agent, which sees what it made, with its output between the setup lines', async () => {
     const c = await consoleOnHost(server, beds);
-    await c.bed.call('updateProjectSetup', { projectId: c.bed.projectId, setupCommand: 'echo installing on $(hostname); id -u > setup-made.txt; echo SETUP-DONE' });
-    const agent = await c.agent(['--print-file', 'setup-made.txt', '--lines', '1']);
+    // A file the project's copy patterns name (not in git): copied to the host's view, where setup reads it.
+    writeFileSync(path.join(c.bed.projectDir, '.env.local'), 'FROM_PROJECT=copied\n');
+    await c.bed.call('updateProjectSetup', {
+      projectId: c.bed.projectId,
+      copyPatterns: ['.env.local'],
+      setupCommand: 'echo installing on $(hostname); cat .env.local; id -u > setup-made.txt; echo SETUP-DONE',
+    });
+    const agent = await c.agent(['--print-file', 'setup-made.txt', '--print-file', '.env.local', '--lines', '1']);
     const runId = await c.run(agent.id);
     const run = await waitForEnd(c.bed, runId);
     const text = c.output(runId).toString('utf8');
     expect(run.status, `${text} ${JSON.stringify(run.failure)}`).toBe('succeeded');
-    const opening = text.indexOf('── setup · echo installing on $(hostname); id -u > setup-made.txt; echo SETUP-DONE ──');
+    const opening = text.indexOf('── setup · echo installing on $(hostname); cat .env.local; ');
+    const copied = text.indexOf('FROM_PROJECT=copied');
     const done = text.indexOf('SETUP-DONE\r');
     const closing = text.indexOf('── setup finished · the agent starts ──');
     const agentRead = text.indexOf('file setup-made.txt: ');
     expect(opening).toBeGreaterThanOrEqual(0);
-    expect(done).toBeGreaterThan(opening);
+    expect(copied).toBeGreaterThan(opening);
+    expect(done).toBeGreaterThan(copied);
     expect(closing).toBeGreaterThan(done);
     expect(agentRead).toBeGreaterThan(closing);
+    expect(text.indexOf('file .env.local: ')).toBeGreaterThan(closing);
     expect(run.setup?.setup).toMatchObject({ status: 'succeeded', exitCode: 0 });
     // It ran on the host, sandboxed (a user namespace: uid 0 inside, as the agent sees it), and in the host's view.
     expect(existsSync(path.join(remoteRunDir(runId), 'view', 'setup-made.txt'))).toBe(true);
