@@ -63,7 +63,7 @@ export function hostRunBeds(user = remoteTestUser) {
     /** What the runs left on the host (Clean up's work, tested on its own) goes with the test: a run the closing console left running there (as it does), then its folder. */
     closeAll: async (): Promise<void> => {
       for (const bed of beds.splice(0)) {
-        const runIds = bed.core.ledger.runs.withStatus(['succeeded', 'failed', 'cancelled', 'running', 'preparing', 'setting_up']).map((row) => row.id);
+        const runIds = bed.core.ledger.runs.withStatus(['succeeded', 'failed', 'cancelled', 'stranded', 'running', 'preparing', 'setting_up']).map((row) => row.id);
         await bed.close();
         for (const runId of runIds) {
           for (const line of remoteProcessesOf(runId, user)) {

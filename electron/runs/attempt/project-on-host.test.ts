@@ -99,6 +99,21 @@ describe('a project’s setup command on an SSH host', () => {
     expect(remoteProcessesOf(runId)).toEqual([]);
     expect(existsSync(path.join(remoteRunDir(runId), 'view', 'agent-ran.txt'))).toBe(false);
   }, 90_000);
+
+  it('left setting up by a console that closed is stranded at the next start, and nothing of it is left on the host', async () => {
+    const c = await consoleOnHost(server, beds);
+    await c.bed.call('updateProjectSetup', { projectId: c.bed.projectId, setupCommand: 'echo waiting; sleep 120' });
+    const agent = await c.agent(['--write-file', 'agent-ran.txt']);
+    const runId = await c.run(agent.id);
+    await c.bed.waitForRun(runId, (run) => run.status === 'setting_up' && c.output(runId).toString('utf8').includes('waiting'), 60_000);
+    await until('the setup to run on the host', () => remoteProcessesOf(runId).some((line) => line.includes('sleep 120')));
+    await c.bed.restart();
+    const run = await waitForEnd(c.bed, runId, 30_000);
+    expect(run.status).toBe('stranded');
+    expect(run.attempts).toMatchObject([{ status: 'stranded' }]);
+    await until('nothing of the run on the host', () => remoteProcessesOf(runId).length === 0, 15_000);
+    expect(existsSync(path.join(remoteRunDir(runId), 'view', 'agent-ran.txt'))).toBe(false);
+  }, 90_000);
 });
 
 describe('a project that is not a git repository, on an SSH host', () => {
