@@ -18,9 +18,9 @@ const passedToHost = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'COLORTERM'];
 
 /**
  * Step 5, for a run on an SSH host: the agent's launch confined as a local run's is, built by the
- * same code (`confinedCommandOnHost`, which the project's setup command on the host is confined by too). The confined environment comes from the same allow-list (the host's PATH in place of
- * this machine's), with HOME, TMPDIR and the CLI's home in the remote task root; in a sandboxed
- * environment the command is bubblewrap's argv from `buildBwrapArgs` itself (the same mount table,
+ * same code (`confinedCommandOnHost`, which confines the project's setup command there too). The
+ * confined environment comes from the same allow-list (the host's PATH in place of this machine's),
+ * with HOME, TMPDIR and the CLI's home in the remote task root; in a sandboxed environment the command is bubblewrap's argv from `buildBwrapArgs` itself (the same mount table,
  * namespaces, capability drop and seccomp filter, written there for the host's architecture), with the
  * file system facts the argv depends on asked of the host, since they are the host's: its home and the
  * console's folder there hidden, only the run's writable roots bound back. The network mode is the
@@ -37,29 +37,6 @@ export async function confineOnHost(scope: AttemptScope, signal: AbortSignal): P
     throw error;
   }
   takeStop(signal);
-}
-
-async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null): Promise<void> {
-  const { active } = scope;
-  const { connection } = need(scope.host, 'host');
-  const spec = need(scope.spec, 'launch');
-  const credential = need(scope.credential, 'credential');
-  const { admission } = active;
-  const delivery = tunnel?.delivery ?? (admission.homeMode === 'isolated' ? credential?.delivery : null);
-  const files = delivery?.files ?? [];
-  const { argv, env, providerHome, user } = await confinedCommandOnHost(scope, { executable: spec.executable, args: spec.args, profileEnv: spec.env, delivery: delivery ?? null, tunnel });
-  if (files.length > 0 && !providerHome) throw new Error(`${active.provider.displayName} has delivery files but no provider home.`);
-  // The connection's files (a login file, or the config pointing the CLI at the tunnel) into the run's
-  // provider home there, 0600, never through a link an earlier attempt left; removed when the attempt
-  // ends. Last, once nothing else can refuse the launch.
-  const target = { ssh: connection, host: connection.name };
-  if (files.length > 0 && providerHome) await deliverFilesOnHost(target, providerHome, files, user);
-  const cleanup = async () => {
-    if (files.length > 0 && providerHome) await removeFilesOnHost(target, providerHome, files).catch(() => undefined);
-    await tunnel?.close();
-  };
-  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: admission.environmentKind === 'sandboxed' ? 'bubblewrap' : 'none', cleanup };
-  active.launch = scope.launch;
 }
 
 /** What a process of the attempt runs on the host (the agent, or the project's setup command), before it is confined. */
@@ -137,52 +114,78 @@ export async function confinedCommandOnHost(
     });
   }
   const executable = facts.executable.path;
-  const argv = tunnel ? tunnel.behindRelay([executable, ...input.args]) : [executable, ...input.args];
-  if (!sandboxed) return { argv, env, providerHome, user: null };
-  const bubblewrap = connection.report.bubblewrap;
-  if (!bubblewrap || !facts.seccompFile) {
-    throw new OperatorError({
-      code: 'sandbox_unavailable',
-      reason: 'sandbox_unavailable',
-      message: `${connection.name} has no bubblewrap the console can use${facts.seccompFile ? '' : ` and no seccomp filter for its machine (${facts.machine})`}, so the sandboxed run did not start there. Test the host again, or choose another host.`,
-      actionUrl: actionRoute({ kind: 'settings-hosts' }),
-    });
+  let argv = tunnel ? tunnel.behindRelay([executable, ...input.args]) : [executable, ...input.args];
+  let user: Owner | null = null;
+  if (sandboxed) {
+    const bubblewrap = connection.report.bubblewrap;
+    if (!bubblewrap || !facts.seccompFile) {
+      throw new OperatorError({
+        code: 'sandbox_unavailable',
+        reason: 'sandbox_unavailable',
+        message: `${connection.name} has no bubblewrap the console can use${facts.seccompFile ? '' : ` and no seccomp filter for its machine (${facts.machine})`}, so the sandboxed run did not start there. Test the host again, or choose another host.`,
+        actionUrl: actionRoute({ kind: 'settings-hosts' }),
+      });
+    }
+    const programs = [facts.executable, ...facts.interpreters];
+    const realpaths = new Map(programs.map((program) => [program.path, program.realpath]));
+    const hidden = [layout.home, layout.consoleRoot];
+    user = facts.uid === 0 ? nobody : null;
+    if (user && !facts.setpriv) {
+      throw new OperatorError({
+        code: 'sandbox_unavailable',
+        reason: 'sandbox_unavailable',
+        message: `${connection.name} is reached as root, whose sandboxed runs the console starts as an unprivileged user with ${setprivPath}, which is not there, so the run did not start there. Install util-linux on the host (it ships setpriv), or reach it as another user, then test the host again.`,
+        actionUrl: actionRoute({ kind: 'settings-hosts' }),
+      });
+    }
+    const setup = { seccompFile: facts.seccompFile, user };
+    const bwrapArgs = buildBwrapArgs(
+      {
+        taskRoot,
+        writableRoots,
+        // The environment's network mode, for the agent and the setup command alike: what a mode needs
+        // beyond the namespace (provider-only's egress relay and socket) joins both here, in argv and binds.
+        networkMode: admission.networkMode,
+        operatorHome: layout.home,
+        readOnlyRebinds: [
+          ...readOnlyRebindsFor({
+            linkTargets: [],
+            installationDirs: sandboxInstallationDirs([...programs.map((program) => program.path), ...(tunnel?.programs ?? [])], hidden, (file) => realpaths.get(file) ?? file),
+          }),
+          ...storeObjects,
+        ],
+        hiddenPaths: [layout.consoleRoot],
+        overlays: (tunnel?.binds ?? []).map((bind) => ({ source: bind, dest: bind })),
+        command: argv,
+      },
+      setup,
+      remoteFileSystemFacts(facts),
+    );
+    const launch = bwrapCommand(bwrapArgs, setup, bubblewrap.path);
+    argv = [launch.file, ...launch.args];
   }
-  const programs = [facts.executable, ...facts.interpreters];
-  const realpaths = new Map(programs.map((program) => [program.path, program.realpath]));
-  const hidden = [layout.home, layout.consoleRoot];
-  const user = facts.uid === 0 ? nobody : null;
-  if (user && !facts.setpriv) {
-    throw new OperatorError({
-      code: 'sandbox_unavailable',
-      reason: 'sandbox_unavailable',
-      message: `${connection.name} is reached as root, whose sandboxed runs the console starts as an unprivileged user with ${setprivPath}, which is not there, so the run did not start there. Install util-linux on the host (it ships setpriv), or reach it as another user, then test the host again.`,
-      actionUrl: actionRoute({ kind: 'settings-hosts' }),
-    });
-  }
-  const setup = { seccompFile: facts.seccompFile, user };
-  const bwrapArgs = buildBwrapArgs(
-    {
-      taskRoot,
-      writableRoots,
-      // The environment's network mode, for the agent and the setup command alike: what a mode needs
-      // beyond the namespace (provider-only's egress relay and socket) joins both here, in argv and binds.
-      networkMode: admission.networkMode,
-      operatorHome: layout.home,
-      readOnlyRebinds: [
-        ...readOnlyRebindsFor({
-          linkTargets: [],
-          installationDirs: sandboxInstallationDirs([...programs.map((program) => program.path), ...(tunnel?.programs ?? [])], hidden, (file) => realpaths.get(file) ?? file),
-        }),
-        ...storeObjects,
-      ],
-      hiddenPaths: [layout.consoleRoot],
-      overlays: (tunnel?.binds ?? []).map((bind) => ({ source: bind, dest: bind })),
-      command: argv,
-    },
-    setup,
-    remoteFileSystemFacts(facts),
-  );
-  const launch = bwrapCommand(bwrapArgs, setup, bubblewrap.path);
-  return { argv: [launch.file, ...launch.args], env, providerHome, user };
+  return { argv, env, providerHome, user };
+}
+
+async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null): Promise<void> {
+  const { active } = scope;
+  const { connection } = need(scope.host, 'host');
+  const spec = need(scope.spec, 'launch');
+  const credential = need(scope.credential, 'credential');
+  const { admission } = active;
+  const delivery = tunnel?.delivery ?? (admission.homeMode === 'isolated' ? credential?.delivery : null);
+  const files = delivery?.files ?? [];
+  const { argv, env, providerHome, user } = await confinedCommandOnHost(scope, { executable: spec.executable, args: spec.args, profileEnv: spec.env, delivery: delivery ?? null, tunnel });
+  if (files.length > 0 && !providerHome) throw new Error(`${active.provider.displayName} has delivery files but no provider home.`);
+  // The connection's files (a login file, or the config pointing the CLI at the tunnel) into the run's
+  // provider home there, 0600, never through a link an earlier attempt left; removed when the attempt
+  // ends. Last, once nothing else can refuse the launch.
+  const target = { ssh: connection, host: connection.name };
+  if (files.length > 0 && providerHome) await deliverFilesOnHost(target, providerHome, files, user);
+  const cleanup = async () => {
+    if (files.length > 0 && providerHome) await removeFilesOnHost(target, providerHome, files).catch(() => undefined);
+    await tunnel?.close();
+  };
+  scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: admission.environmentKind === 'sandboxed' ? 'bubblewrap' : 'none', cleanup };
+  active.launch = scope.launch;
 }
