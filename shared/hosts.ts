@@ -56,6 +56,12 @@ export const hostReportSchema = z.object({
   homeFreeBytes: z.number().int().min(0),
   /** The PATH the report's programs were looked for on. */
   path: z.string(),
+  /**
+   * The remote account: its uid (0, root: its sandboxed runs run as an unprivileged user, started with
+   * /usr/bin/setpriv, as when the console here runs as root) and whether setpriv is there. Absent in a
+   * report from before it was asked.
+   */
+  account: z.object({ uid: z.number().int().min(0), setpriv: z.boolean() }).optional(),
 });
 export type HostReport = z.infer<typeof hostReportSchema>;
 

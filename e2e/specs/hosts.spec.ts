@@ -74,6 +74,7 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
   await expect(facts).toContainText(/Python 3\.\d+\.\d+ \(the console's run supervisor there uses it\)/);
   await expect(facts).toContainText('Cores');
   await expect(facts).toContainText(`in /home/${sshServer.user}`);
+  await expect(facts).toContainText(/Account\s*uid \d+: sandboxed runs run as this account, in a user namespace\./);
   const clis = row.getByRole('list', { name: `Agent CLIs on ${sshServer.alias}` }).getByRole('listitem');
   await expect(clis).toHaveCount(4);
   await expect(clis.filter({ hasText: 'Codex CLI' })).toHaveText('Codex CLI: 0.171.0');

@@ -1,4 +1,5 @@
 import type { DeliveredFile } from '../providers/credential-delivery';
+import type { Owner } from '../platform/safe-path';
 import { runRemoteScript, type SshHost } from './remote-script';
 import { sshError, sshFailure } from './ssh-failure';
 
@@ -8,7 +9,8 @@ import { sshError, sshFailure } from './ssh-failure';
  * the attempt ends (issue 28). The provider home is in the run's writable roots there, so the agent of
  * an earlier attempt may have left links in it: no folder on the way may be a link, the file is made
  * anew with O_EXCL (`set -C`), never opened through whatever is at its path, and removing it never
- * follows a link either. One fixed script per file, its path and content as data.
+ * follows a link either. One fixed script per file, its path and content as data. The project's
+ * copied files reach the run's view there the same way (runs/attempt/prepare-on-host.ts).
  */
 
 const writeScript = `set -u
@@ -24,7 +26,13 @@ while [ "$check" != "$home" ] && [ "$check" != / ]; do
   check=$(dirname "$check")
 done
 if [ -L "$home" ]; then echo "operator-console-file: $home is a link" >&2; exit 4; fi
-rm -f "$dest" && (set -C; cat > "$dest") && chmod 600 "$dest"
+rm -f "$dest" && (set -C; cat > "$dest") && chmod 600 "$dest" || exit 1
+# A root account's sandbox runs as another user: the file and the folders made for it become its.
+owner=\${3:-}
+if [ -n "$owner" ]; then
+  check=$dest
+  while [ "$check" != "$home" ] && [ "$check" != / ]; do chown -h "$owner" "$check" || exit 5; check=$(dirname "$check"); done
+fi
 `;
 
 const removeScript = `set -u
@@ -41,10 +49,12 @@ exit 0
 
 const timeoutMs = 60_000;
 
-export async function deliverFilesOnHost(target: SshHost, providerHome: string, files: readonly DeliveredFile[]): Promise<void> {
+/** `owner`: the sandbox's user on a root account (confine-on-host.ts), whose the files become; null for the account itself. */
+export async function deliverFilesOnHost(target: SshHost, providerHome: string, files: readonly DeliveredFile[], owner: Owner | null = null): Promise<void> {
   for (const file of files) {
     const content = typeof file.content === 'string' ? Buffer.from(file.content, 'utf8') : Buffer.from(file.content);
-    const result = await runRemoteScript(target, { script: writeScript, args: [providerHome, file.relativePath], stdin: content, timeoutMs, maxOutputBytes: 4096 });
+    const args = [providerHome, file.relativePath, ...(owner ? [`${owner.uid}:${owner.gid}`] : [])];
+    const result = await runRemoteScript(target, { script: writeScript, args, stdin: content, timeoutMs, maxOutputBytes: 4096 });
     if (result.exitCode === 4) {
       throw sshError('ssh_error', `The run's ${file.relativePath} was not written on ${target.host}: ${result.stderr.trim().slice(0, 300)}. Discard the run and start the task again.`);
     }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { maxProbeBytes, probeScript, readProbeAnswer } from './host-probe';
 
@@ -18,6 +19,8 @@ const good = [
   'userns refused bwrap: setting up uid map: Permission denied',
   'git git version 2.39.5',
   'python Python 3.11.2',
+  'uid 1000',
+  'setpriv yes',
   'cli codex codex-cli 0.171.0',
   'cli claude',
   'cli pi 0.73.1',
@@ -39,6 +42,7 @@ describe('the host probe', () => {
     expect(report.python?.version).toMatch(/^Python 3\./);
     expect(report.cores).toBeGreaterThanOrEqual(1);
     expect(report.homeFreeBytes).toBeGreaterThan(0);
+    expect(report.account).toEqual({ uid: process.getuid!(), setpriv: existsSync('/usr/bin/setpriv') });
   });
 
   it('reads a report, with a login shell’s greeting before it, into facts', () => {
@@ -56,6 +60,7 @@ describe('the host probe', () => {
       home: '/home/remote',
       homeFreeBytes: 1024 * 1024 * 1024,
       path: '/usr/local/bin:/usr/bin:/bin',
+      account: { uid: 1000, setpriv: true },
     });
   });
 
@@ -71,6 +76,7 @@ describe('the host probe', () => {
       ['an escape sequence', good.replace('git git version 2.39.5', 'git \u001b]0;owned\u0007'), /line 9, “git \?]0;owned\?”/],
       ['a value too long', good.replace('home /home/remote', `home /${'x'.repeat(400)}`), /line 3/],
       ['cores that are no number', good.replace('cores 8', 'cores eight'), /cores is not a number/],
+      ['a uid that is no number', good.replace('uid 1000', 'uid root'), /uid is not a number/],
       ['no end', good.replace('end\n', ''), /before its end/],
       ['more after the end', `${good}cores 2\n`, /follows its end/],
       ['too many lines before it', `${'hello\n'.repeat(60)}${good}`, /begins “hello”/],

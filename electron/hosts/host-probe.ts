@@ -7,7 +7,8 @@ import { sshError } from './ssh-failure';
 /**
  * Test host's question and the reading of its answer (issue 28). The question is a POSIX sh script
  * sent on ssh's stdin: it names what the host has (bubblewrap, and whether `bwrap --unshare-user …
- * true` really runs there; git; the agent CLIs and their versions; cores; free disk in the home) one
+ * true` really runs there; git; the agent CLIs and their versions; cores; free disk in the home; the
+ * account's uid and whether setpriv is there, which a root account's sandbox needs) one
  * fact a line, each value cut to one line of printable ASCII.
  *
  * The answer comes from another machine and is hostile input like anything a run writes: it is read
@@ -50,6 +51,8 @@ if b=$(command -v bwrap 2>/dev/null); then
 fi
 if command -v git >/dev/null 2>&1; then printf 'git %s\\n' "$(bounded git --version </dev/null 2>&1 | line)"; fi
 if command -v python3 >/dev/null 2>&1; then printf 'python %s\\n' "$(bounded python3 --version </dev/null 2>&1 | line)"; fi
+printf 'uid %s\\n' "$(id -u 2>/dev/null | line)"
+if [ -x /usr/bin/setpriv ]; then echo 'setpriv yes'; else echo 'setpriv no'; fi
 for c in ${names}; do
   if command -v "$c" >/dev/null 2>&1; then printf 'cli %s %s\\n' "$c" "$(bounded "$c" --version </dev/null 2>&1 | line)"; else printf 'cli %s\\n' "$c"; fi
 done
@@ -57,7 +60,7 @@ echo '${footer}'
 `;
 }
 
-const singleKeys = ['path', 'home', 'cores', 'home-free-kib', 'bwrap-path', 'bwrap-version', 'userns', 'git', 'python'] as const;
+const singleKeys = ['path', 'home', 'uid', 'setpriv', 'cores', 'home-free-kib', 'bwrap-path', 'bwrap-version', 'userns', 'git', 'python'] as const;
 type SingleKey = (typeof singleKeys)[number];
 
 const value = z.string().max(maxValueLength);
@@ -65,6 +68,8 @@ const value = z.string().max(maxValueLength);
 const factsSchema = z.object({
   path: value,
   home: value.min(1, 'the host did not say its home'),
+  uid: z.string().regex(/^\d{1,10}$/, 'uid is not a number'),
+  setpriv: z.enum(['yes', 'no']),
   cores: z.string().regex(/^[1-9]\d{0,5}$/, 'cores is not a number'),
   'home-free-kib': z.string().regex(/^\d{1,15}$/, 'free disk is not a number'),
   'bwrap-path': value.min(1).optional(),
@@ -164,6 +169,7 @@ export function readProbeAnswer(name: string, stdout: Buffer, clis: ProviderDefi
     }),
     cores: Number(found.cores),
     home: found.home,
+    account: { uid: Number(found.uid), setpriv: found.setpriv === 'yes' },
     homeFreeBytes: Number(found['home-free-kib']) * 1024,
     path: found.path,
   };

@@ -324,6 +324,9 @@ describe('a run on an SSH host', () => {
   it('is admitted when the host’s last test has what it needs, and the admission names the host (a resumed run goes back to it)', () => {
     const verdict = onBox({ host: host() });
     expect(verdict).toMatchObject({ admitted: true, admission: { host: { id: 'hst_1', name: 'build-box' }, networkMode: 'none' } });
+    // A root account with setpriv (its sandbox runs as nobody), and one without where nothing is sandboxed.
+    expect(onBox({ host: host({ account: { uid: 0, setpriv: true } }) }).admitted).toBe(true);
+    expect(onBox({ host: host({ account: { uid: 0, setpriv: false } }), environment: { ...onHost, kind: 'local' } }).admitted).toBe(true);
   });
 
   it('is admitted in every network mode, provider-only too (its traffic leaves from this machine through the run’s tunnel), with the allowed hosts recorded', () => {
@@ -340,6 +343,7 @@ describe('a run on an SSH host', () => {
       [{ host: host({ python: null }) }, /found no python3/],
       [{ host: host({ bubblewrap: null }) }, /found no bubblewrap on build-box/],
       [{ host: host({ bubblewrap: { ...report.bubblewrap!, userNamespaces: false, refusal: 'setting up uid map: Permission denied' } }) }, /cannot make user namespaces \(setting up uid map: Permission denied/],
+      [{ host: host({ account: { uid: 0, setpriv: false } }) }, /build-box is reached as root, whose sandboxed runs start as an unprivileged user through \/usr\/bin\/setpriv, which Test host did not find there/],
       [{ host: host(), agent: agent({ connectionId: 'con_1', environmentId: 'env_box', providerId: 'fixture-codex' }), catalog: new ProviderCatalog({ ...testCatalog(), providers: testCatalog().providers.map((p) => (p.id === 'fixture-codex' ? { ...p, executable: undefined } : p)) } as never) }, /did not find Codex CLI \(codex\)/],
     ];
     for (const [input, message] of cases) {
@@ -349,5 +353,23 @@ describe('a run on an SSH host', () => {
         failure: { code: 'configuration_incomplete', reason: 'host_unready', message: expect.stringMatching(message) },
       });
     }
+  });
+
+  it('is refused up front for a project that is not a git repository, saying so and what to do, with a link to the agent', () => {
+    const plain = { name: 'Notes', path: '/home/me/notes', isGitRepo: false };
+    expect(onBox({ host: host(), project: plain })).toMatchObject({
+      admitted: false,
+      deferred: false,
+      failure: {
+        code: 'configuration_incomplete',
+        reason: 'host_unready',
+        message: expect.stringMatching(/runs on SSH hosts take their code there and back through git, but the project “Notes” \(\/home\/me\/notes\) is not a git repository\. Nothing was started\. Give the agent an environment on this machine/),
+        actionUrl: '#/agents/agt_1',
+      },
+    });
+    // A git project is admitted there, and a plain folder still runs on this machine; an agent's Test (no project) is not asked about one.
+    expect(onBox({ host: host(), project: { ...plain, isGitRepo: true } }).admitted).toBe(true);
+    expect(onBox({ host: host() }).admitted).toBe(true);
+    expect(admit({ agent: agent({ environmentId: 'env_local', homeMode: 'preconfigured' }), environment: local, project: plain }).admitted).toBe(true);
   });
 });

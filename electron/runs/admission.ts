@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Environment } from '../../shared/entities';
+import type { Environment, Project } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { requiresConnection } from '../../shared/connection-rule';
 import { actionRoute } from '../../shared/routes';
@@ -66,6 +66,11 @@ export interface AdmissionInput {
    * Test and verification: a full disk is the console's state, not the agent's configuration.
    */
   disk?: DiskSpace | undefined;
+  /**
+   * The project of the run about to start (absent for an agent's Test and verification, which have
+   * no task): a run on an SSH host takes its code there and back through git, so needs a git repository.
+   */
+  project?: Pick<Project, 'name' | 'path' | 'isGitRepo'> | undefined;
   now: number;
 }
 
@@ -119,6 +124,7 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
   if (hostId !== null) {
     const problem = hostProblem(input.host, environment, saved?.networkMode ?? environment.networkMode, homeMode, launch.provider);
     if (problem) return refuse(hostRefusal(agent, environment, input.host, problem));
+    if (input.project && !input.project.isGitRepo) return refuse(notGitOnHostRefusal(agent, environment, input.host, input.project));
   }
 
   // The AI-connection rule. A resumed run is held to what it was admitted under.
@@ -198,9 +204,10 @@ export const hostUnready = 'host_unready';
 /**
  * What keeps a run from starting on its SSH host, in words, or null when nothing does. Read from the
  * host's last test (Test host asks all of it): the console's supervisor there needs Python 3, a
- * sandboxed run bubblewrap with user namespaces, a named CLI its program. A preconfigured home is the
- * operator's login here, which is never copied to a host. (Every network mode is enforced there; the
- * provider-only mode's traffic leaves from this machine through the run's tunnel.)
+ * sandboxed run bubblewrap with user namespaces (and setpriv on a root account, whose sandbox runs as
+ * an unprivileged user), a named CLI its program. A preconfigured home is the operator's login here,
+ * which is never copied to a host. (Every network mode is enforced there; the provider-only mode's
+ * traffic leaves from this machine through the run's tunnel.)
  */
 function hostProblem(
   host: AdmissionInput['host'],
@@ -217,6 +224,9 @@ function hostProblem(
   if (environment.kind === 'sandboxed') {
     if (!report.bubblewrap) return `is sandboxed, and Test host found no bubblewrap on ${host.name} (install it there: Debian and Ubuntu: apt install bubblewrap)`;
     if (!report.bubblewrap.userNamespaces) return `is sandboxed, and bubblewrap on ${host.name} cannot make user namespaces (${report.bubblewrap.refusal ?? 'refused'}; allow unprivileged user namespaces there)`;
+    if (report.account?.uid === 0 && !report.account.setpriv) {
+      return `is sandboxed, and ${host.name} is reached as root, whose sandboxed runs start as an unprivileged user through /usr/bin/setpriv, which Test host did not find there (install util-linux there, or reach the host as another user)`;
+    }
   }
   if (homeMode === 'preconfigured') return `runs on ${host.name}, and a preconfigured home is your own login on this machine, which is never copied to a host (give the agent an isolated home)`;
   // A CLI the host was asked about (a bare name on its PATH); a path the catalog names is looked for at launch.
@@ -236,6 +246,19 @@ function hostRefusal(agent: StoredAgent, environment: Environment, host: Admissi
       host ? ` and test ${host.name} in Settings → Hosts` : ' in Settings → Environments'
     }, then run the task again.`,
     actionUrl: host ? actionRoute({ kind: 'settings-hosts' }) : actionRoute({ kind: 'settings-environment', environmentId: environment.id }),
+  };
+}
+
+/** A project that is not a git repository, in an environment on an SSH host: its code could neither reach the host nor come back. */
+function notGitOnHostRefusal(agent: StoredAgent, environment: Environment, host: AdmissionInput['host'], project: NonNullable<AdmissionInput['project']>): OperatorErrorShape {
+  return {
+    code: 'configuration_incomplete',
+    reason: hostUnready,
+    message:
+      `${agent.name} runs in the ${environment.name} environment, on ${host?.name ?? 'an SSH host'}, and runs on SSH hosts take their code there and back through git, ` +
+      `but the project “${project.name}” (${project.path}) is not a git repository. Nothing was started. ` +
+      'Give the agent an environment on this machine on its page, or run the task with an agent whose environment is on this machine.',
+    actionUrl: actionRoute({ kind: 'agent', agentId: agent.id }),
   };
 }
 

@@ -11,7 +11,8 @@ import type { RunNotices } from './notices/run-notices';
 
 export interface RunSchedulerOptions {
   /** Admission for a new run of the agent, as the service asks it. */
-  admit: (agent: StoredAgent & { deleted: boolean }) => AdmissionResult;
+  /** Admission of a queued run of the task on the agent. */
+  admit: (agent: StoredAgent & { deleted: boolean }, taskId: string) => AdmissionResult;
   runNotices: RunNotices;
   /** Starts the next attempt of a run (the attempt runner). */
   /** Starts the run's next attempt, recording why: the run's first start, or a retry. */
@@ -47,7 +48,7 @@ export class RunScheduler {
         if (!agent) continue;
         if (context.ledger.runs.activeCountByAgent(row.agent_id) >= agent.capacity) continue;
         // Admission is checked again at dequeue: the agent may have changed while the run waited.
-        const verdict = this.options.admit(agent);
+        const verdict = this.options.admit(agent, row.task_id);
         if (!verdict.admitted && verdict.deferred) {
           // Stays queued: a connection being updated is a moment, not a failure.
           this.noteDeferral(row.id, verdict);

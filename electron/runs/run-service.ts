@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { Notice, RunDetail, RunEvent, RunNetwork, RunSummary } from '../../shared/entities';
+import type { Notice, Project, RunDetail, RunEvent, RunNetwork, RunSummary } from '../../shared/entities';
 import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import type { StoredAgent } from '../ledger/agents-repository';
@@ -97,7 +97,7 @@ export class RunService {
       hosts: options.hosts ?? null,
     });
     this.scheduler = new RunScheduler(this.context, {
-      admit: (agent) => this.admitToRun(agent),
+      admit: (agent, taskId) => this.admitToRun(agent, taskId),
       runNotices: this.runNotices,
       launch: (active, session, cause) => this.attempts.run(active, session, cause),
     });
@@ -135,7 +135,7 @@ export class RunService {
     }
     const agent = context.requireAgent(agentId);
     const runId = newId('run');
-    const verdict = this.admitToRun(agent);
+    const verdict = this.admitToRun(agent, taskId);
     if (!verdict.admitted && !verdict.deferred) {
       // Refused: an owner action, not a failure. Nothing was started, so nothing is retried or undone.
       context.ledger.runs.insert({ id: runId, taskId, agentId, status: 'refused', createdAt: context.now(), failure: verdict.failure });
@@ -215,7 +215,7 @@ export class RunService {
       });
     }
     const agent = context.requireAgent(row.agent_id);
-    const verdict = this.admitToRun(agent, saved);
+    const verdict = this.admitToRun(agent, row.task_id, saved);
     if (!verdict.admitted) throw new OperatorError(verdict.failure);
     const admission = verdict.admission;
     const sameConfig = configFingerprint(admission) === row.config_fingerprint;
@@ -363,6 +363,7 @@ export class RunService {
     saved?: Admission,
     connection: ConnectionState | undefined = this.options.connections.state(agent.connectionId),
     disk?: DiskSpace,
+    project?: Project,
   ): AdmissionResult {
     // A deleted environment admits no new run; a run resumed from its saved admission needs only that.
     const environment = this.context.ledger.environments.get(saved?.environmentId ?? agent.environmentId);
@@ -380,13 +381,16 @@ export class RunService {
       budgets: saved ? [] : this.budgetsOf(agent, connection),
       prices: this.options.budgets?.priceTable(),
       disk,
+      project,
       now: this.context.now(),
     });
   }
 
-  /** Admission for a run about to start (new, dequeued or resumed): the disk rule too, with free space asked now. */
-  private admitToRun(agent: StoredAgent & { deleted: boolean }, saved?: Admission): AdmissionResult {
-    return this.admit(agent, saved, undefined, this.diskFull.space());
+  /** Admission for a run of the task about to start (new, dequeued or resumed): the disk rule too, with free space asked now, and its project's. */
+  private admitToRun(agent: StoredAgent & { deleted: boolean }, taskId: string, saved?: Admission): AdmissionResult {
+    const task = this.context.ledger.tasks.get(taskId);
+    const project = task ? this.context.ledger.projects.get(task.projectId) : undefined;
+    return this.admit(agent, saved, undefined, this.diskFull.space(), project);
   }
 
   /** The budgets on the agent and on the connection it would be given (admission keeps those that hold the run). */

@@ -35,6 +35,8 @@ export interface SshTestServer {
   closedAlias: string;
   /** An alias for the server as `tcshTestUser`, whose login shell is tcsh. */
   tcshAlias: string;
+  /** The main port as root (refused unless the server was started with `rootLogin`). */
+  rootAlias: string;
   port: number;
   user: string;
   /** The client's ssh config (`ssh -F`), with the alias. */
@@ -123,7 +125,15 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function startSshTestServer(): Promise<SshTestServer> {
+export interface SshTestServerOptions {
+  /**
+   * Lets root log in too, with the test key only (`PermitRootLogin prohibit-password`), as `rootAlias`:
+   * its authorized key is in this server's own folder (AuthorizedKeysFile), never in /root/.ssh.
+   */
+  rootLogin?: boolean;
+}
+
+export async function startSshTestServer(options: SshTestServerOptions = {}): Promise<SshTestServer> {
   ensureRemoteTestUser();
   ensureRemoteTestUser(tcshTestUser, '/usr/bin/tcsh');
   // sshd's privilege separation folder (Debian makes it at boot; a container may not have it).
@@ -138,6 +148,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   keygen(hostKey, 'oc-sshd-test-host');
   keygen(clientKey, 'oc-sshd-test-client');
   for (const user of [remoteTestUser, tcshTestUser]) writeFileSync(path.join(authorizedKeys, user), readFileSync(`${clientKey}.pub`), { mode: 0o644 });
+  if (options.rootLogin) writeFileSync(path.join(authorizedKeys, 'root'), readFileSync(`${clientKey}.pub`), { mode: 0o644 });
   // An agent CLI on the remote's PATH (a stand-in that prints Codex's version line), so Test host finds one.
   const remoteBin = path.join(dir, 'remote-bin');
   mkdirSync(remoteBin, { mode: 0o755 });
@@ -161,9 +172,9 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       // The authorized keys live in this temp folder, under /tmp (world-writable, which StrictModes refuses).
       'StrictModes no',
       `AuthorizedKeysFile ${authorizedKeys}/%u`,
-      `AllowUsers ${remoteTestUser} ${tcshTestUser}`,
+      `AllowUsers ${remoteTestUser} ${tcshTestUser}${options.rootLogin ? ' root' : ''}`,
       `SetEnv PATH=${remoteBin}:/usr/local/bin:/usr/bin:/bin`,
-      'PermitRootLogin no',
+      options.rootLogin ? 'PermitRootLogin prohibit-password' : 'PermitRootLogin no',
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
       // What ProxyJump needs (ssh -W to this server itself), and the model tunnel's -R of a Unix socket:
@@ -194,6 +205,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
   const closedAlias = 'closed-box';
   const floodAlias = 'flood-box';
   const tcshAlias = 'tcsh-box';
+  const rootAlias = 'root-box';
   const operatorKnownHosts = path.join(dir, 'operator_known_hosts');
   const configFile = path.join(dir, 'ssh_config');
   writeFileSync(
@@ -231,6 +243,12 @@ export async function startSshTestServer(): Promise<SshTestServer> {
       `  User ${tcshTestUser}`,
       `  UserKnownHostsFile ${operatorKnownHosts}`,
       '  GlobalKnownHostsFile /dev/null',
+      `Host ${rootAlias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${port}`,
+      '  User root',
+      `  UserKnownHostsFile ${operatorKnownHosts}`,
+      '  GlobalKnownHostsFile /dev/null',
       `Host ${closedAlias}`,
       '  HostName 127.0.0.1',
       `  Port ${closedPort}`,
@@ -250,6 +268,7 @@ export async function startSshTestServer(): Promise<SshTestServer> {
     floodPort,
     closedAlias,
     tcshAlias,
+    rootAlias,
     port,
     user: remoteTestUser,
     configFile,

@@ -3,7 +3,8 @@
 # only: nothing here needs building on the host. Modes (argv[1]):
 #   prepare              stdin JSON: make the run's folders (0700), write the seccomp filter for this
 #                        machine, and answer the file system facts the console builds bubblewrap's
-#                        argv from (JSON on stdout)
+#                        argv from (JSON on stdout); as root, hand the run's writable roots to the
+#                        sandbox's user and let it read the console's files it needs
 #   start DIR            stdin JSON {argv, env, cwd, cols, rows}: start the agent on a PTY in its own
 #                        session under a supervisor in another, answer "started <pid>" once it listens
 #   attach DIR OFFSET    the spool from OFFSET as frames on stdout until the exit, then the exit; frames
@@ -76,17 +77,77 @@ def make_folder(root, folder):
         os.close(fd)
 
 
+def hand_over(root, top, uid, gid):
+    # A root account's sandbox runs as an unprivileged user (the console's sandbox user): the run's
+    # writable roots become that user's. Walked from the console's own folder down: no link is followed
+    # on the way (make_folder's rule) nor inside (lchown changes a link itself, and a link to a folder is
+    # not entered); the agent is not running while this is done (before its start, after its end).
+    import stat as st_mod
+    make_folder(root, top)
+    # bubblewrap enters the view (--chdir) as root with no capability left, before it becomes that
+    # user: the roots are searchable by others (no one else reaches them: the run's folder is 0700).
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        os.fchmod(fd, 0o701)
+    finally:
+        os.close(fd)
+    stack = [top]
+    while stack:
+        path = stack.pop()
+        st = os.lstat(path)
+        if st.st_uid != uid or st.st_gid != gid:
+            os.lchown(path, uid, gid)
+        if st_mod.S_ISDIR(st.st_mode):
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    stack.append(entry.path)
+
+
+def share_for_reading(root, top):
+    # The console's files the sandbox's user reads but must not own (the project's objects its
+    # repository borrows, the model relay): others may read them (folders also walk them). They sit in
+    # the console's 0700 folder, so no one else on the host reaches them; no link is followed.
+    import stat as st_mod
+    relative = os.path.relpath(top, root)
+    if relative.startswith('..') or os.path.isabs(relative):
+        raise OSError('%s is not inside %s' % (top, root))
+    stack = [top]
+    while stack:
+        path = stack.pop()
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if st_mod.S_ISLNK(st.st_mode):
+            continue
+        wanted = 0o005 if st_mod.S_ISDIR(st.st_mode) else 0o004
+        if st.st_mode & wanted != wanted:
+            os.chmod(path, st_mod.S_IMODE(st.st_mode) | wanted)
+        if st_mod.S_ISDIR(st.st_mode):
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    stack.append(entry.path)
+
+
 def prepare():
     spec = json.load(sys.stdin)
     for folder in spec['folders']:
         make_folder(spec['root'], folder)
+    # Only for a root account: anyone else's sandbox runs as itself, in a user namespace.
+    sandbox_user = spec.get('sandboxUser') if os.getuid() == 0 else None
+    if sandbox_user:
+        for folder in spec.get('handOver', []):
+            hand_over(spec['root'], folder, sandbox_user['uid'], sandbox_user['gid'])
+        for path in spec.get('shareForReading', []):
+            share_for_reading(spec['root'], path)
     machine = platform.machine()
     seccomp = None
     filters = spec.get('seccomp', {})
     if machine in filters:
         seccomp = spec['seccompFile']
         atomic_write(seccomp, base64.b64decode(filters[machine]), 0o644)
-    facts = {'machine': machine, 'seccompFile': seccomp, 'realDirectories': {}, 'realpaths': {}, 'executable': None}
+    facts = {'machine': machine, 'seccompFile': seccomp, 'realDirectories': {}, 'realpaths': {}, 'executable': None,
+             'uid': os.getuid(), 'setpriv': os.path.isfile(spec.get('setpriv', '/usr/bin/setpriv'))}
     for path in spec['directories']:
         facts['realDirectories'][path] = real_dir(path)
     for path in spec['realpaths']:

@@ -149,6 +149,10 @@ pack)
   if [ -L "$g/objects" ] || [ ! -d "$g/objects" ]; then refuse remote_repository_unsafe "the run's .git/objects is a link or not a folder"; fi
   if [ -L "$store" ] || [ ! -d "$store/objects" ]; then refuse remote_repository_unsafe "the console's object store $store is a link or not there"; fi
   command -v bwrap >/dev/null 2>&1 || refuse remote_sandbox_unavailable "bubblewrap is not installed on the host"
+  # A root account's run ran as the sandbox's user, whose its view was (confine-on-host.ts): the view is
+  # taken back first (its agent has ended; no link followed), so the sandbox below, root in a user
+  # namespace of its own, reads it as the console's. The next attempt hands it over again.
+  if [ "$(id -u)" = 0 ]; then bounded chown -R -P -h 0:0 -- "$repository" || refuse remote_git_failed "the run's view could not be taken back from the sandbox's user"; fi
   scratch=$(mktemp -d) || refuse remote_git_failed "no temporary folder on the host"
   trap 'rm -rf "$scratch"' EXIT
   bounded bwrap --unshare-all --die-with-parent --new-session \\

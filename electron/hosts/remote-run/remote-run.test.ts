@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunDetail } from '../../../shared/entities';
 import { fixtureAgentPath } from '../../testing/output-test-kit';
-import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
+import { consoleOnHost as consoleOnTestHost, hostRunBeds, remoteHome, remoteProcessesOf, remoteRunDir, sleep, spoolOf, until, waitForEnd } from '../../testing/host-run-test-kit';
 import { remoteTestUser, startSshTestServer, tcshTestUser, type SshTestServer } from '../../testing/ssh-test-server';
 
 /**
@@ -25,81 +24,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const beds: RunTestBed[] = [];
-afterEach(async () => {
-  for (const bed of beds.splice(0)) {
-    const runIds = bed.core.ledger.runs.withStatus(['succeeded', 'failed', 'cancelled', 'running', 'preparing']).map((row) => row.id);
-    await bed.close();
-    // What the runs left on the host (Clean up's work, tested once above) goes with the test: a run
-    // the closing console left running there (as it does), then its folder.
-    for (const runId of runIds) {
-      for (const line of remoteProcessesOf(runId)) {
-        try {
-          process.kill(Number(line.split(' ')[0]), 'SIGKILL');
-        } catch {
-          // Gone meanwhile.
-        }
-      }
-      rmSync(remoteRunDir(runId), { recursive: true, force: true });
-    }
-  }
-});
+const { beds, closeAll } = hostRunBeds();
+afterEach(() => closeAll());
 
-const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
-const remoteHome = (user = remoteTestUser) => execFileSync('getent', ['passwd', user], { encoding: 'utf8' }).split(':')[5]!;
-const remoteRunDir = (runId: string, user = remoteTestUser) => path.join(remoteHome(user), '.operator-console', 'runs', runId);
-
-/** A console whose operator has the test server's ssh config and agent, with the host tested, and a sandboxed environment on it. */
-async function consoleOnHost(networkMode: 'none' | 'open' = 'none', alias = server.alias) {
-  const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
-  beds.push(bed);
-  const host = await bed.call('addHost', { name: alias });
-  const test = await bed.call('testHost', { hostId: host.id });
-  expect(test.outcome, JSON.stringify(test)).toBe('ready');
-  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode, hostId: host.id });
-  const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-test-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
-  const agent = async (args: string[], extra: Record<string, unknown> = {}) => {
-    const created = await bed.createAgent(args, { environmentId: environment.id, homeMode: 'isolated', ...extra });
-    await bed.call('setAgentConnection', { agentId: created.id, connectionId: connection.id });
-    return created;
-  };
-  const run = async (agentId: string) => {
-    const task = await bed.createTask();
-    return (await bed.call('startRun', { taskId: task.id, agentId })).id;
-  };
-  const output = (runId: string) => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes);
-  return { bed, host, environment, agent, run, output };
-}
-
-/** The spool of the run's only attempt, as the host has it. */
-function spoolOf(runId: string): Buffer {
-  const attempts = path.join(remoteRunDir(runId), 'attempts');
-  const [attempt] = readdirSync(attempts);
-  return readFileSync(path.join(attempts, attempt!, 'spool'));
-}
-
-/** The remote user's processes that belong to the run: its id in their command line or working folder (other tests share the account). */
-function remoteProcessesOf(runId: string): string[] {
-  let listed: string;
-  try {
-    listed = execFileSync('pgrep', ['-a', '-u', remoteTestUser], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return listed
-    .split('\n')
-    .filter((line) => line.trim())
-    .filter((line) => {
-      const pid = line.split(' ')[0]!;
-      let cwd = '';
-      try {
-        cwd = readlinkSync(`/proc/${pid}/cwd`);
-      } catch {
-        // Gone meanwhile.
-      }
-      return line.includes(runId) || cwd.includes(runId);
-    });
-}
+/** A console on the test box (the kit's), with this file's server. */
+const consoleOnHost = (networkMode: 'none' | 'open' = 'none', alias = server.alias) => consoleOnTestHost(server, beds, { networkMode, alias });
 
 /** The console's ssh processes reading the run's spool (`… attach <attempt dir> <offset>`). */
 function attachReaders(runId: string): number[] {
@@ -116,21 +45,7 @@ function attachReaders(runId: string): number[] {
     .map(Number);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen in ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
-
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
-async function waitForEnd(bed: RunTestBed, runId: string, timeoutMs = 60_000): Promise<RunDetail> {
-  return bed.waitForRun(runId, ended, timeoutMs);
-}
 
 describe('a run on an SSH host', () => {
   it('executes there, in its own task root with the project’s code, and its output lands in the ledger byte for byte', async () => {

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { OperatorError } from '../../../shared/errors';
 import { actionRoute } from '../../../shared/routes';
-import type { SandboxFileSystemFacts } from '../../sandbox/bwrap';
+import { setprivPath, type SandboxFileSystemFacts } from '../../sandbox/bwrap';
+import type { Owner } from '../../platform/safe-path';
 import { seccompFilter } from '../../sandbox/seccomp';
 import { sshWords } from '../ssh-failure';
 import { runOnHost, type HostConnection } from './host-connection';
@@ -141,6 +142,10 @@ const factsSchema = z.object({
   realpaths: z.record(z.string(), z.string().max(4096).nullable()),
   executable: z.object({ path: z.string().max(4096), realpath: z.string().max(4096) }).nullable(),
   interpreters: z.array(z.object({ path: z.string().max(4096), realpath: z.string().max(4096) })).max(8),
+  /** The remote account's uid: 0 (root) runs the sandbox as the sandbox's user, as a console running as root does here. */
+  uid: z.number().int().min(0),
+  /** Whether setpriv, which starts the sandboxed program as that user, is there. */
+  setpriv: z.boolean(),
 });
 
 export type RemoteFacts = z.infer<typeof factsSchema>;
@@ -159,6 +164,15 @@ export interface PrepareOnHostInput {
   path: string;
   /** Interpreters its first line may name (`node`), looked for on `path` too. */
   interpreters?: string[];
+  /**
+   * Who a sandboxed run on a root account runs as. Only when the account is root (the host decides,
+   * from its own uid): `handOver` (the run's writable roots) become that user's, recursively with no link
+   * followed, and `shareForReading` (the console's files the run reads: the project's objects, the
+   * model relay) become readable by others, inside the console's 0700 folder.
+   */
+  sandboxUser?: Owner;
+  handOver?: string[];
+  shareForReading?: string[];
 }
 
 /** Makes the run's folders, writes the seccomp filter for the host's machine, and answers the file system facts. */
@@ -168,7 +182,7 @@ export async function prepareOnHost(connection: HostConnection, layout: RemoteRu
     const filter = seccompFilter(arch);
     if (filter) seccomp[machine] = filter.toString('base64');
   }
-  const request = { ...input, root: layout.consoleRoot, seccomp, seccompFile: layout.seccompFile };
+  const request = { ...input, root: layout.consoleRoot, seccomp, seccompFile: layout.seccompFile, setpriv: setprivPath };
   const result = await runOnHost(connection, python(layout, 'prepare'), { stdin: Buffer.from(JSON.stringify(request)), timeoutMs: commandTimeoutMs, maxOutputBytes: 256 * 1024 });
   if (result.exitCode !== 0) throw hostCommandFailed(connection, 'could not prepare the run’s folders', result.stderr);
   let parsed;

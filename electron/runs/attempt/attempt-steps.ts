@@ -19,6 +19,7 @@ import { tellDiskFull } from './output-lost';
 import { spawnAndFollow } from './spawn-and-follow';
 import { confineOnHost } from './confine-on-host';
 import { prepareOnHost } from './prepare-on-host';
+import { projectSetupOnHost } from './project-setup-on-host';
 import { followOnHost, spawnAndFollowOnHost } from './spawn-and-follow-on-host';
 import { remoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
 import { bringWorkBack } from './bring-work-back';
@@ -37,10 +38,10 @@ const steps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, beginAttempt, projec
 
 /**
  * A run on an SSH host (its admission names one): the same steps, with the host's variants where
- * the work happens there: its task root prepared there too, the launch confined for it, the agent
- * started and followed there, and its work brought back. The setup command is refused by prepare-on-host until it runs there.
+ * the work happens there: its task root prepared there too, the project's setup command run there,
+ * the launch confined for it, the agent started and followed there, and its work brought back.
  */
-const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, beginAttempt, openCredential, confineOnHost, spawnAndFollowOnHost, bringWorkBack, judge];
+const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, beginAttempt, projectSetupOnHost, openCredential, confineOnHost, spawnAndFollowOnHost, bringWorkBack, judge];
 
 export function attemptSteps(admission: { host?: { id: string } }): ReadonlyArray<AttemptStep> {
   return admission.host ? hostSteps : steps;

@@ -93,8 +93,10 @@ export class ConfinedProcess {
     private readonly launch: ConfinedLaunch,
     readonly session: PtySession,
   ) {
-    // Registered in the same turn as the spawn (and after a look at the signal): no Stop falls between.
-    owner.signal.addEventListener('abort', this.stop, { once: true });
+    // Registered in the same turn as a local spawn (and after a look at the signal): no Stop falls
+    // between. A process started elsewhere (an SSH host) may have been started while a Stop came: it is stopped now.
+    if (owner.signal.aborted) queueMicrotask(this.stop);
+    else owner.signal.addEventListener('abort', this.stop, { once: true });
   }
 
   get pid(): number {

@@ -273,6 +273,42 @@ describe('a provider-only run on an SSH host', () => {
     }
   }, 120_000);
 
+  it('lets the project’s setup command there reach what a local run’s setup may, through the same proxy, and records its decisions', async () => {
+    const registry = await startRecorder('registry');
+    const elsewhere = await startRecorder('elsewhere');
+    try {
+      const { bed, environment } = await consoleOnHost({ networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`] });
+      const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+      const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+      // An install step, as `npm ci` is: the allowed registry answers, anything else is refused; no key in its environment.
+      await bed.call('updateProjectSetup', {
+        projectId: bed.projectId,
+        setupCommand: [
+          `echo "setup registry: $(curl -s --max-time 20 http://127.0.0.1:${registry.port}/setup-package)"`,
+          // Through the proxy variables (loopback is in NO_PROXY, where nothing but the allowed endpoints' forwards listens).
+          `echo "setup elsewhere: $(curl -s --noproxy '' -o /dev/null --max-time 20 -w '%{http_code}' http://127.0.0.1:${elsewhere.port}/setup-exfiltrate)"`,
+          'echo "setup key: ${OPENAI_API_KEY:-none}"',
+        ].join('; '),
+      });
+      const agent = await bed.createAgent(['--lines', '1'], { environmentId: environment.id, homeMode: 'isolated' });
+      const { runId, output } = await runToSuccess(bed, agent.id, connection.id);
+      expect(output).toContain('setup registry: registry has /setup-package');
+      expect(output).toContain('setup elsewhere: 403');
+      expect(output).toContain('setup key: none');
+      expect(registry.paths).toEqual(['/setup-package']);
+      expect(elsewhere.paths).toEqual([]);
+      expect(await egressOf(bed, runId)).toEqual([
+        { host: '127.0.0.1', port: registry.port, method: 'CONNECT', allowed: true },
+        { host: '127.0.0.1', port: elsewhere.port, method: 'GET', allowed: false },
+      ]);
+      // The setup's tunnel ended with it, and the agent's with the run.
+      await waitFor(() => pidsWithMarker(`${remoteRunDir(runId)}/egress/proxy.sock:`).length === 0, 10_000, 'the run’s tunnels to end');
+    } finally {
+      await registry.close();
+      await elsewhere.close();
+    }
+  }, 120_000);
+
   it('with the key delivered to the host (no base URL), reaches the provider’s API through the egress proxy, and nothing else', async () => {
     const { bed, environment } = await consoleOnHost({ networkMode: 'provider-only' });
     const connection = await bed.call('createConnection', { name: 'OpenAI', provider: 'openai', method: 'api_key', secret, ownership: 'shared', agentScope: 'all' });

@@ -46,15 +46,21 @@ export interface ModelTunnelOnHost {
   close(): Promise<void>;
 }
 
-export async function modelTunnelOnHost(scope: AttemptScope): Promise<ModelTunnelOnHost | null> {
+/**
+ * For the agent (`for: 'agent'`): the model and the egress, as the run needs them. For the project's
+ * setup command (`for: 'setup'`), which gets no key: the egress alone, in the provider-only mode,
+ * allowing what a local run's setup is allowed (the connection's base URL, else the provider's API,
+ * and the allowed hosts).
+ */
+export async function modelTunnelOnHost(scope: AttemptScope, purpose: { for: 'agent' } | { for: 'setup'; connectionBaseUrl: string | null } = { for: 'agent' }): Promise<ModelTunnelOnHost | null> {
   const { context, active } = scope;
   const { connection, layout } = need(scope.host, 'host');
-  const credential = need(scope.credential, 'credential');
+  const credential = purpose.for === 'agent' ? need(scope.credential, 'credential') : null;
   const { admission } = active;
   const sandboxed = admission.environmentKind === 'sandboxed';
   const egressOn = sandboxed && admission.networkMode === 'provider-only';
-  // Through the egress proxy: the provider's API (when the key is on the host, the CLI talks to it) and the allowed hosts.
-  const withProviderApi = egressOn ? egressAllowList({ connectionBaseUrl: null, provider: active.provider, admission }) : [];
+  // Through the egress proxy: the provider's API (when the key is on the host, the CLI talks to it; the setup's, its connection's base URL) and the allowed hosts.
+  const withProviderApi = egressOn ? egressAllowList({ connectionBaseUrl: purpose.for === 'setup' ? purpose.connectionBaseUrl : null, provider: active.provider, admission }) : [];
   // The sandbox's own loopback (no network) has the usual port free, but for the egress relay's forwarded
   // ports (allowed endpoints on this machine's loopback); the host's (open network, or no sandbox) is shared with other runs.
   const ownLoopback = sandboxed && admission.networkMode !== 'open';

@@ -6,7 +6,7 @@ import { stopReason } from '../run-context';
 import { AttemptStopped } from './abortable';
 import type { AttemptOutcomeNote } from './attempt-record';
 import { need, type AttemptScope } from './attempt-scope';
-import { confineProcess, spawnConfined, type ConfinedProcess } from './confined-process';
+import { confineProcess, spawnConfined, type ConfinedProcess, type ConfinedProcessOwner } from './confined-process';
 import { outputLost } from './output-lost';
 
 /**
@@ -17,15 +17,46 @@ import { outputLost } from './output-lost';
  * owner action: no retry, no agent) and `scope.runEnded` says so. Nothing to do when the project has
  * no setup command, or a previous attempt of the run got through it.
  */
-export async function projectSetup(scope: AttemptScope, signal: AbortSignal): Promise<void> {
+export function projectSetup(scope: AttemptScope, signal: AbortSignal): Promise<void> {
+  return runProjectSetup(scope, signal, startSetupHere);
+}
+
+/** The setup command confined and started on this machine's PTY, with the proxy for its network. */
+/**
+ * What the setup's egress proxy lets it reach besides the allowed hosts: what the agent may, the
+ * connection's base URL (metadata only: no secret is opened for setup), else the provider's API.
+ */
+export function setupConnectionBaseUrl(scope: AttemptScope): string | null {
+  const { context, active } = scope;
+  const connection = active.admission.homeMode === 'isolated' && active.admission.connection ? context.options.connections.state(active.admission.connection.id) : undefined;
+  return connection ? effectiveBaseUrl(active.provider.definition, connection) : null;
+}
+
+const startSetupHere: StartSetup = async (scope, owner, command) => {
+  const confinement = need(scope.confinement, 'confinement');
+  const launch = await confineProcess(owner, {
+    ...confinement,
+    spec: { executable: '/bin/sh', args: ['-c', command], env: {}, cwd: confinement.taskRoot.view, session: null },
+    connectionBaseUrl: setupConnectionBaseUrl(scope),
+    credential: null,
+  });
+  return spawnConfined(owner, launch, confinement.taskRoot.view);
+};
+
+/**
+ * Where the setup command runs (this machine, or the run's SSH host: project-setup-on-host.ts):
+ * `sh -c <command>` in the run's view, confined as the agent is without the connection's key,
+ * started; the rest (the run Setting up, its output framed, Stop, its outcome) is `runProjectSetup`'s.
+ */
+export type StartSetup = (scope: AttemptScope, owner: ConfinedProcessOwner, command: string) => Promise<ConfinedProcess>;
+
+export async function runProjectSetup(scope: AttemptScope, signal: AbortSignal, startSetup: StartSetup): Promise<void> {
   const { context, active } = scope;
   const prepared = need(scope.setup, 'setup');
   const command = prepared.command;
   if (command === null) return;
   const attempt = need(scope.attempt, 'attempt');
-  const confinement = need(scope.confinement, 'confinement');
   const { runId } = active;
-  const { taskRoot } = confinement;
   const startedAt = context.now();
   // A setup command that ran first started the run: its start stays the run's.
   if (!context.transition(runId, 'setting_up', { startedAt: context.requireRun(runId).started_at ?? startedAt })) {
@@ -46,19 +77,10 @@ export async function projectSetup(scope: AttemptScope, signal: AbortSignal): Pr
   saveRunSetup(context, runId, record);
   context.note(runId, attempt.id, 'setup_started', { command });
 
-  // The proxy lets setup reach what the agent may: the connection's base URL (metadata only: no
-  // secret is opened for setup), else the provider's API, and the operator's allow-list.
-  const connection = active.admission.homeMode === 'isolated' && active.admission.connection ? context.options.connections.state(active.admission.connection.id) : undefined;
   const owner = { context, active, attemptId: attempt.id, signal };
   let setupProcess: ConfinedProcess;
   try {
-    const launch = await confineProcess(owner, {
-      ...confinement,
-      spec: { executable: '/bin/sh', args: ['-c', command], env: {}, cwd: taskRoot.view, session: null },
-      connectionBaseUrl: connection ? effectiveBaseUrl(active.provider.definition, connection) : null,
-      credential: null,
-    });
-    setupProcess = await spawnConfined(owner, launch, taskRoot.view);
+    setupProcess = await startSetup(scope, owner, command);
   } catch (error) {
     if (error instanceof AttemptStopped) {
       // A closing console leaves the attempt for the next start to strand.

@@ -89,7 +89,7 @@ export type HostProcessLocator = {
 };
 
 /** The run ended here without the host's word: its notice says so, and what makes sure nothing is left there. */
-function hostGaveUp(context: RunContext, active: ActiveRun, hostName: string): void {
+export function hostGaveUp(context: RunContext, active: ActiveRun, hostName: string): void {
   const dedupeKey = `host-unreachable:${active.runId}`;
   context.ledger.runs.setHostUnreachableSince(active.runId, null);
   context.announce(active.runId);
@@ -104,7 +104,7 @@ function hostGaveUp(context: RunContext, active: ActiveRun, hostName: string): v
 }
 
 /** The run's host stopped answering (a notice, the run marked unverifiable), or answers again (both cleared). */
-function hostReachability(context: RunContext, active: ActiveRun, hostName: string, reachable: boolean, detail: string): void {
+export function hostReachability(context: RunContext, active: ActiveRun, hostName: string, reachable: boolean, detail: string): void {
   const { runId } = active;
   const dedupeKey = `host-unreachable:${runId}`;
   const since = reachable ? null : context.now();

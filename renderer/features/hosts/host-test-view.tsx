@@ -107,6 +107,18 @@ function HostReportView({ host, report }: { host: Host; report: HostReport }) {
             ? "Not installed: runs need python3 for the console's supervisor (Debian: apt install python3)."
             : 'Not asked yet: test the host again.'}
       </dd>
+      {report.account ? (
+        <>
+          <dt>Account</dt>
+          <dd>
+            {report.account.uid !== 0
+              ? `uid ${report.account.uid}: sandboxed runs run as this account, in a user namespace.`
+              : report.account.setpriv
+                ? 'root: sandboxed runs run there as nobody (through setpriv), as here when the console runs as root.'
+                : 'root, and setpriv is not installed: sandboxed runs cannot start there (Debian: apt install util-linux), or reach the host as another user.'}
+          </dd>
+        </>
+      ) : null}
       <dt>Agent CLIs</dt>
       <dd>
         <ul className="plain-list" aria-label={`Agent CLIs on ${host.name}`}>
