@@ -130,6 +130,11 @@ export const cleanupCandidateSchema = z.object({
   freelyRemovable: z.boolean(),
   /** The run could still be resumed: its files go only when the operator says so. */
   resumable: z.boolean(),
+  /**
+   * The SSH host that holds the run's work only, because bringing it back failed (issue 28): its files
+   * go only when the operator confirms that work is discarded. Null for every other run.
+   */
+  workLeftOnHost: z.string().nullable().default(null),
 });
 export type CleanupCandidate = z.infer<typeof cleanupCandidateSchema>;
 

@@ -14,6 +14,7 @@ import type { LedgerSpaceFigures } from '../ledger/ledger-space';
 import type { RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../platform/log';
 import { endedStatuses } from '../runs/run-transitions';
+import { savedAdmission } from '../runs/admission';
 import type { RunWorkspace } from '../runs/run-workspace';
 
 export interface CleanupServiceOptions {
@@ -146,8 +147,9 @@ export class CleanupService {
         endedAt: toIso(row.ended_at),
         holdings,
         holdingsError: error,
-        freelyRemovable: settledStates.includes(row.landing_state),
+        freelyRemovable: settledStates.includes(row.landing_state) && !workLeftOnHost(row),
         resumable: this.options.canResume(row.id),
+        workLeftOnHost: workLeftOnHost(row),
       });
     }
     return { candidates };
@@ -185,11 +187,12 @@ export class CleanupService {
 
   private async cleanUpOne(runId: string, confirmed: boolean): Promise<{ freedBytes: number } | { kept: string }> {
     const row = this.ledger.runs.row(runId)!;
-    const needsConfirmation = !settledStates.includes(row.landing_state) || this.options.canResume(runId);
+    const needsConfirmation = !settledStates.includes(row.landing_state) || this.options.canResume(runId) || workLeftOnHost(row) !== null;
     if (needsConfirmation && !confirmed) return { kept: await this.confirmationReason(row) };
     const bytes = row.disk_bytes ?? (await this.options.workspace.size(runId).catch(() => null)) ?? 0;
     try {
-      await this.options.workspace.removeFiles(runId);
+      // Named by the operator: that includes work left on its host (the confirmation said so).
+      await this.options.workspace.removeFiles(runId, { discardWorkOnHost: confirmed });
       this.options.log.info('run files cleaned up', { runId, bytes, confirmed: needsConfirmation });
       return { freedBytes: bytes };
     } catch (error) {
@@ -228,7 +231,9 @@ export class CleanupService {
     const days = this.policy().removeSettledAfterDays;
     if (days === null || this.closed) return [];
     const cutoff = this.now() - days * dayMs;
+    // Work never brought back from its host is not settled, whatever the run's state says: the policy leaves it.
     const due = this.ledger.runs.withFiles().filter((row) => {
+      if (workLeftOnHost(row)) return false;
       const settledAt = row.landing_state === 'discarded' ? row.discarded_at : settledStates.includes(row.landing_state) ? row.landed_at : null;
       return settledAt !== null && settledAt <= cutoff;
     });
@@ -262,6 +267,10 @@ export class CleanupService {
   }
 
   private async confirmationReason(row: RunRow): Promise<string> {
+    const host = workLeftOnHost(row);
+    if (host) {
+      return `Its work is still on ${host}: it was never brought back, so its Changes here do not show it. Fetch the work again from its notice, or confirm it by name to discard that work with its files.`;
+    }
     if (settledStates.includes(row.landing_state)) return 'It could still be resumed: confirm it by name to remove its files.';
     const { holdings, unlandedCount, error } = await this.holdingsOf(row);
     if (error) return `It is not landed, and what it holds could not be read (${error}): confirm it by name to remove it.`;
@@ -291,6 +300,12 @@ export class CleanupService {
     void promise.finally(() => this.pending.delete(promise)).catch(() => undefined);
     return promise;
   }
+}
+
+/** The host holding the run's work only (its fetch failed), or null: such a run's files go only with the operator's word. */
+function workLeftOnHost(row: RunRow): string | null {
+  if (row.host_work_unfetched_at === null) return null;
+  return savedAdmission(row.admission_json)?.host?.name ?? 'its SSH host';
 }
 
 function errorMessage(error: unknown): string {

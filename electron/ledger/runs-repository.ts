@@ -75,6 +75,8 @@ export interface RunRow {
   diff_summary_json: string | null;
   /** A landing under way: the target's new commit, written just before the branch moves (LandingIntent). */
   landing_intent_json: string | null;
+  /** Since when the run's work is on its SSH host only, its fetch having failed (migration 20); null once it came back. */
+  host_work_unfetched_at: number | null;
   created_at: number;
   started_at: number | null;
   ended_at: number | null;
@@ -382,6 +384,17 @@ export class RunsRepository {
 
   setHostUnreachableSince(runId: string, since: number | null): void {
     this.db.prepare('UPDATE runs SET host_unreachable_at = ? WHERE id = ?').run(since, runId);
+  }
+
+  /** Since when the run's work is on its SSH host only, its fetch having failed (epoch ms); null once it came back. */
+  hostWorkUnfetchedSince(runId: string): number | null {
+    const row = this.db.prepare('SELECT host_work_unfetched_at FROM runs WHERE id = ?').get(runId) as { host_work_unfetched_at: number | null } | undefined;
+    return row?.host_work_unfetched_at ?? null;
+  }
+
+  /** Marks the run's work as left on its host (kept from the first failure on), or as back (null). */
+  setHostWorkUnfetched(runId: string, since: number | null): void {
+    this.db.prepare('UPDATE runs SET host_work_unfetched_at = CASE WHEN ? IS NULL THEN NULL ELSE coalesce(host_work_unfetched_at, ?) END WHERE id = ?').run(since, since, runId);
   }
 
   recordBaseBranch(runId: string, branch: string | null): void {

@@ -75,7 +75,7 @@ export const landingChannels = {
   /** Clean up's dry run: the finished runs whose files could go, and what each holds. Removes nothing. */
   planCleanup: channel(noInput, z.object({ candidates: z.array(cleanupCandidateSchema) })),
   /**
-   * Removes the task roots of `runIds`. A run that holds unlanded work, or could be resumed, goes only
+   * Removes the task roots of `runIds`. A run that holds unlanded work (or work left on its SSH host), or could be resumed, goes only
    * when it is also in `confirmedRunIds`; otherwise it is kept and listed in `kept`.
    */
   cleanUpRuns: channel(
