@@ -175,7 +175,11 @@ export const diskUsageSchema = z.object({
         hostId: z.string(),
         name: z.string(),
         runs: z.number().int().min(0),
+        /** The runs' folders and the projects' git stores together. */
         bytes: z.number().int().min(0).nullable(),
+        /** The projects' git stores there (one per project whose runs went there, kept while a run there needs it). */
+        gitStores: z.number().int().min(0).default(0),
+        gitStoreBytes: z.number().int().min(0).nullable().default(null),
         error: z.string().nullable(),
         measuredAt: timestamp,
       }),

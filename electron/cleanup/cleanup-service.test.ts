@@ -116,7 +116,7 @@ describe('Clean up', () => {
     const live = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const running = await b.waitForRun(live.id, (run) => run.status === 'running');
     const kept = await b.call('cleanUpRuns', { runIds: [live.id], confirmedRunIds: [live.id] });
-    expect(kept).toEqual({ removed: [], kept: [{ runId: live.id, reason: expect.stringContaining('queued or running') }], freedBytes: 0 });
+    expect(kept).toEqual({ removed: [], kept: [{ runId: live.id, reason: expect.stringContaining('queued or running') }], freedBytes: 0, gitStores: [] });
     expect(existsSync(present(running.taskRoot, 'task root'))).toBe(true);
     await b.call('stopRun', { runId: live.id });
     await b.waitForRun(live.id, ended);

@@ -7,12 +7,15 @@ import {
   type LandingState,
   type RunHoldings,
 } from '../../shared/landing';
+import type { ChannelOutput } from '../../shared/contract';
 import type { EventHub } from '../events/event-hub';
 import { isoNow, toIso } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { LedgerSpaceFigures } from '../ledger/ledger-space';
 import type { RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../platform/log';
+import type { HostDiskUse, HostService } from '../hosts/host-service';
+import { HostGitStores } from './host-git-stores';
 import { endedStatuses } from '../runs/run-transitions';
 import { savedAdmission } from '../runs/admission';
 import type { RunWorkspace } from '../runs/run-workspace';
@@ -26,8 +29,13 @@ export interface CleanupServiceOptions {
   canResume: (runId: string) => boolean;
   now?: () => number;
   /** What runs take on each SSH host (HostService.diskUse), asked on Refresh. */
-  hostsDisk?: () => Promise<Array<{ hostId: string; name: string; runs: number; bytes: number | null; error: string | null; measuredAt: number }>>;
+  hostsDisk?: () => Promise<HostDiskUse[]>;
+  /** Removes the projects' git stores on the hosts that no run needs any more (HostService.pruneGitStores), after each clean-up. */
+  pruneHostGitStores?: HostService['pruneGitStores'];
 }
+
+/** What a clean-up did: the runs whose files went, those kept (and why), and the hosts' git stores that went with them. */
+export type CleanupOutcome = ChannelOutput<'cleanUpRuns'>;
 
 export const cleanupPolicyKey = 'cleanup.policy';
 const defaultPolicy: CleanupPolicy = { removeSettledAfterDays: null };
@@ -55,10 +63,13 @@ export class CleanupService {
   private applying: Promise<string[]> | null = null;
   /** The hosts' sizes from the last Refresh (ssh is not asked at every look at the page). */
   private hostsDisk: DiskUsage['hosts'] = [];
+  /** The projects' git stores on hosts that are this console's, and whether a run still needs each. */
+  private readonly gitStores: HostGitStores;
 
   constructor(private readonly options: CleanupServiceOptions) {
     this.ledger = options.ledger;
     this.now = options.now ?? Date.now;
+    this.gitStores = new HostGitStores(options.ledger, this.now);
   }
 
   /** Applies the policy now and every hour after (the timer never keeps the process alive). */
@@ -93,6 +104,8 @@ export class CleanupService {
   /** A run ended: its size is measured in the background (a failure is only logged). */
   runEnded(runId: string): void {
     if (this.closed) return;
+    const row = this.ledger.runs.row(runId);
+    if (row) this.gitStores.learnFrom(row);
     this.measure(runId).catch((error: unknown) => this.options.log.warn('could not measure the run’s task root', { runId, error: String(error) }));
   }
 
@@ -160,7 +173,7 @@ export class CleanupService {
    * any other only when it is also in `confirmedRunIds`, else it is kept and `kept` says why. A run
    * that is queued or running is never touched.
    */
-  cleanUp(input: { runIds: string[]; confirmedRunIds?: string[] | undefined }): Promise<{ removed: string[]; kept: Array<{ runId: string; reason: string }>; freedBytes: number }> {
+  cleanUp(input: { runIds: string[]; confirmedRunIds?: string[] | undefined }): Promise<CleanupOutcome> {
     return this.track(async () => {
       const confirmed = new Set(input.confirmedRunIds ?? []);
       const removed: string[] = [];
@@ -181,8 +194,33 @@ export class CleanupService {
         }
       }
       if (removed.length > 0) this.options.events.emit('runsChanged', { runIds: removed });
-      return { removed, kept, freedBytes };
+      const gitStores = await this.pruneGitStores();
+      return { removed, kept, freedBytes: freedBytes + gitStores.reduce((sum, host) => sum + host.freedBytes, 0), gitStores };
     });
+  }
+
+  /**
+   * The projects' git stores on the hosts that are this console's and that no run needs any more
+   * (host-git-stores.ts) go with every clean-up, on every tested host: a store's last run cleaned up,
+   * or its project removed from the console. The hosts' figures shown drop by what went.
+   */
+  private async pruneGitStores(): Promise<CleanupOutcome['gitStores']> {
+    if (!this.options.pruneHostGitStores || this.closed) return [];
+    this.gitStores.learnFromLedger();
+    const pruned = await this.options.pruneHostGitStores({
+      ours: (hostId) => this.gitStores.ours(hostId),
+      needed: (hostId, projectId) => this.gitStores.needed(hostId, projectId),
+    });
+    for (const host of pruned) {
+      this.gitStores.forget(host.hostId, host.removed);
+      const shown = this.hostsDisk.find((each) => each.hostId === host.hostId);
+      if (shown && host.freedBytes > 0) {
+        if (shown.bytes !== null) shown.bytes = Math.max(0, shown.bytes - host.freedBytes);
+        if (shown.gitStoreBytes !== null) shown.gitStoreBytes = Math.max(0, shown.gitStoreBytes - host.freedBytes);
+        shown.gitStores = Math.max(0, shown.gitStores - host.removed.length);
+      }
+    }
+    return pruned.filter((host) => host.removed.length > 0 || host.error !== null).map((host) => ({ host: host.name, removed: host.removed.length, freedBytes: host.freedBytes, error: host.error }));
   }
 
   private async cleanUpOne(runId: string, confirmed: boolean): Promise<{ freedBytes: number } | { kept: string }> {
@@ -249,7 +287,10 @@ export class CleanupService {
         this.options.log.warn('the clean-up policy could not remove a run’s files', { runId: row.id, error: errorMessage(error) });
       }
     }
-    if (removed.length > 0) this.options.events.emit('runsChanged', { runIds: removed });
+    if (removed.length > 0) {
+      this.options.events.emit('runsChanged', { runIds: removed });
+      await this.pruneGitStores();
+    }
     return removed;
   }
 

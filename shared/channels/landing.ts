@@ -83,7 +83,15 @@ export const landingChannels = {
     z.object({
       removed: z.array(z.string()),
       kept: z.array(z.object({ runId: z.string(), reason: z.string() })),
+      /** Runs' files and the hosts' unused git stores together. */
       freedBytes: z.number().int().min(0),
+      /**
+       * The projects' git stores removed on each SSH host because no run there needs them any more (or
+       * the host that could not be asked, with why); hosts with nothing to say are left out.
+       */
+      gitStores: z
+        .array(z.object({ host: z.string(), removed: z.number().int().min(0), freedBytes: z.number().int().min(0), error: z.string().nullable() }))
+        .default([]),
     }),
   ),
   /**

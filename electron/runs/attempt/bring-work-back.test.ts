@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openHostTestBed } from '../../testing/host-test-bed';
 import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 
@@ -34,17 +35,8 @@ afterEach(async () => {
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
 
 async function consoleOnHost() {
-  const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
+  const { bed, agent } = await openHostTestBed(server);
   beds.push(bed);
-  const host = await bed.call('addHost', { name: server.alias });
-  expect((await bed.call('testHost', { hostId: host.id })).outcome).toBe('ready');
-  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: 'none', hostId: host.id });
-  const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-code-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
-  const agent = async (args: string[]) => {
-    const created = await bed.createAgent(args, { environmentId: environment.id, homeMode: 'isolated' });
-    await bed.call('setAgentConnection', { agentId: created.id, connectionId: connection.id });
-    return created;
-  };
   return { bed, agent };
 }
 
