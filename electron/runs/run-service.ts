@@ -26,6 +26,7 @@ import { strandOrphanedRuns } from './recovery';
 import { RunAttempt } from './attempt/attempt-record';
 import type { RunRow } from '../ledger/runs-repository';
 import { stopAttemptOnHost } from '../hosts/remote-run/remote-supervisor';
+import { InputNotSent } from '../hosts/remote-run/remote-session';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './notices/network-notices';
 import { RunNotices } from './notices/run-notices';
@@ -253,12 +254,20 @@ export class RunService {
     });
   }
 
+  /**
+   * Input for the run's terminal. A run whose SSH host cannot be reached right now refuses it
+   * (`ssh_failed`, reason `unreachable`), saying so: a keystroke is never taken and thrown away.
+   */
   sendInput(runId: string, data: string): { accepted: boolean } {
-    const session = this.context.active.get(runId)?.session;
-    if (!session || session.exit) return { accepted: false };
+    const active = this.context.active.get(runId);
+    const session = active?.session;
+    if (!active || !session || session.exit) return { accepted: false };
+    const hostName = active.admission.host?.name;
+    if (hostName && this.context.ledger.runs.hostUnreachableSince(runId) !== null) throw hostUnreachableForInput(hostName);
     try {
       session.write(data);
-    } catch {
+    } catch (error) {
+      if (error instanceof InputNotSent) throw hostUnreachableForInput(error.host);
       // The PTY closed between the check and the write: the run is ending, the keystroke has nowhere to go.
       return { accepted: false };
     }
@@ -518,4 +527,13 @@ export class RunService {
     await this.diskFull.settled();
     context.close();
   }
+}
+
+/** Input for a run whose host the console cannot reach right now: refused with what happens next. */
+function hostUnreachableForInput(hostName: string): OperatorError {
+  return new OperatorError({
+    code: 'ssh_failed',
+    reason: 'unreachable',
+    message: `${hostName} cannot be reached right now, so this input was not sent to the run. Its terminal takes input again as soon as ${hostName} answers; the console reconnects by itself.`,
+  });
 }
