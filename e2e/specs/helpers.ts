@@ -46,14 +46,15 @@ export async function addFixtureAgent(page: Page, name: string, args: string[], 
 }
 
 /**
- * An agent whose CLI is the fixture agent, in the Sandboxed environment with an isolated home (or
- * `homeMode`), and the AI connection named `connection` (none when it is not given).
+ * An agent whose CLI is the fixture agent, in the Sandboxed environment (or the sandboxed one named
+ * `environment`) with an isolated home (or `homeMode`), and the AI connection named `connection`
+ * (none when it is not given).
  */
 export async function addSandboxedFixtureAgent(
   page: Page,
   name: string,
   args: string[],
-  { connection, homeMode }: { connection?: string; homeMode?: 'preconfigured' } = {},
+  { connection, homeMode, environment: environmentName = 'Sandboxed' }: { connection?: string; homeMode?: 'preconfigured'; environment?: string } = {},
 ) {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
   await page.getByRole('button', { name: 'New agent' }).click();
@@ -62,7 +63,7 @@ export async function addSandboxedFixtureAgent(
   await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
   await dialog.getByLabel('Profile').selectOption('program-codex-json');
   const environment = dialog.getByLabel('Environment');
-  const sandboxed = await environment.locator('option', { hasText: /^Sandboxed/ }).getAttribute('value');
+  const sandboxed = await environment.locator('option', { hasText: new RegExp(`^${environmentName}`) }).getAttribute('value');
   await environment.selectOption(sandboxed);
   // A sandboxed environment brings an isolated home with it.
   await expect(dialog.getByLabel('Home mode')).toHaveValue('isolated');

@@ -1,8 +1,7 @@
-import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
-import { test as consoleTest, expect } from '../console-test';
-import { addAiConnection, addProject, addTask, fixtureAgent, makeRepository, runTask, terminal } from './helpers';
+import { expect } from '../console-test';
+import { addAiConnection, addProject, addSandboxedFixtureAgent, addTask, makeRepository, runTask, terminal } from './helpers';
+import { addReadyHostEnvironment, hostTest } from './host-helpers';
 
 /**
  * Settings → Hosts as an operator meets it (issue 28): they add a host by its alias in their ssh
@@ -10,16 +9,7 @@ import { addAiConnection, addProject, addTask, fixtureAgent, makeRepository, run
  * and Test host then says what the host has. A real sshd on 127.0.0.1 (its own host key, another
  * user account as the remote), the console's system ssh with the operator's config and a test agent.
  */
-const test = consoleTest.extend<{ sshServer: SshTestServer }>({
-  sshServer: async ({}, use) => {
-    const server = await startSshTestServer();
-    await use(server);
-    await server.stop();
-  },
-  consoleEnv: async ({ sshServer }, use) => {
-    await use({ OPERATOR_CONSOLE_SSH_CONFIG: sshServer.configFile, SSH_AUTH_SOCK: sshServer.env.SSH_AUTH_SOCK });
-  },
-});
+const test = hostTest;
 
 test('an operator adds a host by its ssh alias, sees its key’s fingerprint, trusts it, and Test host reports what the host has', async ({ console: app, sshServer }) => {
   const { page } = app;
@@ -94,43 +84,10 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
 
 test('a task runs on the host, sandboxed there, and its output is in the run’s terminal', async ({ console: app, sshServer, scratchDir }) => {
   const { page } = app;
-  // The operator's own known_hosts already holds the host's key.
-  appendFileSync(sshServer.operatorKnownHosts, `${sshServer.knownHostsLine()}\n`);
-  const nav = page.getByRole('navigation', { name: 'Main' });
-  await nav.getByRole('link', { name: 'Settings' }).click();
-  await page.getByRole('link', { name: 'Hosts' }).click();
-  await page.getByRole('button', { name: 'Add host' }).click();
-  const add = page.getByRole('dialog', { name: 'Add host' });
-  await add.getByLabel('Host').fill(sshServer.alias);
-  await add.getByRole('button', { name: 'Add host' }).click();
-  await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready', { timeout: 60_000 });
-
-  // A sandboxed environment on the host, with no network.
-  await page.getByRole('link', { name: 'Environments' }).click();
-  await page.getByRole('button', { name: 'New environment' }).click();
-  const create = page.getByRole('dialog', { name: 'New environment' });
-  await create.getByLabel('Name').fill('Build box');
-  await create.getByLabel('SSH host').selectOption({ label: sshServer.alias });
-  await expect(create.getByRole('radio', { name: 'OS sandbox' })).toBeChecked();
-  await create.getByRole('radio', { name: 'None' }).last().check();
-  await create.getByRole('button', { name: 'Create environment' }).click();
-  await expect(create).toBeHidden();
-
+  // The operator's own known_hosts already holds the host's key; a sandboxed environment on the host, with no network.
+  await addReadyHostEnvironment(page, sshServer, 'Build box');
   await addAiConnection(page, 'Team key', { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test-e2e-hosts-0000' });
-  await nav.getByRole('link', { name: 'Agents' }).click();
-  await page.getByRole('button', { name: 'New agent' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New agent' });
-  await dialog.getByLabel('Name').fill('Remote writer');
-  await dialog.getByLabel('Provider').selectOption({ label: 'Command' });
-  await dialog.getByLabel('Profile').selectOption('program-codex-json');
-  const environment = dialog.getByLabel('Environment');
-  await environment.selectOption(await environment.locator('option', { hasText: /^Build box/ }).getAttribute('value'));
-  const picker = dialog.getByRole('combobox', { name: 'AI connection' });
-  await picker.selectOption(await picker.locator('option', { hasText: /^Team key/ }).getAttribute('value'));
-  await dialog.getByLabel('Executable path').fill(fixtureAgent);
-  await dialog.getByLabel('Arguments').fill(['--print-env', 'HOME', '--lines', '3'].join('\n'));
-  await dialog.getByRole('button', { name: 'Create agent' }).click();
-  await expect(page.getByRole('link', { name: 'Remote writer' })).toBeVisible();
+  await addSandboxedFixtureAgent(page, 'Remote writer', ['--print-env', 'HOME', '--lines', '3'], { environment: 'Build box', connection: 'Team key' });
 
   await addProject(page, makeRepository(path.join(scratchDir, 'remote-service')));
   await addTask(page, 'Plan on the build box');

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../shared/entities';
 import { fixtureAgentPath } from '../../testing/output-test-kit';
 import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
+import { attachReaders } from '../../testing/ssh-readers';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 
 /**
@@ -99,21 +100,6 @@ function remoteProcessesOf(runId: string): string[] {
       }
       return line.includes(runId) || cwd.includes(runId);
     });
-}
-
-/** The console's ssh processes reading the run's spool (`… attach <attempt dir> <offset>`). */
-function attachReaders(runId: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return argv[0] === 'ssh' && argv.some((arg) => arg.includes(' \'attach\' ') && arg.includes(runId));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
