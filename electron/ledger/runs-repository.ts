@@ -18,6 +18,7 @@ interface RunSummaryRow {
   ended_at: number | null;
   archived_at: number | null;
   host_unreachable_at: number | null;
+  host_work_unfetched_at: number | null;
   landing_state: LandingState;
   landed_commit: string | null;
   landed_target: string | null;
@@ -137,7 +138,7 @@ const summarySelect = `
          r.created_at, r.started_at, r.ended_at, r.archived_at,
          r.landing_state, r.landed_commit, r.landed_target, r.landed_strategy, r.landed_at, r.landed_by,
          r.pushed_remote, r.pushed_branch, r.pushed_at, r.compare_url, r.pull_request_url,
-         r.discarded_at, r.files_removed_at, r.disk_bytes, r.host_unreachable_at
+         r.discarded_at, r.files_removed_at, r.disk_bytes, r.host_unreachable_at, r.host_work_unfetched_at
   FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id`;
 
 function toSummary(row: RunSummaryRow): RunSummary {
@@ -156,6 +157,7 @@ function toSummary(row: RunSummaryRow): RunSummary {
     archived: row.archived_at !== null,
     landing: toLanding(row),
     hostUnreachableSince: toIso(row.host_unreachable_at),
+    hostWorkLeftSince: toIso(row.host_work_unfetched_at),
   };
 }
 

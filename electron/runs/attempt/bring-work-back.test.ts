@@ -69,6 +69,7 @@ describe('a run on an SSH host', () => {
     try {
       const run = await bed.waitForRun(runId, ended, 60_000);
       expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+      expect(run.hostWorkLeftSince).not.toBeNull();
       const notices = (await bed.call('listNotices', { runId })).filter((notice) => notice.kind === 'host_work_not_fetched');
       expect(notices).toHaveLength(1);
       expect(notices[0]).toMatchObject({ status: 'open', code: 'ssh_failed', reason: 'unreachable' });
@@ -93,6 +94,7 @@ describe('a run on an SSH host', () => {
 
     const again = await bed.call('fetchRunWorkAgain', { runId });
     expect(again.alreadyBack).toBe(false);
+    expect(again.run.hostWorkLeftSince).toBeNull();
     const diff = await bed.call('getRunDiff', { runId });
     expect(diff.files.map((file) => `${file.status} ${file.path}`)).toEqual(['added left-on-host.txt']);
     const [notice] = (await bed.call('listNotices', { runId })).filter((each) => each.kind === 'host_work_not_fetched');
