@@ -231,15 +231,14 @@ export class RunWorkspace {
     this.requireWorkBack(row, options);
     // The host's copy goes first: a host that cannot be reached keeps the run's files here too, so
     // Clean up can be asked again once it answers, and nothing is left behind on the host unnoticed.
-    if (admission?.host) {
-      await this.removeFromHost(row.id, admission.host);
-      if (this.ledger.runs.hostWorkUnfetchedSince(row.id) !== null) {
-        this.ledger.runs.setHostWorkUnfetched(row.id, null);
-        this.options.log.info('run’s work left on its host discarded, as the operator confirmed', { runId: row.id, host: admission.host.name });
-      }
-    }
+    if (admission?.host) await this.removeFromHost(row.id, admission.host);
     const tools = await this.toolsFor(admission, 'remove');
     await removeTaskRoot({ dataDir: this.dataDir, runId: row.id, project: project ?? { path: '', isGitRepo: false } }, tools);
+    // What was left on the host went with the rest, as the operator said: nothing stands for it any more.
+    if (this.ledger.runs.hostWorkUnfetchedSince(row.id) !== null) {
+      this.ledger.runs.setHostWorkUnfetched(row.id, null);
+      this.options.log.info('run’s work left on its host discarded, as the operator confirmed', { runId: row.id, host: admission?.host?.name ?? null });
+    }
   }
 
   /**
