@@ -172,7 +172,7 @@ export function createCore(options: CoreOptions): Core {
     outputGiveUpAfterMs: options.outputGiveUpAfterMs,
     hosts,
   });
-  const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId), hostsDisk: () => hosts.diskUse() });
+  const cleanup = new CleanupService({ ledger, workspace: runs.workspace, events, log: options.log, canResume: (runId) => runs.canResume(runId), hostsDisk: () => hosts.diskUse(), pruneHostGitStores: (plan) => hosts.pruneGitStores(plan) });
   // A run's task root is measured when it ends; the policy is applied now and every hour.
   subscribeCleanup(lifecycle, cleanup);
   cleanup.start();

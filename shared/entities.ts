@@ -255,6 +255,12 @@ export const runSummarySchema = z.object({
    * known, so it reads Unverifiable (issue 28); null while the host answers, and for runs on this machine.
    */
   hostUnreachableSince: timestamp.nullable().default(null),
+  /**
+   * A run on an SSH host whose work could not be brought back when its agent ended: since when its
+   * work is on the host only (its notice offers Fetch the work again). Null once it came back, and for
+   * every other run.
+   */
+  hostWorkLeftSince: timestamp.nullable().default(null),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 

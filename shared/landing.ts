@@ -130,6 +130,11 @@ export const cleanupCandidateSchema = z.object({
   freelyRemovable: z.boolean(),
   /** The run could still be resumed: its files go only when the operator says so. */
   resumable: z.boolean(),
+  /**
+   * The SSH host that holds the run's work only, because bringing it back failed (issue 28): its files
+   * go only when the operator confirms that work is discarded. Null for every other run.
+   */
+  workLeftOnHost: z.string().nullable().default(null),
 });
 export type CleanupCandidate = z.infer<typeof cleanupCandidateSchema>;
 
@@ -170,7 +175,11 @@ export const diskUsageSchema = z.object({
         hostId: z.string(),
         name: z.string(),
         runs: z.number().int().min(0),
+        /** The runs' folders and the projects' git stores together. */
         bytes: z.number().int().min(0).nullable(),
+        /** The projects' git stores there (one per project whose runs went there, kept while a run there needs it). */
+        gitStores: z.number().int().min(0).default(0),
+        gitStoreBytes: z.number().int().min(0).nullable().default(null),
         error: z.string().nullable(),
         measuredAt: timestamp,
       }),

@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { startSshTestServer, type SshTestServer } from '../../electron/testing/ssh-test-server';
-import type { Page } from '@playwright/test';
-import { test as consoleTest, expect } from '../console-test';
+import { expect } from '../console-test';
 import { addAiConnection, addProject, addSandboxedFixtureAgent, addTask, makeRepository, runTask, terminal } from './helpers';
+import { addReadyHostEnvironment, addTrustedHost, hostTest } from './host-helpers';
 
 /**
  * Settings → Hosts as an operator meets it (issue 28): they add a host by its alias in their ssh
@@ -14,28 +13,7 @@ import { addAiConnection, addProject, addSandboxedFixtureAgent, addTask, makeRep
  * and Test host then says what the host has. A real sshd on 127.0.0.1 (its own host key, another
  * user account as the remote), the console's system ssh with the operator's config and a test agent.
  */
-const test = consoleTest.extend<{ sshServer: SshTestServer }>({
-  sshServer: async ({}, use) => {
-    const server = await startSshTestServer();
-    await use(server);
-    await server.stop();
-  },
-  consoleEnv: async ({ sshServer }, use) => {
-    await use({ OPERATOR_CONSOLE_SSH_CONFIG: sshServer.configFile, SSH_AUTH_SOCK: sshServer.env.SSH_AUTH_SOCK });
-  },
-});
-
-/** Settings → Hosts → Add host for the test server, whose key the operator's own known_hosts already holds; Test host passes. */
-async function addTrustedHost(page: Page, sshServer: SshTestServer) {
-  appendFileSync(sshServer.operatorKnownHosts, `${sshServer.knownHostsLine()}\n`);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
-  await page.getByRole('link', { name: 'Hosts' }).click();
-  await page.getByRole('button', { name: 'Add host' }).click();
-  const add = page.getByRole('dialog', { name: 'Add host' });
-  await add.getByLabel('Host').fill(sshServer.alias);
-  await add.getByRole('button', { name: 'Add host' }).click();
-  await expect(page.getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: sshServer.alias })).toContainText('Ready', { timeout: 60_000 });
-}
+const test = hostTest;
 
 test('an operator adds a host by its ssh alias, sees its key’s fingerprint, trusts it, and Test host reports what the host has', async ({ console: app, sshServer }) => {
   const { page } = app;
@@ -111,19 +89,8 @@ test('an operator adds a host by its ssh alias, sees its key’s fingerprint, tr
 
 test('a task runs on the host, sandboxed there; its output is in the run’s terminal, and its work comes back to be reviewed, committed and landed', async ({ console: app, sshServer, scratchDir }) => {
   const { page } = app;
-  await addTrustedHost(page, sshServer);
-
-  // A sandboxed environment on the host, with no network.
-  await page.getByRole('link', { name: 'Environments' }).click();
-  await page.getByRole('button', { name: 'New environment' }).click();
-  const create = page.getByRole('dialog', { name: 'New environment' });
-  await create.getByLabel('Name').fill('Build box');
-  await create.getByLabel('SSH host').selectOption({ label: sshServer.alias });
-  await expect(create.getByRole('radio', { name: 'OS sandbox' })).toBeChecked();
-  await create.getByRole('radio', { name: 'None' }).last().check();
-  await create.getByRole('button', { name: 'Create environment' }).click();
-  await expect(create).toBeHidden();
-
+  // The operator's own known_hosts already holds the host's key; a sandboxed environment on the host, with no network.
+  await addReadyHostEnvironment(page, sshServer, 'Build box');
   await addAiConnection(page, 'Team key', { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test-e2e-hosts-0000' });
   await addSandboxedFixtureAgent(page, 'Remote writer', ['--print-env', 'HOME', '--lines', '3', '--write-file', 'notes/remote.md', '--file-content', 'Planned on the build box.\\n'], { connection: 'Team key', environment: 'Build box' });
 
@@ -153,7 +120,6 @@ test('a task runs on the host, sandboxed there; its output is in the run’s ter
   expect(execFileSync('git', ['log', '-1', '--format=%s', 'main'], { cwd: project, encoding: 'utf8' }).trim()).toBe('Plan from the build box');
   expect(readFileSync(path.join(project, 'notes', 'remote.md'), 'utf8')).toBe('Planned on the build box.\n');
 });
-
 
 test('a provider-only run on the host reaches the allowed host from this machine, and the refused one is on its Network panel and a notice, as for a run here', async ({ console: app, sshServer, scratchDir }) => {
   const { page } = app;

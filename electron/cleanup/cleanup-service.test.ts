@@ -116,7 +116,7 @@ describe('Clean up', () => {
     const live = await b.call('startRun', { taskId: task.id, agentId: agent.id });
     const running = await b.waitForRun(live.id, (run) => run.status === 'running');
     const kept = await b.call('cleanUpRuns', { runIds: [live.id], confirmedRunIds: [live.id] });
-    expect(kept).toEqual({ removed: [], kept: [{ runId: live.id, reason: expect.stringContaining('queued or running') }], freedBytes: 0 });
+    expect(kept).toEqual({ removed: [], kept: [{ runId: live.id, reason: expect.stringContaining('queued or running') }], freedBytes: 0, gitStores: [] });
     expect(existsSync(present(running.taskRoot, 'task root'))).toBe(true);
     await b.call('stopRun', { runId: live.id });
     await b.waitForRun(live.id, ended);
@@ -180,6 +180,25 @@ describe('the clean-up policy', () => {
     // What went keeps its summary.
     expect((await b.call('getRunDiff', { runId: oldLanded.id })).files).toEqual([{ path: 'a.txt', status: 'added', additions: 1, deletions: 0 }]);
     await expect(b.call('setCleanupPolicy', { removeSettledAfterDays: 0 })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('never removes a run whose work was left on its host without the operator’s word: not by the policy, not unconfirmed, not by Archive', async () => {
+    const b = await bed();
+    const run = await finishedRun(b, ['--write-file', 'a.txt'], 'Landed long ago, its work on a host');
+    land(b, run, Date.now() - 8 * dayMs);
+    // What a host run whose fetch failed has in the ledger (bring-work-back.test.ts makes it for real).
+    b.core.ledger.runs.setHostWorkUnfetched(run.id, Date.now());
+    await b.call('setCleanupPolicy', { removeSettledAfterDays: 7 });
+    expect(await b.core.cleanup.applyPolicy()).toEqual([]);
+    const [candidate] = (await b.call('planCleanup')).candidates;
+    expect(candidate).toMatchObject({ runId: run.id, freelyRemovable: false, workLeftOnHost: 'its SSH host' });
+    const kept = await b.call('cleanUpRuns', { runIds: [run.id] });
+    expect(kept.kept).toEqual([{ runId: run.id, reason: expect.stringContaining('was never brought back') }]);
+    await expect(b.call('archiveRun', { runId: run.id })).rejects.toMatchObject({ code: 'conflict', reason: 'host_work_not_fetched' });
+    expect(existsSync(present(run.taskRoot, 'task root'))).toBe(true);
+    // Named: it goes, and the run no longer stands for work left anywhere.
+    expect((await b.call('cleanUpRuns', { runIds: [run.id], confirmedRunIds: [run.id] })).removed).toEqual([run.id]);
+    expect((await b.call('getRun', { runId: run.id })).hostWorkLeftSince).toBeNull();
   });
 });
 

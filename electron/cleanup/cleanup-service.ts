@@ -7,13 +7,17 @@ import {
   type LandingState,
   type RunHoldings,
 } from '../../shared/landing';
+import type { ChannelOutput } from '../../shared/contract';
 import type { EventHub } from '../events/event-hub';
 import { isoNow, toIso } from '../ledger/ids';
 import type { Ledger } from '../ledger/ledger';
 import type { LedgerSpaceFigures } from '../ledger/ledger-space';
 import type { RunRow } from '../ledger/runs-repository';
 import type { Logger } from '../platform/log';
+import type { HostDiskUse, HostService } from '../hosts/host-service';
+import { HostGitStores } from './host-git-stores';
 import { endedStatuses } from '../runs/run-transitions';
+import { savedAdmission } from '../runs/admission';
 import type { RunWorkspace } from '../runs/run-workspace';
 
 export interface CleanupServiceOptions {
@@ -25,8 +29,13 @@ export interface CleanupServiceOptions {
   canResume: (runId: string) => boolean;
   now?: () => number;
   /** What runs take on each SSH host (HostService.diskUse), asked on Refresh. */
-  hostsDisk?: () => Promise<Array<{ hostId: string; name: string; runs: number; bytes: number | null; error: string | null; measuredAt: number }>>;
+  hostsDisk?: () => Promise<HostDiskUse[]>;
+  /** Removes the projects' git stores on the hosts that no run needs any more (HostService.pruneGitStores), after each clean-up. */
+  pruneHostGitStores?: HostService['pruneGitStores'];
 }
+
+/** What a clean-up did: the runs whose files went, those kept (and why), and the hosts' git stores that went with them. */
+export type CleanupOutcome = ChannelOutput<'cleanUpRuns'>;
 
 export const cleanupPolicyKey = 'cleanup.policy';
 const defaultPolicy: CleanupPolicy = { removeSettledAfterDays: null };
@@ -54,10 +63,13 @@ export class CleanupService {
   private applying: Promise<string[]> | null = null;
   /** The hosts' sizes from the last Refresh (ssh is not asked at every look at the page). */
   private hostsDisk: DiskUsage['hosts'] = [];
+  /** The projects' git stores on hosts that are this console's, and whether a run still needs each. */
+  private readonly gitStores: HostGitStores;
 
   constructor(private readonly options: CleanupServiceOptions) {
     this.ledger = options.ledger;
     this.now = options.now ?? Date.now;
+    this.gitStores = new HostGitStores(options.ledger, this.now);
   }
 
   /** Applies the policy now and every hour after (the timer never keeps the process alive). */
@@ -92,6 +104,8 @@ export class CleanupService {
   /** A run ended: its size is measured in the background (a failure is only logged). */
   runEnded(runId: string): void {
     if (this.closed) return;
+    const row = this.ledger.runs.row(runId);
+    if (row) this.gitStores.learnFrom(row);
     this.measure(runId).catch((error: unknown) => this.options.log.warn('could not measure the run’s task root', { runId, error: String(error) }));
   }
 
@@ -146,8 +160,9 @@ export class CleanupService {
         endedAt: toIso(row.ended_at),
         holdings,
         holdingsError: error,
-        freelyRemovable: settledStates.includes(row.landing_state),
+        freelyRemovable: settledStates.includes(row.landing_state) && !workLeftOnHost(row),
         resumable: this.options.canResume(row.id),
+        workLeftOnHost: workLeftOnHost(row),
       });
     }
     return { candidates };
@@ -158,7 +173,7 @@ export class CleanupService {
    * any other only when it is also in `confirmedRunIds`, else it is kept and `kept` says why. A run
    * that is queued or running is never touched.
    */
-  cleanUp(input: { runIds: string[]; confirmedRunIds?: string[] | undefined }): Promise<{ removed: string[]; kept: Array<{ runId: string; reason: string }>; freedBytes: number }> {
+  cleanUp(input: { runIds: string[]; confirmedRunIds?: string[] | undefined }): Promise<CleanupOutcome> {
     return this.track(async () => {
       const confirmed = new Set(input.confirmedRunIds ?? []);
       const removed: string[] = [];
@@ -179,17 +194,43 @@ export class CleanupService {
         }
       }
       if (removed.length > 0) this.options.events.emit('runsChanged', { runIds: removed });
-      return { removed, kept, freedBytes };
+      const gitStores = await this.pruneGitStores();
+      return { removed, kept, freedBytes: freedBytes + gitStores.reduce((sum, host) => sum + host.freedBytes, 0), gitStores };
     });
+  }
+
+  /**
+   * The projects' git stores on the hosts that are this console's and that no run needs any more
+   * (host-git-stores.ts) go with every clean-up, on every tested host: a store's last run cleaned up,
+   * or its project removed from the console. The hosts' figures shown drop by what went.
+   */
+  private async pruneGitStores(): Promise<CleanupOutcome['gitStores']> {
+    if (!this.options.pruneHostGitStores || this.closed) return [];
+    this.gitStores.learnFromLedger();
+    const pruned = await this.options.pruneHostGitStores({
+      ours: (hostId) => this.gitStores.ours(hostId),
+      needed: (hostId, projectId) => this.gitStores.needed(hostId, projectId),
+    });
+    for (const host of pruned) {
+      this.gitStores.forget(host.hostId, host.removed);
+      const shown = this.hostsDisk.find((each) => each.hostId === host.hostId);
+      if (shown && host.freedBytes > 0) {
+        if (shown.bytes !== null) shown.bytes = Math.max(0, shown.bytes - host.freedBytes);
+        if (shown.gitStoreBytes !== null) shown.gitStoreBytes = Math.max(0, shown.gitStoreBytes - host.freedBytes);
+        shown.gitStores = Math.max(0, shown.gitStores - host.removed.length);
+      }
+    }
+    return pruned.filter((host) => host.removed.length > 0 || host.error !== null).map((host) => ({ host: host.name, removed: host.removed.length, freedBytes: host.freedBytes, error: host.error }));
   }
 
   private async cleanUpOne(runId: string, confirmed: boolean): Promise<{ freedBytes: number } | { kept: string }> {
     const row = this.ledger.runs.row(runId)!;
-    const needsConfirmation = !settledStates.includes(row.landing_state) || this.options.canResume(runId);
+    const needsConfirmation = !settledStates.includes(row.landing_state) || this.options.canResume(runId) || workLeftOnHost(row) !== null;
     if (needsConfirmation && !confirmed) return { kept: await this.confirmationReason(row) };
     const bytes = row.disk_bytes ?? (await this.options.workspace.size(runId).catch(() => null)) ?? 0;
     try {
-      await this.options.workspace.removeFiles(runId);
+      // Named by the operator: that includes work left on its host (the confirmation said so).
+      await this.options.workspace.removeFiles(runId, { discardWorkOnHost: confirmed });
       this.options.log.info('run files cleaned up', { runId, bytes, confirmed: needsConfirmation });
       return { freedBytes: bytes };
     } catch (error) {
@@ -228,7 +269,9 @@ export class CleanupService {
     const days = this.policy().removeSettledAfterDays;
     if (days === null || this.closed) return [];
     const cutoff = this.now() - days * dayMs;
+    // Work never brought back from its host is not settled, whatever the run's state says: the policy leaves it.
     const due = this.ledger.runs.withFiles().filter((row) => {
+      if (workLeftOnHost(row)) return false;
       const settledAt = row.landing_state === 'discarded' ? row.discarded_at : settledStates.includes(row.landing_state) ? row.landed_at : null;
       return settledAt !== null && settledAt <= cutoff;
     });
@@ -244,7 +287,10 @@ export class CleanupService {
         this.options.log.warn('the clean-up policy could not remove a run’s files', { runId: row.id, error: errorMessage(error) });
       }
     }
-    if (removed.length > 0) this.options.events.emit('runsChanged', { runIds: removed });
+    if (removed.length > 0) {
+      this.options.events.emit('runsChanged', { runIds: removed });
+      await this.pruneGitStores();
+    }
     return removed;
   }
 
@@ -262,6 +308,10 @@ export class CleanupService {
   }
 
   private async confirmationReason(row: RunRow): Promise<string> {
+    const host = workLeftOnHost(row);
+    if (host) {
+      return `Its work is still on ${host}: it was never brought back, so its Changes here do not show it. Fetch the work again from its notice, or confirm it by name to discard that work with its files.`;
+    }
     if (settledStates.includes(row.landing_state)) return 'It could still be resumed: confirm it by name to remove its files.';
     const { holdings, unlandedCount, error } = await this.holdingsOf(row);
     if (error) return `It is not landed, and what it holds could not be read (${error}): confirm it by name to remove it.`;
@@ -291,6 +341,12 @@ export class CleanupService {
     void promise.finally(() => this.pending.delete(promise)).catch(() => undefined);
     return promise;
   }
+}
+
+/** The host holding the run's work only (its fetch failed), or null: such a run's files go only with the operator's word. */
+function workLeftOnHost(row: RunRow): string | null {
+  if (row.host_work_unfetched_at === null) return null;
+  return savedAdmission(row.admission_json)?.host?.name ?? 'its SSH host';
 }
 
 function errorMessage(error: unknown): string {

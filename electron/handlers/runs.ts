@@ -15,6 +15,7 @@ export function runHandlers({ runs, ledger, streams }: Pick<CoreServices, 'runs'
     archiveRun: (input) => runs.archive(input.runId),
     deleteRun: (input) => runs.delete(input.runId),
     resumeRun: (input) => runs.resume(input.runId, input.prompt),
+    fetchRunWorkAgain: (input) => runs.fetchWorkAgain(input.runId),
     sendRunInput: (input) => runs.sendInput(input.runId, input.data),
     resizeRun: (input) => runs.resize(input.runId, input.cols, input.rows),
     // A live output stream goes to the client that opened it, and ends when that client goes away.

@@ -14,7 +14,9 @@ import { knownHostsFilesOption, runSsh, sshBaseArgs, sshEnvironment, type SshSet
 import { resolveDestination } from './ssh-destination';
 import { sshFailure } from './ssh-failure';
 import type { HostConnection } from './remote-run/host-connection';
-import { diskOnHost, remoteHostLayout } from './remote-run/remote-supervisor';
+import { diskOnHost, gitStoresOnHost, remoteHostLayout, removeGitStoreFromHost } from './remote-run/remote-supervisor';
+import { remoteStoreFor } from './remote-git/send-base-revision';
+import { withStoreTurn } from './remote-git/store-turns';
 
 export interface HostServiceOptions {
   ledger: Ledger;
@@ -28,6 +30,28 @@ export interface HostServiceOptions {
   now?: () => number;
   /** How long one Test host may take in all (connecting, the probe, the CLIs' --version). */
   testTimeoutMs?: number;
+}
+
+/** What the console takes on a host (HostService.diskUse): its runs' folders and its projects' git stores. */
+export interface HostDiskUse {
+  hostId: string;
+  name: string;
+  runs: number;
+  /** Runs and stores together; null when the host did not answer. */
+  bytes: number | null;
+  gitStores: number;
+  gitStoreBytes: number | null;
+  error: string | null;
+  measuredAt: number;
+}
+
+/** What HostService.pruneGitStores removed on a host (project ids), or why it could not ask it. */
+export interface PrunedGitStores {
+  hostId: string;
+  name: string;
+  removed: string[];
+  freedBytes: number;
+  error: string | null;
 }
 
 /** Where the console keeps the host keys the operator trusted from it. */
@@ -162,20 +186,66 @@ export class HostService {
     };
   }
 
-  /** What the console's runs take on each tested host (their folders under ~/.operator-console/runs), asked over ssh. */
-  async diskUse(): Promise<Array<{ hostId: string; name: string; runs: number; bytes: number | null; error: string | null; measuredAt: number }>> {
-    const answers = [];
-    for (const host of this.options.ledger.hosts.list()) {
-      if (host.lastTest?.outcome !== 'ready') continue;
+  /**
+   * What the console takes on each tested host, asked over ssh: its runs' folders under
+   * ~/.operator-console/runs, and its projects' git stores there (`bytes` is both together).
+   */
+  async diskUse(): Promise<HostDiskUse[]> {
+    const answers: HostDiskUse[] = [];
+    for (const host of this.readyHosts()) {
       try {
         const connection = await this.connection(host.id);
-        const sizes = Object.values(await diskOnHost(connection, remoteHostLayout(connection)));
-        answers.push({ hostId: host.id, name: host.name, runs: sizes.length, bytes: sizes.reduce((sum, bytes) => sum + bytes, 0), error: null, measuredAt: this.now() });
+        const layout = remoteHostLayout(connection);
+        const runs = Object.values(await diskOnHost(connection, layout));
+        const stores = Object.values(await gitStoresOnHost(connection, layout));
+        const storeBytes = sum(stores);
+        answers.push({ hostId: host.id, name: host.name, runs: runs.length, bytes: sum(runs) + storeBytes, gitStores: stores.length, gitStoreBytes: storeBytes, error: null, measuredAt: this.now() });
       } catch (error) {
-        answers.push({ hostId: host.id, name: host.name, runs: 0, bytes: null, error: error instanceof Error ? error.message : String(error), measuredAt: this.now() });
+        answers.push({ hostId: host.id, name: host.name, runs: 0, bytes: null, gitStores: 0, gitStoreBytes: null, error: errorText(error), measuredAt: this.now() });
       }
     }
     return answers;
+  }
+
+  /**
+   * Removes the projects' git stores on the tested hosts that are this console's (`ours`) and that no
+   * run needs any more: `needed(hostId, projectId)` is asked for each such store the host lists, and
+   * again in the store's turn just before it goes (store-turns.ts), so a run that started meanwhile
+   * keeps it. A host that does not answer is said in its `error` and left as it is.
+   */
+  async pruneGitStores(plan: { ours: (hostId: string) => ReadonlySet<string>; needed: (hostId: string, projectId: string) => boolean }): Promise<PrunedGitStores[]> {
+    const { needed } = plan;
+    const answers: PrunedGitStores[] = [];
+    for (const host of this.readyHosts()) {
+      const ours = plan.ours(host.id);
+      if (ours.size === 0) continue;
+      const answer: PrunedGitStores = { hostId: host.id, name: host.name, removed: [], freedBytes: 0, error: null };
+      try {
+        const connection = await this.connection(host.id);
+        const layout = remoteHostLayout(connection);
+        for (const [projectId, bytes] of Object.entries(await gitStoresOnHost(connection, layout))) {
+          if (!ours.has(projectId) || needed(host.id, projectId)) continue;
+          const gone = await withStoreTurn(connection.name, remoteStoreFor(layout.consoleRoot, projectId), async () => {
+            if (needed(host.id, projectId)) return false;
+            await removeGitStoreFromHost(connection, layout, projectId);
+            return true;
+          });
+          if (!gone) continue;
+          answer.removed.push(projectId);
+          answer.freedBytes += bytes;
+          this.options.log.info('a project’s git store removed from its host: no run there needs it', { hostId: host.id, host: host.name, projectId, bytes });
+        }
+      } catch (error) {
+        answer.error = errorText(error);
+        this.options.log.warn('could not remove unused git stores on a host', { hostId: host.id, host: host.name, error: answer.error });
+      }
+      answers.push(answer);
+    }
+    return answers;
+  }
+
+  private readyHosts(): StoredHost[] {
+    return this.options.ledger.hosts.list().filter((host) => host.lastTest?.outcome === 'ready');
   }
 
   private async runTest(host: StoredHost): Promise<HostTest> {
@@ -241,4 +311,12 @@ export class HostService {
   private changed(): void {
     this.options.events.emit('hostsChanged', {});
   }
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

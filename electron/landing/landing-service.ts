@@ -340,7 +340,8 @@ export class LandingService {
   private async discardNow(runId: string): Promise<RunSummary> {
     const row = this.requireEnded(runId, 'discarded');
     if (row.landing_state === 'discarded') return this.options.runs.summary(runId);
-    await this.options.runs.workspace.removeFiles(row.id);
+    // Discard throws the run's work away, also what was never brought back from its host.
+    await this.options.runs.workspace.removeFiles(row.id, { discardWorkOnHost: true });
     const project = this.ledger.tasks.get(row.task_id) && this.projectOf(row);
     if (project?.isGitRepo) await forgetRunInProject(project.path, runId).catch(() => undefined);
     this.ledger.runs.recordDiscarded(runId, this.now());

@@ -18,6 +18,7 @@ interface RunSummaryRow {
   ended_at: number | null;
   archived_at: number | null;
   host_unreachable_at: number | null;
+  host_work_unfetched_at: number | null;
   landing_state: LandingState;
   landed_commit: string | null;
   landed_target: string | null;
@@ -75,6 +76,8 @@ export interface RunRow {
   diff_summary_json: string | null;
   /** A landing under way: the target's new commit, written just before the branch moves (LandingIntent). */
   landing_intent_json: string | null;
+  /** Since when the run's work is on its SSH host only, its fetch having failed (migration 18); null once it came back. */
+  host_work_unfetched_at: number | null;
   created_at: number;
   started_at: number | null;
   ended_at: number | null;
@@ -135,7 +138,7 @@ const summarySelect = `
          r.created_at, r.started_at, r.ended_at, r.archived_at,
          r.landing_state, r.landed_commit, r.landed_target, r.landed_strategy, r.landed_at, r.landed_by,
          r.pushed_remote, r.pushed_branch, r.pushed_at, r.compare_url, r.pull_request_url,
-         r.discarded_at, r.files_removed_at, r.disk_bytes, r.host_unreachable_at
+         r.discarded_at, r.files_removed_at, r.disk_bytes, r.host_unreachable_at, r.host_work_unfetched_at
   FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = r.agent_id`;
 
 function toSummary(row: RunSummaryRow): RunSummary {
@@ -154,6 +157,7 @@ function toSummary(row: RunSummaryRow): RunSummary {
     archived: row.archived_at !== null,
     landing: toLanding(row),
     hostUnreachableSince: toIso(row.host_unreachable_at),
+    hostWorkLeftSince: toIso(row.host_work_unfetched_at),
   };
 }
 
@@ -382,6 +386,17 @@ export class RunsRepository {
 
   setHostUnreachableSince(runId: string, since: number | null): void {
     this.db.prepare('UPDATE runs SET host_unreachable_at = ? WHERE id = ?').run(since, runId);
+  }
+
+  /** Since when the run's work is on its SSH host only, its fetch having failed (epoch ms); null once it came back. */
+  hostWorkUnfetchedSince(runId: string): number | null {
+    const row = this.db.prepare('SELECT host_work_unfetched_at FROM runs WHERE id = ?').get(runId) as { host_work_unfetched_at: number | null } | undefined;
+    return row?.host_work_unfetched_at ?? null;
+  }
+
+  /** Marks the run's work as left on its host (kept from the first failure on), or as back (null). */
+  setHostWorkUnfetched(runId: string, since: number | null): void {
+    this.db.prepare('UPDATE runs SET host_work_unfetched_at = CASE WHEN ? IS NULL THEN NULL ELSE coalesce(host_work_unfetched_at, ?) END WHERE id = ?').run(since, since, runId);
   }
 
   recordBaseBranch(runId: string, branch: string | null): void {

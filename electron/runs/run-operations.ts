@@ -1,7 +1,7 @@
 import { OperatorError } from '../../shared/errors';
 
 /** What the console can be doing to a run's work that changes it (its store, its branch, its files, its record). */
-export type RunOperation = 'land' | 'commit' | 'resolve' | 'push' | 'pull_request' | 'discard' | 'clean_up' | 'archive' | 'delete';
+export type RunOperation = 'land' | 'commit' | 'resolve' | 'push' | 'pull_request' | 'discard' | 'clean_up' | 'archive' | 'delete' | 'fetch_work';
 
 /** Each operation as the refusal names it ("The console is already <doing> …"), done to `run`: "this run", or another one it names. */
 function doing(operation: RunOperation, run: string): string {
@@ -24,6 +24,8 @@ function doing(operation: RunOperation, run: string): string {
       return `archiving ${run}`;
     case 'delete':
       return `deleting ${run}`;
+    case 'fetch_work':
+      return `fetching the work of ${run} from its host`;
   }
 }
 

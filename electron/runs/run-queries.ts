@@ -57,7 +57,8 @@ export class RunQueries {
       confinement: this.workspace.confinementOf(admission, agent, row, this.sandboxProbe.current()),
       canStop: row.status === 'queued' || active !== undefined,
       canResume: this.canResume(runId),
-      canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit,
+      // Not while its SSH host cannot be reached: nothing typed would reach the run (run-service.ts refuses it).
+      canSendInput: active?.session !== null && active?.session !== undefined && !active.session.exit && summary.hostUnreachableSince === null,
       notice: context.options.notices.forRun(runId),
       connection: admission?.connection ? { id: admission.connection.id, name: admission.connection.name, provider: admission.connection.provider } : null,
       setup: savedRunSetup(row.setup_json),

@@ -26,6 +26,7 @@ import { strandOrphanedRuns } from './recovery';
 import { RunAttempt } from './attempt/attempt-record';
 import type { RunRow } from '../ledger/runs-repository';
 import { stopAttemptOnHost } from '../hosts/remote-run/remote-supervisor';
+import { InputNotSent } from '../hosts/remote-run/remote-session';
 import { RunContext, type RunServiceOptions, type SandboxProbeSource } from './run-context';
 import { NetworkNotices } from './notices/network-notices';
 import { RunNotices } from './notices/run-notices';
@@ -33,6 +34,8 @@ import { RunQueries } from './run-queries';
 import { RunScheduler } from './run-scheduler';
 import { endedStatuses } from './run-transitions';
 import { RunWorkspace } from './run-workspace';
+import { fetchHostWorkAgain } from './host-work';
+import { hostWorkNoticeKind } from './notices/host-work-notices';
 
 export type { RunServiceOptions, SandboxProbeSource } from './run-context';
 
@@ -103,6 +106,10 @@ export class RunService {
     });
     // First to hear a run's end: its wait is forgotten and what was queued behind it may start.
     options.lifecycle.on('runEnded', ({ runId }) => this.scheduler.runEnded(runId));
+    // A run's files went with its work still on its host (the operator confirmed): its notice has nothing left to ask.
+    this.workspace.onFilesRemoved((runId) =>
+      this.runNotices.resolveRunNotices(runId, [hostWorkNoticeKind], 'The run’s files were removed: the work left on its host was discarded with them.'),
+    );
     // Reactions to the run lifecycle's events (run-events.ts): viewers mark where an attempt's bytes
     // begin, owner-action notices are raised and resolved, a blocked request raises its notice, and a run stopped by a full disk joins the Disk full notice, one stopped by its budget the budget's.
     options.lifecycle.on('attemptStarted', ({ runId }) => options.fanout.attemptStarted(runId));
@@ -239,12 +246,28 @@ export class RunService {
     return this.summary(runId);
   }
 
+  /** Fetch the work again (host-work.ts), as the one change under way to the run. */
+  fetchWorkAgain(runId: string): Promise<{ run: RunSummary; alreadyBack: boolean }> {
+    return this.workspace.operations.exclusive(runId, 'fetch_work', async () => {
+      const { alreadyBack } = await fetchHostWorkAgain(this.context, this.workspace, this.options.hosts ?? null, runId);
+      return { run: this.summary(runId), alreadyBack };
+    });
+  }
+
+  /**
+   * Input for the run's terminal. A run whose SSH host cannot be reached right now refuses it
+   * (`ssh_failed`, reason `unreachable`), saying so: a keystroke is never taken and thrown away.
+   */
   sendInput(runId: string, data: string): { accepted: boolean } {
-    const session = this.context.active.get(runId)?.session;
-    if (!session || session.exit) return { accepted: false };
+    const active = this.context.active.get(runId);
+    const session = active?.session;
+    if (!active || !session || session.exit) return { accepted: false };
+    const hostName = active.admission.host?.name;
+    if (hostName && this.context.ledger.runs.hostUnreachableSince(runId) !== null) throw hostUnreachableForInput(hostName);
     try {
       session.write(data);
-    } catch {
+    } catch (error) {
+      if (error instanceof InputNotSent) throw hostUnreachableForInput(error.host);
       // The PTY closed between the check and the write: the run is ending, the keystroke has nowhere to go.
       return { accepted: false };
     }
@@ -288,11 +311,12 @@ export class RunService {
   delete(runId: string): Promise<{ runId: string }> {
     return this.workspace.operations.exclusive(runId, 'delete', async () => {
       const row = this.requireEnded(runId, 'deleted');
-      await this.workspace.removeWorktree(row);
+      // Deleting a run throws away all it holds, also work never brought back from its host (the dialog says so).
+      await this.workspace.removeWorktree(row, { discardWorkOnHost: true });
       const { ledger } = this.context;
       await ledger.space.deleteOutput([runId], this.context.log);
       // Before the record goes: a stranded notice about it has nothing left to point at.
-      this.runNotices.resolveRunNotices(runId, ['run_stranded'], 'The run was deleted.');
+      this.runNotices.resolveRunNotices(runId, ['run_stranded', hostWorkNoticeKind], 'The run was deleted.');
       ledger.runs.delete(runId);
       this.context.announce(runId);
       // What the record itself held (attempts, events) goes back too.
@@ -507,4 +531,13 @@ export class RunService {
     await this.diskFull.settled();
     context.close();
   }
+}
+
+/** Input for a run whose host the console cannot reach right now: refused with what happens next. */
+function hostUnreachableForInput(hostName: string): OperatorError {
+  return new OperatorError({
+    code: 'ssh_failed',
+    reason: 'unreachable',
+    message: `${hostName} cannot be reached right now, so this input was not sent to the run. Its terminal takes input again as soon as ${hostName} answers; the console reconnects by itself.`,
+  });
 }

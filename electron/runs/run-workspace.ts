@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { runDiffSchema, type RunDetail, type RunDiff } from '../../shared/entities';
 import { OperatorError } from '../../shared/errors';
+import { actionRoute } from '../../shared/routes';
 import { asGitFailure } from '../git/git-errors';
 import { readRunHoldings, type RunHoldingsRead } from '../task-root/run-holdings';
 import type { SandboxProbe } from '../sandbox/sandbox-probe';
@@ -32,6 +33,14 @@ export interface RunWorkspaceOptions {
   now: () => number;
   /** SSH hosts: a run that executed on one has a task root there too, removed with this one. */
   hosts?: RunHosts | undefined;
+}
+
+/** Why a removal is refused while the run's work is on its host only. */
+export const workLeftOnHostReason = 'host_work_not_fetched';
+
+export interface RemovalOptions {
+  /** The run's work was not brought back from its host: the operator confirmed it is thrown away with its files. */
+  discardWorkOnHost?: boolean;
 }
 
 /** How much of the unified diff the ledger keeps once a run's files are removed (the file list is always whole). */
@@ -164,9 +173,10 @@ export class RunWorkspace {
    * be read (its sandbox is not available here) keeps no summary, and goes all the same: the operator
    * asked for it. The caller holds the run's turn (`operations`): no other change to it meanwhile.
    */
-  async removeFiles(runId: string): Promise<void> {
+  async removeFiles(runId: string, options: RemovalOptions = {}): Promise<void> {
     const row = this.ledger.runs.row(runId);
     if (!row || row.files_removed_at !== null) return;
+    this.requireWorkBack(row, options);
     let summary: string | null = null;
     if (row.task_root && existsSync(row.task_root)) {
       summary = await this.diff(runId, { maxDiffBytes: keptDiffBytes }).then(
@@ -177,9 +187,24 @@ export class RunWorkspace {
         },
       );
     }
-    await this.removeWorktree(row);
+    await this.removeWorktree(row, options);
     this.ledger.runs.recordFilesRemoved(runId, this.options.now(), summary);
     for (const listener of this.filesRemovedListeners) listener(runId);
+  }
+
+  /**
+   * A run whose work was not brought back from its host (host-work.ts) has it there only: its task
+   * root there goes only when the operator said to discard that work, never as a side effect.
+   */
+  private requireWorkBack(row: { id: string; admission_json: string | null }, options: RemovalOptions): void {
+    if (options.discardWorkOnHost || this.ledger.runs.hostWorkUnfetchedSince(row.id) === null) return;
+    const host = savedAdmission(row.admission_json)?.host?.name ?? 'its host';
+    throw new OperatorError({
+      code: 'conflict',
+      reason: workLeftOnHostReason,
+      message: `This run’s work is still on ${host}: it was not brought back, so removing the run’s files would lose it. Fetch the work again from the run’s notice, or remove it in Clean up, confirming that its work is discarded.`,
+      actionUrl: actionRoute({ kind: 'run', runId: row.id }),
+    });
   }
 
   /** Kills whatever of the run is left on its host and removes its task root there (the supervisor's `clean`). */
@@ -199,15 +224,21 @@ export class RunWorkspace {
     this.filesRemovedListeners.push(listener);
   }
 
-  async removeWorktree(row: { id: string; task_id: string; admission_json: string | null }): Promise<void> {
+  async removeWorktree(row: { id: string; task_id: string; admission_json: string | null }, options: RemovalOptions = {}): Promise<void> {
     const task = this.ledger.tasks.get(row.task_id);
     const project = task ? this.ledger.projects.get(task.projectId) : undefined;
     const admission = savedAdmission(row.admission_json);
+    this.requireWorkBack(row, options);
     // The host's copy goes first: a host that cannot be reached keeps the run's files here too, so
     // Clean up can be asked again once it answers, and nothing is left behind on the host unnoticed.
     if (admission?.host) await this.removeFromHost(row.id, admission.host);
     const tools = await this.toolsFor(admission, 'remove');
     await removeTaskRoot({ dataDir: this.dataDir, runId: row.id, project: project ?? { path: '', isGitRepo: false } }, tools);
+    // What was left on the host went with the rest, as the operator said: nothing stands for it any more.
+    if (this.ledger.runs.hostWorkUnfetchedSince(row.id) !== null) {
+      this.ledger.runs.setHostWorkUnfetched(row.id, null);
+      this.options.log.info('run’s work left on its host discarded, as the operator confirmed', { runId: row.id, host: admission?.host?.name ?? null });
+    }
   }
 
   /**

@@ -60,6 +60,7 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
     endedAt: '2026-03-02T09:02:01.000Z',
     archived: false,
     hostUnreachableSince: null,
+    hostWorkLeftSince: null,
     landing: notLanded,
     providerId: 'codex',
     model: 'gpt-5-codex',
@@ -97,9 +98,9 @@ export function aRun(changes: Partial<RunDetail> = {}): RunDetail {
 }
 
 export function aRunSummary(changes: Partial<RunSummary> = {}): RunSummary {
-  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing, hostUnreachableSince } = aRun();
+  const { id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing, hostUnreachableSince, hostWorkLeftSince } = aRun();
   return runSummarySchema.parse({
-    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing, hostUnreachableSince },
+    ...{ id, taskId, taskTitle, agentId, agentName, projectId, status, attempt, createdAt: created, startedAt, endedAt, archived, landing, hostUnreachableSince, hostWorkLeftSince },
     ...changes,
   });
 }

@@ -12,6 +12,8 @@
 #   stop DIR GRACE_MS    asks the supervisor to stop the agent's process group (SIGTERM, SIGKILL after)
 #   clean RUN_DIR        kills what is left of the run's attempts, then removes the folder
 #   disk ROOT            the bytes under ROOT, per run folder
+#   stores ROOT          the bytes of each project's git store under ROOT (NAME.git), links not followed
+#   drop-store ROOT NAME removes the store ROOT/NAME as clean removes a run's folder (a link: only the link)
 # Frames are one type byte, a 4-byte big-endian length, then the payload: D data, E exit (JSON),
 # H attached, I input, R resize ("cols rows"), S stop (grace in ms as text).
 import errno, fcntl, json, os, pty, select, shutil, signal, socket, struct, sys, termios, time, base64, platform
@@ -479,18 +481,79 @@ def clean(run_dir):
     sys.stdout.write('removed\n')
 
 
+def real_folder_below(top, path):
+    # Every component from the console's folder down is a real folder (lstat, no link followed), so a
+    # link planted anywhere on the way cannot lead a removal or a measure outside the console's folder.
+    import stat as st_mod
+    relative = os.path.relpath(path, top)
+    if relative.startswith('..') or os.path.isabs(relative):
+        return False
+    current = top
+    for part in [] if relative == '.' else relative.split('/'):
+        current = os.path.join(current, part)
+        try:
+            if not st_mod.S_ISDIR(os.lstat(current).st_mode):
+                return False
+        except OSError:
+            return False
+    return real_dir(top)
+
+
+def tree_bytes(top):
+    total = 0
+    for base, dirs, files in os.walk(top):
+        for entry in files + dirs:
+            try:
+                total += os.lstat(os.path.join(base, entry)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+def stores(root):
+    # Only real folders named NAME.git count (os.walk does not follow links below its top); anything
+    # else there (a link, a file) is listed with 0 bytes, so the console may still remove it.
+    sizes = {}
+    if real_folder_below(os.path.dirname(root), root):
+        for name in os.listdir(root):
+            if not name.endswith('.git'):
+                continue
+            path = os.path.join(root, name)
+            sizes[name[:-4]] = tree_bytes(path) if real_dir(path) else 0
+    sys.stdout.write(json.dumps(sizes))
+
+
+def drop_store(root, name):
+    if '/' in name or name in ('', '.', '..'):
+        sys.stderr.write('not a store name: %r\n' % name)
+        sys.exit(2)
+    path = os.path.join(root, name + '.git')
+    if not real_folder_below(os.path.dirname(root), root):
+        sys.stdout.write('gone\n')
+        return
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        sys.stdout.write('gone\n')
+        return
+    import stat as st_mod
+    if not st_mod.S_ISDIR(st.st_mode):
+        # A link or a file where the store was: it goes, what it points to stays.
+        os.unlink(path)
+        sys.stdout.write('removed\n')
+        return
+    # The same rules as clean: permissions given back to real folders only, then rmtree, which works
+    # through file descriptors and never follows a link inside.
+    give_back_permissions(path)
+    shutil.rmtree(path)
+    sys.stdout.write('removed\n')
+
+
 def disk(root):
     sizes = {}
     if os.path.isdir(root):
         for name in os.listdir(root):
-            total = 0
-            for base, dirs, files in os.walk(os.path.join(root, name)):
-                for entry in files + dirs:
-                    try:
-                        total += os.lstat(os.path.join(base, entry)).st_blocks * 512
-                    except OSError:
-                        pass
-            sizes[name] = total
+            sizes[name] = tree_bytes(os.path.join(root, name))
     sys.stdout.write(json.dumps(sizes))
 
 
@@ -511,6 +574,10 @@ def main():
         clean(sys.argv[2])
     elif mode == 'disk':
         disk(sys.argv[2])
+    elif mode == 'stores':
+        stores(sys.argv[2])
+    elif mode == 'drop-store':
+        drop_store(sys.argv[2], sys.argv[3])
     else:
         sys.stderr.write('unknown mode %s\n' % mode)
         sys.exit(2)

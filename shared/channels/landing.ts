@@ -75,7 +75,7 @@ export const landingChannels = {
   /** Clean up's dry run: the finished runs whose files could go, and what each holds. Removes nothing. */
   planCleanup: channel(noInput, z.object({ candidates: z.array(cleanupCandidateSchema) })),
   /**
-   * Removes the task roots of `runIds`. A run that holds unlanded work, or could be resumed, goes only
+   * Removes the task roots of `runIds`. A run that holds unlanded work (or work left on its SSH host), or could be resumed, goes only
    * when it is also in `confirmedRunIds`; otherwise it is kept and listed in `kept`.
    */
   cleanUpRuns: channel(
@@ -83,7 +83,15 @@ export const landingChannels = {
     z.object({
       removed: z.array(z.string()),
       kept: z.array(z.object({ runId: z.string(), reason: z.string() })),
+      /** Runs' files and the hosts' unused git stores together. */
       freedBytes: z.number().int().min(0),
+      /**
+       * The projects' git stores removed on each SSH host because no run there needs them any more (or
+       * the host that could not be asked, with why); hosts with nothing to say are left out.
+       */
+      gitStores: z
+        .array(z.object({ host: z.string(), removed: z.number().int().min(0), freedBytes: z.number().int().min(0), error: z.string().nullable() }))
+        .default([]),
     }),
   ),
   /**

@@ -40,6 +40,12 @@ export const runChannels = {
   deleteRun: channel(z.strictObject({ runId: entityId }), z.object({ runId: z.string() })),
   /** Relaunches the CLI in the run's task root with its native resume arguments (a follow-up turn with a prompt). */
   resumeRun: channel(z.strictObject({ runId: entityId, prompt: z.string().trim().min(1).max(100_000).optional() }), runSummarySchema),
+  /**
+   * Fetch the work again: a run on an SSH host whose work was not brought back when its agent ended
+   * (its notice says why) tries once more; the notice resolves once the work is here. `alreadyBack`:
+   * it had come back already (another click, another window), nothing was fetched.
+   */
+  fetchRunWorkAgain: channel(z.strictObject({ runId: entityId }), z.object({ run: runSummarySchema, alreadyBack: z.boolean() })),
   sendRunInput: channel(z.strictObject({ runId: entityId, data: z.string().min(1).max(64 * 1024) }), z.object({ accepted: z.boolean() })),
   resizeRun: channel(
     z.strictObject({ runId: entityId, cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) }),

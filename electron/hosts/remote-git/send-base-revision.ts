@@ -6,6 +6,7 @@ import { runRemoteScript, type SshHost } from '../remote-script';
 import { commitsHeld, isObjectId, localGit, openLocalRepository } from './local-repository';
 import { remoteGitFailure, remoteGitRefusal } from './remote-git-failure';
 import { remoteGitScript } from './remote-git-script';
+import { withStoreTurn } from './store-turns';
 
 /**
  * The base revision to the host (issue 28) as a `git bundle` of only what the host lacks. The host
@@ -39,10 +40,15 @@ export interface SentBaseRevision {
 /** The branch the run's repository on a host checks out, unless told otherwise. */
 export const remoteRunBranch = 'operator-console/run';
 
-/** The project's object store on a host, in the console's folder there (`~/.operator-console`, absolute or relative to the remote home). */
+/** The folder of the projects' object stores on a host, in the console's folder there (`~/.operator-console`, absolute or relative to the remote home). */
+export function remoteStoresFolder(consoleFolder: string): string {
+  return `${consoleFolder.replace(/\/+$/, '')}/git-stores`;
+}
+
+/** The project's object store on a host: `<project id>.git` in remoteStoresFolder. */
 export function remoteStoreFor(consoleFolder: string, projectId: string): string {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(projectId)) throw new Error(`not a project id: ${projectId}`);
-  return `${consoleFolder.replace(/\/+$/, '')}/git-stores/${projectId}.git`;
+  return `${remoteStoresFolder(consoleFolder)}/${projectId}.git`;
 }
 
 const defaultTimeoutMs = 10 * 60_000;
@@ -54,7 +60,12 @@ export function hostLimitSeconds(timeoutMs: number): string {
   return String(Math.max(1, Math.ceil(timeoutMs / 1000)));
 }
 
-export async function sendBaseRevision(input: SendBaseRevisionInput): Promise<SentBaseRevision> {
+export function sendBaseRevision(input: SendBaseRevisionInput): Promise<SentBaseRevision> {
+  // The store is not removed while a base goes into it (store-turns.ts).
+  return withStoreTurn(input.host, input.remoteStore, () => sendBaseRevisionNow(input));
+}
+
+async function sendBaseRevisionNow(input: SendBaseRevisionInput): Promise<SentBaseRevision> {
   const timeoutMs = input.timeoutMs ?? defaultTimeoutMs;
   const branch = input.branch ?? remoteRunBranch;
   if (!/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(branch) || branch.includes('..') || branch.endsWith('.lock') || branch.endsWith('/')) {

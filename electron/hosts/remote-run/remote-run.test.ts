@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureAgentPath } from '../../testing/output-test-kit';
 import { consoleOnHost as consoleOnTestHost, hostRunBeds, remoteHome, remoteProcessesOf, remoteRunDir, sleep, spoolOf, until, waitForEnd } from '../../testing/host-run-test-kit';
 import { remoteTestUser, startSshTestServer, tcshTestUser, type SshTestServer } from '../../testing/ssh-test-server';
+import { attachReaders } from '../../testing/ssh-readers';
 
 /**
  * Runs on an SSH host, end to end (issue 28): a real OpenSSH server on 127.0.0.1 whose remote is
@@ -30,20 +31,6 @@ afterEach(() => closeAll());
 /** A console on the test box (the kit's), with this file's server. */
 const consoleOnHost = (networkMode: 'none' | 'open' = 'none', alias = server.alias) => consoleOnTestHost(server, beds, { networkMode, alias });
 
-/** The console's ssh processes reading the run's spool (`… attach <attempt dir> <offset>`). */
-function attachReaders(runId: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return argv[0] === 'ssh' && argv.some((arg) => arg.includes(' \'attach\' ') && arg.includes(runId));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -154,6 +141,33 @@ describe('a run on an SSH host', () => {
     const output = c.output(runId);
     expect(output.equals(spoolOf(runId))).toBe(true);
     for (let line = 1; line <= 40; line += 1) expect(output.toString('utf8').split(`line ${line} of 40`)).toHaveLength(2);
+  }, 120_000);
+
+  it('refuses input while its host cannot be reached, saying why, and takes it again once the host answers', async () => {
+    const c = await consoleOnHost();
+    const agent = await c.agent(['--echo-input']);
+    const runId = await c.run(agent.id);
+    await until('the agent to be ready', () => c.output(runId).toString('utf8').includes('ready'), 60_000);
+    await until('the run to take input', async () => (await c.bed.call('getRun', { runId })).canSendInput);
+    await server.stopListening();
+    try {
+      for (const pid of attachReaders(runId)) process.kill(pid, 'SIGKILL');
+      await until('the run to be marked', async () => (await c.bed.call('getRun', { runId })).hostUnreachableSince !== null);
+      expect((await c.bed.call('getRun', { runId })).canSendInput).toBe(false);
+      await expect(c.bed.call('sendRunInput', { runId, data: 'typed while away\r' })).rejects.toMatchObject({
+        code: 'ssh_failed',
+        reason: 'unreachable',
+        message: expect.stringContaining(`${server.alias} cannot be reached right now, so this input was not sent`),
+      });
+    } finally {
+      await server.startListening();
+    }
+    await until('the run to take input again', async () => (await c.bed.call('getRun', { runId })).canSendInput, 60_000);
+    expect(await c.bed.call('sendRunInput', { runId, data: 'typed once back\r' })).toEqual({ accepted: true });
+    await until('the echo', () => c.output(runId).toString('utf8').includes('got: typed once back'), 30_000);
+    await c.bed.call('sendRunInput', { runId, data: 'quit\r' });
+    expect((await waitForEnd(c.bed, runId)).status).toBe('succeeded');
+    expect(c.output(runId).toString('utf8')).not.toContain('typed while away');
   }, 120_000);
 
   it('holds against attacks from inside: the remote user’s other files, the host’s network in none mode, the console’s spool and control socket', async () => {

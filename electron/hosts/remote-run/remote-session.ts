@@ -16,7 +16,8 @@ import { attachWords, stopOnHost, type RemoteRunLayout } from './remote-supervis
  * spool bytes this session has handed on, so a connection that drops (ssh killed, a network gone)
  * is resumed from the next byte: no gap, no duplicate. The agent does not notice: it writes to the
  * PTY, the supervisor to the spool, whoever listens. Input and resizes go up the same connection
- * while it is there (keystrokes typed while it is not are not sent: the run says so in its notice).
+ * while it is there; input while it is not is refused (`InputNotSent`), never dropped unsaid: the run's
+ * terminal takes no typing while its host is unreachable, and says so.
  *
  * A host that cannot be reached is told (`onReachability`) as soon as a reconnect fails, and again
  * when it answers; the session keeps trying, more slowly, until the run's exit arrives. Pausing (the
@@ -52,6 +53,13 @@ export interface RemoteSessionOptions {
   unreachableAtStart?: boolean;
   /** Asked at a Stop: true when the console is closing, and the agent is left running on the host (`left`) rather than stopped. */
   leaveRunning?: () => boolean;
+}
+
+/** Input for an agent on a host that the console is not connected to at that moment: refused, not sent later. */
+export class InputNotSent extends Error {
+  constructor(readonly host: string) {
+    super(`not connected to ${host}: the input was not sent`);
+  }
 }
 
 export class RemoteSession implements PtySession {
@@ -103,6 +111,8 @@ export class RemoteSession implements PtySession {
 
   write(data: string | Uint8Array): void {
     if (this.events.exit) return;
+    // Not connected (the host unreachable, or a dropped connection being made again): nothing would carry it.
+    if (!this.attached || !this.reader) throw new InputNotSent(this.options.connection.name);
     this.send('I', typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   }
 

@@ -10,6 +10,7 @@ import type { Owner } from '../../platform/safe-path';
 import { seccompFilter } from '../../sandbox/seccomp';
 import { sshWords } from '../ssh-failure';
 import { runOnHost, type HostConnection } from './host-connection';
+import { remoteStoresFolder } from '../remote-git/send-base-revision';
 
 /**
  * The console's side of its supervisor on an SSH host (resources/hosts/remote-supervisor.py, Python 3's
@@ -20,6 +21,7 @@ import { runOnHost, type HostConnection } from './host-connection';
  *   ~/.operator-console/runs/<runId>/{view,tmp,cache,home}   the run's task root (its writable roots)
  *   ~/.operator-console/runs/<runId>/seccomp.bpf   the filter for that machine's architecture
  *   ~/.operator-console/runs/<runId>/attempts/<attemptId>/{spool,exit.json,control.sock,supervisor.pid}
+ *   ~/.operator-console/git-stores/<projectId>.git   the project's object store (remote-git/), removed by Clean up once no run there needs it
  * The sandbox hides ~/.operator-console and the home, and binds back only the writable roots: the spool,
  * the control socket and the other runs are not in it.
  *
@@ -261,4 +263,31 @@ export async function diskOnHost(connection: HostConnection, layout: RemoteHostL
   const parsed = z.record(z.string().regex(safeId), z.number().int().min(0)).safeParse(JSON.parse(result.stdout.toString('utf8') || '{}'));
   if (!parsed.success) throw hostCommandFailed(connection, 'answered with something else than disk use', '');
   return parsed.data;
+}
+
+/**
+ * Bytes per project's git store on the host (send-base-revision.ts keeps one per project, which runs'
+ * repositories borrow from), by project id. Only real folders are measured: a link is listed at 0.
+ */
+export async function gitStoresOnHost(connection: HostConnection, layout: RemoteHostLayout): Promise<Record<string, number>> {
+  await installSupervisor(connection, layout);
+  const result = await runOnHost(connection, python(layout, 'stores', remoteStoresFolder(layout.consoleRoot)), { timeoutMs: commandTimeoutMs, maxOutputBytes: 1024 * 1024 });
+  if (result.exitCode !== 0) throw hostCommandFailed(connection, 'could not say how much disk its projects’ git stores use', result.stderr);
+  let answer: unknown;
+  try {
+    answer = JSON.parse(result.stdout.toString('utf8') || '{}');
+  } catch {
+    answer = null;
+  }
+  const parsed = z.record(z.string().regex(safeId), z.number().int().min(0)).safeParse(answer);
+  if (!parsed.success) throw hostCommandFailed(connection, 'answered with something else than its git stores’ sizes', '');
+  return parsed.data;
+}
+
+/** Removes a project's git store on the host, by the same rules as a run's folder (the supervisor's `drop-store`: no link followed). */
+export async function removeGitStoreFromHost(connection: HostConnection, layout: RemoteHostLayout, projectId: string): Promise<void> {
+  if (!safeId.test(projectId)) throw new Error(`not a project id: ${projectId}`);
+  await installSupervisor(connection, layout);
+  const result = await runOnHost(connection, python(layout, 'drop-store', remoteStoresFolder(layout.consoleRoot), projectId), { timeoutMs: commandTimeoutMs, maxOutputBytes: 4096 });
+  if (result.exitCode !== 0) throw hostCommandFailed(connection, 'could not remove a project’s git store', result.stderr);
 }

@@ -16,6 +16,7 @@ import { hosts } from './014-hosts';
 import { runHosts } from './017-run-hosts';
 import { searchIndexMerging } from './015-search-index-merging';
 import { heldNotifications } from './016-held-notifications';
+import { hostWorkUnfetched } from './018-host-work-unfetched';
 
 export interface Migration {
   version: number;
@@ -52,4 +53,5 @@ export const migrations: readonly Migration[] = [
   { version: 15, name: 'search-index-merging', sql: '', run: searchIndexMerging },
   { version: 16, name: 'held-notifications', sql: heldNotifications },
   { version: 17, name: 'run-hosts', sql: runHosts },
+  { version: 18, name: 'host-work-unfetched', sql: hostWorkUnfetched },
 ];

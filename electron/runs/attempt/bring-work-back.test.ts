@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { consoleOnHost as consoleOnTestHost } from '../../testing/host-run-test-kit';
 import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 
@@ -34,17 +35,7 @@ afterEach(async () => {
 const ended = (run: { status: string }) => ['succeeded', 'failed', 'cancelled', 'refused', 'stranded'].includes(run.status);
 
 async function consoleOnHost() {
-  const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
-  beds.push(bed);
-  const host = await bed.call('addHost', { name: server.alias });
-  expect((await bed.call('testHost', { hostId: host.id })).outcome).toBe('ready');
-  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: 'none', hostId: host.id });
-  const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-code-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
-  const agent = async (args: string[]) => {
-    const created = await bed.createAgent(args, { environmentId: environment.id, homeMode: 'isolated' });
-    await bed.call('setAgentConnection', { agentId: created.id, connectionId: connection.id });
-    return created;
-  };
+  const { bed, agent } = await consoleOnTestHost(server, beds);
   return { bed, agent };
 }
 
@@ -64,6 +55,52 @@ describe('a run on an SSH host', () => {
     expect(diff.files.map((file) => `${file.status} ${file.path}`)).toEqual(['added after-restart.txt']);
   }, 150_000);
 
+  it('whose work could not be brought back (its host unreachable once the agent ended) raises one notice, keeps its files on the host until the work is back, and Fetch the work again brings it', async () => {
+    const { bed, agent } = await consoleOnHost();
+    const created = await agent(['--write-file', 'left-on-host.txt', '--file-content', 'made on the host\\n', '--sleep-ms', '3000']);
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: created.id })).id;
+    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    const deadline = Date.now() + 60_000;
+    while (!output().includes('ready') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    // The agent goes on over the connection already open; the fetch after its end finds the host gone.
+    await server.stopListening();
+    try {
+      const run = await bed.waitForRun(runId, ended, 60_000);
+      expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+      expect(run.hostWorkLeftSince).not.toBeNull();
+      const notices = (await bed.call('listNotices', { runId })).filter((notice) => notice.kind === 'host_work_not_fetched');
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatchObject({ status: 'open', code: 'ssh_failed', reason: 'unreachable' });
+      expect(notices[0]!.message).toContain(`still on ${server.alias}`);
+      expect((await bed.call('getRunDiff', { runId })).files).toEqual([]);
+
+      // Nothing removes its files (here or on the host) without the operator's word that the work goes.
+      const plan = await bed.call('planCleanup');
+      expect(plan.candidates.find((candidate) => candidate.runId === runId)).toMatchObject({ workLeftOnHost: server.alias, freelyRemovable: false });
+      const cleaned = await bed.call('cleanUpRuns', { runIds: [runId] });
+      expect(cleaned.removed).toEqual([]);
+      expect(cleaned.kept[0]?.reason).toContain(`still on ${server.alias}`);
+      await expect(bed.call('archiveRun', { runId })).rejects.toMatchObject({ code: 'conflict', reason: 'host_work_not_fetched' });
+      expect(existsSync(path.join(remoteHome(), '.operator-console', 'runs', runId, 'view', 'left-on-host.txt'))).toBe(true);
+
+      // Still unreachable: the retry says why, and the one notice stays.
+      await expect(bed.call('fetchRunWorkAgain', { runId })).rejects.toMatchObject({ code: 'ssh_failed' });
+      expect((await bed.call('listNotices', { runId })).filter((notice) => notice.kind === 'host_work_not_fetched')).toHaveLength(1);
+    } finally {
+      await server.startListening();
+    }
+
+    const again = await bed.call('fetchRunWorkAgain', { runId });
+    expect(again.alreadyBack).toBe(false);
+    expect(again.run.hostWorkLeftSince).toBeNull();
+    const diff = await bed.call('getRunDiff', { runId });
+    expect(diff.files.map((file) => `${file.status} ${file.path}`)).toEqual(['added left-on-host.txt']);
+    const [notice] = (await bed.call('listNotices', { runId })).filter((each) => each.kind === 'host_work_not_fetched');
+    expect(notice).toMatchObject({ status: 'resolved' });
+    expect((await bed.call('fetchRunWorkAgain', { runId })).alreadyBack).toBe(true);
+    expect((await bed.call('planCleanup')).candidates.find((candidate) => candidate.runId === runId)?.workLeftOnHost).toBeNull();
+  }, 150_000);
 
   it('brings its commits and what it left uncommitted back: its Changes show them, and it lands as a local run does', async () => {
     const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });

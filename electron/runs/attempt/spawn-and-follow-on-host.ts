@@ -120,7 +120,7 @@ export function hostReachability(context: RunContext, active: ActiveRun, hostNam
       kind: 'host_unreachable',
       severity: 'warning',
       title: 'SSH host unreachable',
-      message: `${hostName} cannot be reached (${detail}), so whether “${task?.title ?? 'the task'}” still runs there is not known: it is shown as Unverifiable. The run goes on on the host if it can; the console reconnects by itself and loses no output. Check the host or the network. Keystrokes are not sent meanwhile.`,
+      message: `${hostName} cannot be reached (${detail}), so whether “${task?.title ?? 'the task'}” still runs there is not known: it is shown as Unverifiable. The run goes on on the host if it can; the console reconnects by itself and loses no output. Check the host or the network. The run’s terminal takes no input meanwhile, and again once the host answers.`,
       actionUrl: actionRoute({ kind: 'run', runId }),
       actionLabel: 'Open the run',
       code: 'ssh_failed',

@@ -50,7 +50,12 @@ describe('Clean up', () => {
 
   it('removes only the ticked runs, sends the unlanded one ticked by name as confirmed, and shows what was removed and kept', async () => {
     const { user, client } = showCleanup({
-      cleanUpRuns: () => ({ removed: ['run_1', 'run_3'], kept: [{ runId: 'run_2', reason: 'its files are in use' }], freedBytes: 3_200_000 }),
+      cleanUpRuns: () => ({
+        removed: ['run_1', 'run_3'],
+        kept: [{ runId: 'run_2', reason: 'its files are in use' }],
+        freedBytes: 3_200_000,
+        gitStores: [{ host: 'build-box', removed: 1, freedBytes: 1_000_000, error: null }],
+      }),
     });
     await screen.findByRole('table', { name: 'Finished runs whose files could be removed' });
     await user.click(box('Remove the unlanded work of “Write the refund module · Gemini writer”'));
@@ -68,10 +73,13 @@ describe('Clean up', () => {
     expect(within(screen.getByRole('list', { name: 'Runs kept' })).getByRole('listitem').textContent).toBe(
       'Kept “Write the refund module · Claude writer”: its files are in use',
     );
+    expect(within(screen.getByRole('list', { name: 'Git stores on SSH hosts' })).getByRole('listitem').textContent).toBe(
+      'Removed 1 project git store on build-box that no run there needs any more (1 MB).',
+    );
   });
 
   it('unticking leaves a run out; without the confirmation the unlanded run is never sent', async () => {
-    const { user, client } = showCleanup({ cleanUpRuns: () => ({ removed: ['run_2'], kept: [], freedBytes: 800_000 }) });
+    const { user, client } = showCleanup({ cleanUpRuns: () => ({ removed: ['run_2'], kept: [], freedBytes: 800_000, gitStores: [] }) });
     await screen.findByRole('table', { name: 'Finished runs whose files could be removed' });
     await user.click(box('Remove “Write the refund module · Codex writer”'));
     await user.click(screen.getByRole('button', { name: 'Remove the files of 1 run' }));

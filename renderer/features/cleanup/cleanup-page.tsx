@@ -61,6 +61,17 @@ function CleanupOutcome({ result, names }: { result: CleanupResult; names: Map<s
       <p>
         Removed the files of {pluralize(result.removed.length, 'run')}, freeing {formatBytes(result.freedBytes)}. Their history stays.
       </p>
+      {result.gitStores.length > 0 ? (
+        <ul aria-label="Git stores on SSH hosts">
+          {result.gitStores.map((host) => (
+            <li key={host.host}>
+              {host.error === null
+                ? `Removed ${pluralize(host.removed, 'project git store')} on ${host.host} that no run there needs any more (${formatBytes(host.freedBytes)}).`
+                : `Could not remove the unused git stores on ${host.host} (${host.error}); the next clean-up tries again.`}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       {result.kept.length > 0 ? (
         <ul aria-label="Runs kept">
           {result.kept.map((kept) => (

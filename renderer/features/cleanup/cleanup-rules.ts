@@ -6,11 +6,11 @@ export function candidateName(candidate: CleanupCandidate): string {
 }
 
 /**
- * A run whose files go only when the operator names it: it holds work not landed anywhere, or it
- * could still be resumed. The core keeps it unless it is in `confirmedRunIds`.
+ * A run whose files go only when the operator names it: it holds work not landed anywhere, its work
+ * was never brought back from its SSH host, or it could still be resumed. The core keeps it unless it is in `confirmedRunIds`.
  */
 export function needsConfirmation(candidate: CleanupCandidate): boolean {
-  return !candidate.freelyRemovable || candidate.resumable;
+  return !candidate.freelyRemovable || candidate.resumable || candidate.workLeftOnHost !== null;
 }
 
 /** Landed and discarded runs that cannot be resumed are ticked from the start; no other run ever is. */
@@ -21,6 +21,7 @@ export function preselectedRunIds(candidates: CleanupCandidate[]): string[] {
 /** The checkbox that selects a run, naming what removing it loses. */
 export function removalLabel(candidate: CleanupCandidate): string {
   const name = `“${candidateName(candidate)}”`;
+  if (candidate.workLeftOnHost !== null) return `Discard the work of ${name} left on ${candidate.workLeftOnHost}, never brought back`;
   if (!candidate.freelyRemovable) return `Remove the unlanded work of ${name}`;
   if (candidate.resumable) return `Remove ${name}, which could still be resumed`;
   return `Remove ${name}`;

@@ -143,3 +143,43 @@ describe('a Disk full notice', () => {
     expect(screen.getByText('Space is back: 3.1 GiB free on the data directory’s disk.')).toBeTruthy();
   });
 });
+
+describe('a notice about a run’s work left on its host', () => {
+  const leftOnHost = aNotice({
+    kind: 'host_work_not_fetched',
+    title: 'Run’s work left on its host',
+    code: 'ssh_failed',
+    reason: 'unreachable',
+    runId: 'run_1',
+    actionUrl: '#/runs/run_1',
+    actionLabel: 'Open the run',
+  });
+
+  it('offers Fetch the work again, which asks once however fast the clicks, and says why when it fails again', async () => {
+    const answer = deferred<ChannelOutput<'fetchRunWorkAgain'>>();
+    let calls = 0;
+    const client = fakeOperatorClient({
+      fetchRunWorkAgain: () => {
+        calls += 1;
+        if (calls === 1) return answer.promise;
+        throw new OperatorError({ code: 'ssh_failed', reason: 'unreachable', message: 'ssh could not reach build-box. Check that the host is up, then test again.' });
+      },
+    });
+    const { user } = renderInConsole(<NoticeCard notice={leftOnHost} />, { client, route: '/notices' });
+    const card = screen.getByRole('article', { name: 'Run’s work left on its host' });
+    const fetchAgain = within(card).getByRole('button', { name: 'Fetch the work again', description: 'Run’s work left on its host' });
+    await user.dblClick(fetchAgain);
+    expect(client.inputsOf('fetchRunWorkAgain')).toEqual([{ runId: 'run_1' }]);
+    expect(within(card).getByText('Fetching the run’s work from its host…')).toBeTruthy();
+    act(() => answer.resolve({ run: aRunSummary({ id: 'run_1' }), alreadyBack: false }));
+    expect(await within(card).findByText(/The run’s work is back\./)).toBeTruthy();
+
+    await user.click(fetchAgain);
+    expect(await within(card).findByText(/ssh could not reach build-box/)).toBeTruthy();
+  });
+
+  it('offers nothing to fetch once resolved', () => {
+    renderInConsole(<NoticeCard notice={{ ...leftOnHost, status: 'resolved', resolvedAt: '2026-03-02T10:00:00.000Z' }} />, { client: fakeOperatorClient(), route: '/notices' });
+    expect(screen.queryByRole('button', { name: 'Fetch the work again' })).toBeNull();
+  });
+});

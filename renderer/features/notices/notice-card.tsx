@@ -6,6 +6,7 @@ import { safeActionHref } from '../../ui/error-message';
 import { formatFullTimestamp, formatTimestamp } from '../../ui/format';
 import { useNow } from '../../ui/use-now';
 import { DataFolderAction, isAboutDataFolder } from './data-folder-action';
+import { FetchWorkAgainAction, isAboutWorkLeftOnHost } from './fetch-work-again-action';
 import { noticeState, noticeWording, rerunLinks, severityInfo } from './notice-state';
 import { useDismissNotice, useRunAgain } from './use-notices';
 
@@ -131,6 +132,7 @@ export function NoticeCard({
         ) : null}
       </div>
       {notice.status === 'open' && isAboutDataFolder(notice.kind) ? <DataFolderAction labelledBy={titleId} /> : null}
+      {notice.status === 'open' && notice.runId && isAboutWorkLeftOnHost(notice.kind) ? <FetchWorkAgainAction runId={notice.runId} labelledBy={titleId} /> : null}
 
       <div className="notice__outcome" aria-live="polite">
         {runAgain.isPending ? <p className="muted">Starting the task again…</p> : null}

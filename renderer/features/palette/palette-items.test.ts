@@ -5,7 +5,7 @@ import { browseLimit, buildPaletteGroups, buildShortcutGroup, filterPaletteGroup
 const at = '2026-03-01T10:00:00.000Z';
 
 function run(id: string, taskTitle: string, status: RunStatus, agentName = 'Codex fast'): RunSummary {
-  return { id, taskId: `tsk_${id}`, taskTitle, agentId: 'agt_1', agentName, projectId: 'prj_1', status, attempt: 1, createdAt: at, startedAt: at, endedAt: null, archived: false, hostUnreachableSince: null, landing: { state: 'not_landed', landed: null, pushed: null, discardedAt: null, filesRemovedAt: null, diskBytes: null } };
+  return { id, taskId: `tsk_${id}`, taskTitle, agentId: 'agt_1', agentName, projectId: 'prj_1', status, attempt: 1, createdAt: at, startedAt: at, endedAt: null, archived: false, hostUnreachableSince: null, hostWorkLeftSince: null, landing: { state: 'not_landed', landed: null, pushed: null, discardedAt: null, filesRemovedAt: null, diskBytes: null } };
 }
 
 function task(id: string, title: string, projectId = 'prj_1', archived = false): Task {

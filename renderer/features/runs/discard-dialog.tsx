@@ -6,6 +6,20 @@ import { formatBytes } from '../terminal/output-markers';
 import { listFew } from './landing-format';
 import { useDiscardRun } from './use-landing';
 
+/**
+ * A run whose work was never brought back from its SSH host: what it holds here says nothing of that
+ * work, which goes too. Said in Discard's and Delete's confirmations.
+ */
+export function WorkLeftOnHost({ run, doing }: { run: RunDetail; doing: 'Discarding' | 'Deleting' }) {
+  const host = run.confinement.host ?? 'its SSH host';
+  return (
+    <p className="callout callout--warning">
+      Its work on {host} was never brought back, so it is not counted here. {doing} the run removes it on {host} too. To keep it, use Fetch the work
+      again on the run’s notice first.
+    </p>
+  );
+}
+
 /** Discard…: asks first, naming what goes (the work the project does not have, the disk it takes). */
 export function DiscardDialog({ run, holdings, branch, onClose }: { run: RunDetail; holdings: RunHoldings; branch: string; onClose: () => void }) {
   const discard = useDiscardRun();
@@ -33,6 +47,7 @@ export function DiscardDialog({ run, holdings, branch, onClose }: { run: RunDeta
       onConfirm={() => discard.mutateAsync(run.id).then(onClose)}
       onClose={onClose}
     >
+      {run.hostWorkLeftSince !== null ? <WorkLeftOnHost run={run} doing="Discarding" /> : null}
       {uncommittedFiles.length > 0 || unlandedCommits.length > 0 ? (
         <div className="callout callout--warning">
           <p>Lost with it, since the project does not have them:</p>
@@ -42,7 +57,7 @@ export function DiscardDialog({ run, holdings, branch, onClose }: { run: RunDeta
             ))}
           </ul>
         </div>
-      ) : (
+      ) : run.hostWorkLeftSince !== null ? null : (
         <p>
           It holds nothing the project does not have already{diskBytes !== null ? `; ${formatBytes(diskBytes)} on disk are freed` : ''}.
         </p>

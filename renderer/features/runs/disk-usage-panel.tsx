@@ -65,7 +65,8 @@ export function DiskUsagePanel() {
                 <span>not measured ({host.error}). Refresh sizes once it answers.</span>
               ) : (
                 <span className="numeric-text">
-                  {formatBytes(host.bytes)} ({pluralize(host.runs, 'run')})
+                  {formatBytes(host.bytes)} ({pluralize(host.runs, 'run')}
+                  {host.gitStores > 0 ? `, ${pluralize(host.gitStores, 'project git store')} of ${formatBytes(host.gitStoreBytes ?? 0)}` : ''})
                 </span>
               )}
             </li>

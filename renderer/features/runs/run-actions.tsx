@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 import type { RunDetail } from '../../../shared/entities';
+import { WorkLeftOnHost } from './discard-dialog';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { ErrorAlert } from '../../ui/error-alert';
 import { useSingleSubmit } from '../../ui/use-single-submit';
@@ -34,7 +35,12 @@ function DeleteRunDialog({ run, onClose }: { run: RunDetail; onClose: () => void
   return (
     <ConfirmDialog
       title="Delete run"
-      description={<p>Delete this run? Its record, output, working folder and repository are removed.</p>}
+      description={
+        <>
+          <p>Delete this run? Its record, output, working folder and repository are removed.</p>
+          {run.hostWorkLeftSince !== null ? <WorkLeftOnHost run={run} doing="Deleting" /> : null}
+        </>
+      }
       confirmLabel="Delete"
       pendingNote="Removing the run and its worktree…"
       error={deleteRun.error}

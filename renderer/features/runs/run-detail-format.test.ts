@@ -34,6 +34,7 @@ describe('what an ended run offers', () => {
       endedAt: null,
       archived: false,
       hostUnreachableSince: null,
+      hostWorkLeftSince: null,
       landing: { state: 'not_landed', landed: null, pushed: null, discardedAt: null, filesRemovedAt: null, diskBytes: null },
     };
     expect(isArchivedRun(summary)).toBe(false);

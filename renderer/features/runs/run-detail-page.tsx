@@ -133,6 +133,7 @@ function StartedRun({
               runId={run.id}
               running={run.status === 'running' || run.status === 'setting_up'}
               canSendInput={run.canSendInput}
+              hostUnreachable={run.hostUnreachableSince !== null && run.status === 'running' ? (run.confinement.host ?? 'The run’s SSH host') : null}
               openAt={outputAt}
             />
           </Suspense>

@@ -1,6 +1,7 @@
 import type { RunDetail } from '../../../shared/entities';
 import { actionRoute } from '../../../shared/routes';
 import { ErrorAlert } from '../../ui/error-alert';
+import { isAboutWorkLeftOnHost } from '../notices/fetch-work-again-action';
 import { safeActionHref } from '../../ui/error-message';
 import { useSingleSubmit } from '../../ui/use-single-submit';
 import { canResumeRun } from './run-detail-format';
@@ -38,10 +39,14 @@ export function resumesInFailureBox(run: RunDetail): boolean {
 /**
  * A started run's notice shows beside its failure when it links somewhere else (the agent's
  * settings, say): it then carries the message and the fix, said once. One that only links back to
- * this run (a stranded run's) adds nothing here: the failure box says it, with Resume.
+ * this run (a stranded run's) adds nothing here: the failure box says it, with Resume. An open one
+ * whose fix is a button of its own (Fetch the work again, for work left on the run's host) shows here
+ * too: this is where the operator looks for the run's work.
  */
 export function noticeShownInline(run: RunDetail): boolean {
-  return run.notice !== null && run.notice.actionUrl !== actionRoute({ kind: 'run', runId: run.id });
+  if (run.notice === null) return false;
+  if (run.notice.status === 'open' && isAboutWorkLeftOnHost(run.notice.kind)) return true;
+  return run.notice.actionUrl !== actionRoute({ kind: 'run', runId: run.id });
 }
 
 /** Failures that need the operator get the fix's link; the others say what happened. */

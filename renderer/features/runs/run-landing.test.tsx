@@ -294,6 +294,20 @@ describe('landing a run from its Changes', () => {
     expect(client.inputsOf('discardRun')).toEqual([{ runId: 'run_1' }]);
   });
 
+  it('Discard… of a run whose work was never brought back from its host says that work goes too, not that it holds nothing', async () => {
+    const empty = aLandingPlan({ holdings: { uncommittedFiles: [], unlandedCommits: [], diskBytes: null } });
+    const run = aRun({ hostWorkLeftSince: '2026-03-02T09:20:00.000Z', confinement: { ...aRun().confinement, host: 'build-box' } });
+    const { user, panel } = showChanges({ getLandingPlan: () => empty }, { run });
+    await user.click(await within(panel).findByRole('button', { name: 'Discard…' }));
+    const dialog = screen.getByRole('alertdialog', { name: 'Discard the run’s work' });
+    expect(within(dialog).queryByText(/It holds nothing the project does not have/)).toBeNull();
+    expect(
+      within(dialog).getByText(
+        'Its work on build-box was never brought back, so it is not counted here. Discarding the run removes it on build-box too. To keep it, use Fetch the work again on the run’s notice first.',
+      ),
+    ).toBeTruthy();
+  });
+
   it('a run that cannot be landed says why and offers only Discard…', async () => {
     const { panel } = showChanges({
       getLandingPlan: () => aLandingPlan({ available: false, blockedBy: 'The project is not a git repository: there is no branch to land in.' }),

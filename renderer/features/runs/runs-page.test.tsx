@@ -115,8 +115,8 @@ describe('the Runs page with runs on SSH hosts', () => {
       getDiskUsage: () =>
         aDiskUsage({
           hosts: [
-            { hostId: 'hst_1', name: 'build-box', runs: 3, bytes: 45_000_000, error: null, measuredAt: '2026-03-02T10:00:00.000Z' },
-            { hostId: 'hst_2', name: 'gpu-box', runs: 0, bytes: null, error: 'ssh could not reach gpu-box', measuredAt: '2026-03-02T10:00:00.000Z' },
+            { hostId: 'hst_1', name: 'build-box', runs: 3, bytes: 45_000_000, gitStores: 2, gitStoreBytes: 5_000_000, error: null, measuredAt: '2026-03-02T10:00:00.000Z' },
+            { hostId: 'hst_2', name: 'gpu-box', runs: 0, bytes: null, gitStores: 0, gitStoreBytes: null, error: 'ssh could not reach gpu-box', measuredAt: '2026-03-02T10:00:00.000Z' },
           ],
         }),
     });
@@ -127,7 +127,7 @@ describe('the Runs page with runs on SSH hosts', () => {
     const panel = await screen.findByRole('region', { name: 'Disk used by runs' });
     const hosts = within(panel).getByRole('list', { name: 'Disk used on SSH hosts' });
     expect(within(hosts).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
-      'On build-box: 45 MB (3 runs)',
+      'On build-box: 45 MB (3 runs, 2 project git stores of 5 MB)',
       'On gpu-box: not measured (ssh could not reach gpu-box). Refresh sizes once it answers.',
     ]);
   });

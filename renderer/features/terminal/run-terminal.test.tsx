@@ -1,4 +1,5 @@
-import { screen, within } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/react';
+import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import type { ChannelOutput } from '../../../shared/contract';
 import type { Attempt } from '../../../shared/entities';
@@ -268,5 +269,47 @@ describe('a run’s terminal', () => {
     await user.keyboard('y{Enter}');
     await vi.waitFor(() => expect(client.inputsOf('sendRunInput').map((input) => input.data).join('')).toBe('y\r'));
     expect(client.inputsOf('sendRunInput')[0]!.runId).toBe('run_1');
+  });
+
+  it('while the run’s SSH host cannot be reached, takes no typing and says why; once it answers, typing goes to the run again', async () => {
+    const client = terminalClient();
+    let answer: (host: string | null) => void = () => {};
+    function HostRun() {
+      const [unreachable, setUnreachable] = useState<string | null>('build-box');
+      answer = setUnreachable;
+      return <RunTerminal runId="run_1" running canSendInput={unreachable === null} hostUnreachable={unreachable} />;
+    }
+    const { user } = renderInConsole(<HostRun />, { client, route: '/runs/run_1' });
+    const terminal = screen.getByRole('region', { name: 'Run output' });
+    await opened(terminal);
+    const paused = within(terminal).getByRole('status');
+    expect(paused.textContent).toBe(
+      'Input paused: build-box cannot be reached, so the terminal takes no typing (nothing would reach the run). It takes input again as soon as build-box answers; the output goes on from where it stopped.',
+    );
+    expect(within(terminal).queryByText(/^Typing in the terminal sends input to the run/)).toBeNull();
+    await user.click(within(terminal).getByRole('textbox', { name: 'Terminal input' }));
+    await user.keyboard('lost{Enter}');
+    expect(client.inputsOf('sendRunInput')).toEqual([]);
+
+    act(() => answer(null));
+    await vi.waitFor(() => expect(within(terminal).queryByRole('status')).toBeNull());
+    await user.keyboard('y{Enter}');
+    await vi.waitFor(() => expect(client.inputsOf('sendRunInput').map((input) => input.data).join('')).toBe('y\r'));
+  });
+
+  it('input the core refuses because the run’s host went unreachable makes it read-only, saying why', async () => {
+    const refusal = 'build-box cannot be reached right now, so this input was not sent to the run. Its terminal takes input again as soon as build-box answers; the console reconnects by itself.';
+    const client = terminalClient({
+      sendRunInput: () => {
+        throw new OperatorError({ code: 'ssh_failed', reason: 'unreachable', message: refusal });
+      },
+    });
+    const { user, terminal } = showTerminal(client, { canSendInput: true });
+    await opened(terminal);
+    await user.click(within(terminal).getByRole('textbox', { name: 'Terminal input' }));
+    await user.keyboard('a');
+    await vi.waitFor(() => expect(within(terminal).getByRole('status').textContent).toBe(`Input paused: ${refusal}`));
+    await user.keyboard('bc');
+    expect(client.inputsOf('sendRunInput').map((input) => input.data)).toEqual(['a']);
   });
 });

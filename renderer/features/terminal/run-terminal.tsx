@@ -4,6 +4,7 @@ import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useOperatorClient } from '../../app/operator-context';
+import { isOperatorError } from '../../../shared/errors';
 import { ErrorAlert } from '../../ui/error-alert';
 import { chunkInput, formatBytes } from './output-markers';
 import type { OutputSink } from './parse-queue';
@@ -69,15 +70,24 @@ function searchResultText(results: { index: number; count: number } | null, term
  * busy tab is skipped forward by the core instead of slowing the run. While the run takes input, what
  * is typed here goes to its PTY, and the PTY follows the size of this pane.
  */
+/** How long input the core refused keeps the terminal read-only, when the run's detail does not (yet) say its host is unreachable. */
+const refusalShownMs = 5000;
+
 export function RunTerminal({
   runId,
   running,
   canSendInput,
+  hostUnreachable = null,
   openAt,
 }: {
   runId: string;
   running: boolean;
   canSendInput: boolean;
+  /**
+   * The SSH host the run executes on, while it cannot be reached: the terminal is read-only meanwhile
+   * (nothing typed would reach the run) and says so, and takes input again once the host answers.
+   */
+  hostUnreachable?: string | null;
   /** Open a page of output from this position (with its match highlighted) rather than the live tail. */
   openAt?: OutputPosition | undefined;
 }) {
@@ -105,9 +115,17 @@ export function RunTerminal({
   const findId = useId();
   const findStatusId = useId();
 
-  // Typing goes to the run only while the terminal shows it live, not a page of its history.
+  /** Input the core refused (its host went unreachable since the page's last look): said, never dropped unsaid. */
+  const [refusedInput, setRefusedInput] = useState<string | null>(null);
+  const refusedRef = useRef(false);
+  const pausedId = useId();
+
+  // Typing goes to the run only while the terminal shows it live, not a page of its history, and
+  // while its host (if it has one) can be reached.
   const paging = view.until !== undefined;
-  const takesInput = canSendInput && !paging;
+  const inputPaused = running && (hostUnreachable !== null || refusedInput !== null);
+  const takesInput = canSendInput && !paging && !inputPaused;
+
 
   useEffect(() => {
     liveRef.current = { running, canSendInput: takesInput, dark };
@@ -234,7 +252,21 @@ export function RunTerminal({
     const dataSubscription = terminal.onData((data) => {
       if (!liveRef.current.canSendInput) return;
       for (const chunk of chunkInput(data)) {
-        inputQueue = inputQueue.then(() => client.sendRunInput({ runId, data: chunk })).then(ignore, ignore);
+        inputQueue = inputQueue
+          .then(() => client.sendRunInput({ runId, data: chunk }))
+          .then(ignore, (error: unknown) => {
+            // The run's host cannot be reached: the terminal goes read-only and says why (the core sent nothing).
+            if (isOperatorError(error) && error.code === 'ssh_failed' && !refusedRef.current) {
+              refusedRef.current = true;
+              setRefusedInput(error.message);
+              // Until the run's detail says the host is unreachable (then that keeps it read-only), or a
+              // moment's reconnect is over: then typing goes to the run again.
+              setTimeout(() => {
+                refusedRef.current = false;
+                setRefusedInput(null);
+              }, refusalShownMs);
+            }
+          });
       }
     });
     const scrollSubscription = terminal.onScroll(() => setAtTop(terminal.buffer.active.viewportY === 0));
@@ -453,13 +485,26 @@ export function RunTerminal({
             Show earlier output
           </button>
         ) : null}
-        <div ref={screenRef} className="run-terminal__screen" data-running={running || undefined} />
+        <div
+          ref={screenRef}
+          className="run-terminal__screen"
+          data-running={running || undefined}
+          data-input-paused={inputPaused || undefined}
+          aria-describedby={inputPaused ? pausedId : undefined}
+        />
         {loading ? (
           <p className="run-terminal__overlay" aria-busy="true">
             {view.from === 'start' ? 'Loading the full output…' : 'Loading output…'}
           </p>
         ) : null}
       </div>
+      {inputPaused ? (
+        <p id={pausedId} className="run-terminal__input-paused" role="status">
+          {hostUnreachable !== null
+            ? `Input paused: ${hostUnreachable} cannot be reached, so the terminal takes no typing (nothing would reach the run). It takes input again as soon as ${hostUnreachable} answers; the output goes on from where it stopped.`
+            : `Input paused: ${refusedInput}`}
+        </p>
+      ) : null}
       {view.state === 'error' ? (
         <div className="run-terminal__footer">
           <ErrorAlert error={view.error} prefix="Could not open the output." />
