@@ -62,6 +62,11 @@ export interface RunEventMap {
    */
   diskFull: { runId: string; agent: { id: string; name: string }; taskId: string | null };
   /**
+   * The run could not be prepared for a reason its owner must fix (a secret variable that cannot be
+   * read now), before any attempt of it began: no attempt's end tells it. Told before its end is written.
+   */
+  preparationFailed: { runId: string; agent: { id: string; name: string }; task: { id: string | null; title: string }; failure: OperatorErrorShape };
+  /**
    * The run was ended (its status written, or refused by the lifecycle table and left as it was): every
    * way a run ends, its attempt's outcome, a Stop, a refusal at Start, or stranded by the next start.
    */

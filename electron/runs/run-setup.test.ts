@@ -237,3 +237,34 @@ describe('a project’s setup command', () => {
     expect(run.setup?.copiedFiles).toEqual([{ path: '.env.local', bytes: 15 }]);
   });
 });
+
+describe('a secret variable the console cannot read now', () => {
+  it('fails the run before any attempt with one notice that says which variable and links to it; admitting the agent again leaves it open, a later run that reads its variables resolves it', async () => {
+    const { bed } = await openConsole();
+    const agent = await bed.createAgent(['--print-env', 'DEPLOY_TOKEN', '--lines', '1']);
+    await bed.call('setLayerVariables', { layer: 'agent', ownerId: agent.id, variables: [{ name: 'DEPLOY_TOKEN', secret: true, value: 'deploy-5f4e3d2c1b0a' }] });
+    // Sealed by the desktop app with safeStorage before the service existed: locked until the app unlocks it.
+    bed.core.ledger.db.prepare("UPDATE layer_variables SET sealed_value = 'electron-safe-storage:AAAA' WHERE name = 'DEPLOY_TOKEN'").run();
+    const task = await bed.createTask('Deploy the preview');
+    const failedRun = await bed.waitForRun((await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    expect(failedRun.status).toBe('failed');
+    expect(failedRun.attempts).toEqual([]);
+    expect(failedRun.failure).toMatchObject({ code: 'configuration_incomplete', reason: 'variable_unreadable', actionUrl: `#/agents/${agent.id}` });
+    const notices = await bed.call('listNotices', { status: 'open' });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ kind: 'variable_unreadable', title: 'Agent configuration incomplete', actionUrl: `#/agents/${agent.id}`, runIds: [failedRun.id] });
+    expect(notices[0]!.message).toContain('The secret value of DEPLOY_TOKEN (an agent variable) cannot be read now.');
+
+    // Something else about the agent changes: admission has nothing against it, but the variable is still locked.
+    await bed.call('updateAgent', { agentId: agent.id, name: 'Deployer' });
+    expect(await bed.call('listNotices', { status: 'open' })).toHaveLength(1);
+
+    // The operator enters the value again: the next run reads it, and the notice says what fixed it.
+    await bed.call('setLayerVariables', { layer: 'agent', ownerId: agent.id, variables: [{ name: 'DEPLOY_TOKEN', secret: true, value: 'deploy-5f4e3d2c1b0a' }] });
+    const later = await bed.waitForRun((await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    expect(later.status).toBe('succeeded');
+    expect(await bed.call('listNotices', { status: 'open' })).toEqual([]);
+    const [resolved] = await bed.call('listNotices', { status: 'resolved' });
+    expect(resolved).toMatchObject({ kind: 'variable_unreadable', resolution: 'A later run of Deployer was prepared: its variables could be read.' });
+  });
+});

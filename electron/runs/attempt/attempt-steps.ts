@@ -177,8 +177,17 @@ export class AttemptPipeline {
     }
     const failure: OperatorErrorShape =
       error instanceof OperatorError ? error.toShape() : { code: 'internal', message: `The run could not be prepared. ${detailsInLog(context.log)}` };
-    // A connection that became unusable (or unreadable) since admission is the owner's to fix: its notice hears the attempt's end.
+    // A connection that became unusable (or unreadable) since admission is the owner's to fix: its notice hears the attempt's end;
+    // before any attempt began (a secret variable that cannot be read now), it hears this.
     const ownerAction = failure.code === 'configuration_incomplete';
+    if (ownerAction && !scope.attempt?.running) tellPreparationFailed(context, active, failure);
     context.endWhenWritable(active.runId, 'failed', failure, endAttempt({ status: 'failed', failureCode: failure.code }, { failure, ownerAction }));
   }
+}
+
+/** A run that failed before any attempt began, for a reason its owner must fix: its notice hears it (notices/attempt-notices.ts). */
+function tellPreparationFailed(context: RunContext, active: ActiveRun, failure: OperatorErrorShape): void {
+  const taskId = context.ledger.runs.row(active.runId)?.task_id ?? null;
+  const task = taskId ? context.ledger.tasks.get(taskId) : undefined;
+  context.lifecycle.emit('preparationFailed', { runId: active.runId, agent: { id: active.agentId, name: active.admission.agentName }, task: { id: taskId, title: task?.title ?? 'a task' }, failure });
 }

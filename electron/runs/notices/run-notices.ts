@@ -28,6 +28,12 @@ export interface RunNoticesOptions {
 
 /** Refusals from admission that a notice stands for until the agent's configuration fixes them. */
 const admissionNoticeCodes = ['configuration_incomplete', 'sandbox_unavailable'];
+/**
+ * Reasons of owner notices raised when a run was prepared, which admission does not judge (it reads no
+ * secret): an agent admitted again says nothing of them. A later run of the agent that gets through its
+ * preparation resolves them (attempt-notices.ts).
+ */
+export const fixedByPreparationReasons = ['variable_unreadable'];
 /** Owner-action notices that a later successful attempt of the same agent shows to be fixed. */
 export const fixedBySuccessCodes = ['spawn_failed', 'auth_required', 'auth_expired', 'quota_exhausted', 'sandbox_unavailable'];
 
@@ -99,7 +105,9 @@ export class RunNotices {
    */
   reviewNotices(agentIds?: Iterable<string>): void {
     const wanted = agentIds ? new Set(agentIds) : null;
-    const open = this.notices.list('open').filter((notice) => notice.agentId && notice.code && admissionNoticeCodes.includes(notice.code));
+    const open = this.notices
+      .list('open')
+      .filter((notice) => notice.agentId && notice.code && admissionNoticeCodes.includes(notice.code) && !fixedByPreparationReasons.includes(notice.reason ?? ''));
     for (const notice of open) {
       if (wanted && !wanted.has(notice.agentId!)) continue;
       const agent = this.ledger.agents.get(notice.agentId!);
@@ -133,9 +141,11 @@ export class RunNotices {
    * An attempt of the agent got past what stopped earlier ones (its CLI started; or it succeeded):
    * notices about those are out of date. `resolution` says which.
    */
-  resolveFixedBy(agentId: string, codes: readonly string[], resolution: string): void {
+  resolveFixedBy(agentId: string, fixed: { codes?: readonly string[]; reasons?: readonly string[] }, resolution: string): void {
     for (const notice of this.notices.openForAgent(agentId)) {
-      if (notice.code && codes.includes(notice.code)) this.notices.resolve(notice.id, resolution);
+      const byCode = notice.code !== null && (fixed.codes ?? []).includes(notice.code);
+      const byReason = notice.reason !== null && (fixed.reasons ?? []).includes(notice.reason);
+      if (byCode || byReason) this.notices.resolve(notice.id, resolution);
     }
   }
 
