@@ -1,6 +1,6 @@
-import type { ConsoleVariable, LayerVariable, ProjectSetup, RunSetup, VariableLayer } from '../../shared/entities';
-import { variableLayers } from '../../shared/entities';
-import { OperatorError } from '../../shared/errors';
+import type { ConsoleVariable, LayerVariable, ProjectSetup, RunSetup, VariableLayer, VaultKind } from '../../shared/entities';
+import { variableLayers, vaultKinds } from '../../shared/entities';
+import { OperatorError, type OperatorErrorShape } from '../../shared/errors';
 import { actionRoute } from '../../shared/routes';
 import { consoleSetVariables } from '../sandbox/confined-environment';
 import { lockedSecretAdvice, lockedSecretReason, type SecretKeeper } from '../connections/secret-vault';
@@ -99,17 +99,8 @@ export class ProjectSetupService {
    * the ones before. Secret values are opened here (at launch, never earlier). A name the console now
    * sets itself (a CLI added since it was saved) is left out: confinement would withhold it anyway.
    */
-  variablesForRun(owners: { projectId: string; agentId: string; taskId: string }): RunVariables {
-    const reserved = new Set(this.consoleVariables().map((variable) => variable.name));
-    const merged = new Map<string, { layer: VariableLayer; variable: StoredVariable; overrides: VariableLayer[] }>();
-    const ids: Record<VariableLayer, string> = { project: owners.projectId, agent: owners.agentId, task: owners.taskId };
-    for (const layer of variableLayers) {
-      for (const variable of this.ledger.projectSetup.variables({ layer, id: ids[layer] })) {
-        if (reserved.has(variable.name)) continue;
-        const earlier = merged.get(variable.name);
-        merged.set(variable.name, { layer, variable, overrides: earlier ? [...earlier.overrides, earlier.layer] : [] });
-      }
-    }
+  variablesForRun(owners: RunOwners): RunVariables {
+    const { ids, merged } = this.mergedVariables(owners);
     const env: Record<string, string> = {};
     const secrets: string[] = [];
     const listing: RunSetup['variables'] = [];
@@ -123,20 +114,44 @@ export class ProjectSetupService {
     return { env, secrets, listing };
   }
 
+  /**
+   * For admission, before anything of the run is made: the refusal of a run whose variables hold a
+   * secret this console cannot open now (sealed by the desktop app, which has not unlocked it for this
+   * service), or null. Nothing is opened here: only which vault sealed each value is looked at.
+   */
+  unreadableVariable(owners: RunOwners): OperatorErrorShape | null {
+    const { ids, merged } = this.mergedVariables(owners);
+    for (const [name, { layer, variable }] of merged) {
+      const sealed = variable.sealedValue;
+      if (sealed === null) continue;
+      const kind = sealed.slice(0, sealed.indexOf(':'));
+      if (!(vaultKinds as readonly string[]).includes(kind)) return variableUnreadable(name, layer, ids, { locked: false, detail: 'it is stored in a form this console does not know' }).toShape();
+      if (!this.keeper.canOpen(kind as VaultKind)) return variableUnreadable(name, layer, ids, { locked: true }).toShape();
+    }
+    return null;
+  }
+
+  /** The run's variables by name: each from the last layer that sets it (project, agent, task), without the names the console sets itself. */
+  private mergedVariables(owners: RunOwners) {
+    const reserved = new Set(this.consoleVariables().map((variable) => variable.name));
+    const merged = new Map<string, { layer: VariableLayer; variable: StoredVariable; overrides: VariableLayer[] }>();
+    const ids: Record<VariableLayer, string> = { project: owners.projectId, agent: owners.agentId, task: owners.taskId };
+    for (const layer of variableLayers) {
+      for (const variable of this.ledger.projectSetup.variables({ layer, id: ids[layer] })) {
+        if (reserved.has(variable.name)) continue;
+        const earlier = merged.get(variable.name);
+        merged.set(variable.name, { layer, variable, overrides: earlier ? [...earlier.overrides, earlier.layer] : [] });
+      }
+    }
+    return { ids, merged };
+  }
+
   private openSecret(name: string, layer: VariableLayer, ids: Record<VariableLayer, string>, sealed: string): string {
     try {
       return this.keeper.open(sealed);
     } catch (error) {
       if (!(error instanceof OperatorError)) throw error;
-      throw new OperatorError({
-        code: 'configuration_incomplete',
-        reason: 'variable_unreadable',
-        message:
-          error.reason === lockedSecretReason
-            ? `The secret value of ${name} (${layerWords[layer]}) cannot be read now. ${lockedSecretAdvice('enter it again')}`
-            : `The secret value of ${name} (${layerWords[layer]}) cannot be read: ${error.message.split('. ')[0]}. Enter it again.`,
-        actionUrl: layerRoute(layer, ids[layer]),
-      });
+      throw variableUnreadable(name, layer, ids, error.reason === lockedSecretReason ? { locked: true } : { locked: false, detail: error.message.split('. ')[0]! });
     }
   }
 
@@ -149,6 +164,19 @@ export class ProjectSetupService {
           : this.ledger.tasks.get(owner.id) !== undefined;
     if (!exists) throw new OperatorError({ code: 'not_found', message: `That ${owner.layer} is no longer in the console.` });
   }
+}
+
+type RunOwners = { projectId: string; agentId: string; taskId: string };
+
+function variableUnreadable(name: string, layer: VariableLayer, ids: Record<VariableLayer, string>, why: { locked: true } | { locked: false; detail: string }): OperatorError {
+  return new OperatorError({
+    code: 'configuration_incomplete',
+    reason: 'variable_unreadable',
+    message: why.locked
+      ? `The secret value of ${name} (${layerWords[layer]}) cannot be read now. ${lockedSecretAdvice('enter it again')}`
+      : `The secret value of ${name} (${layerWords[layer]}) cannot be read: ${why.detail}. Enter it again.`,
+    actionUrl: layerRoute(layer, ids[layer]),
+  });
 }
 
 function toLayerVariable(variable: StoredVariable): LayerVariable {

@@ -71,6 +71,11 @@ export interface AdmissionInput {
    * no task): a run on an SSH host takes its code there and back through git, so needs a git repository.
    */
   project?: Pick<Project, 'name' | 'path' | 'isGitRepo'> | undefined;
+  /**
+   * For a run about to start: the refusal its variables call for, a secret this console cannot open
+   * now (project-setup-service.ts unreadableVariable), or null; absent for an agent's Test and verification.
+   */
+  variables?: OperatorErrorShape | null | undefined;
   now: number;
 }
 
@@ -150,6 +155,8 @@ export function admitRun(input: AdmissionInput): AdmissionResult {
     }
     connection = { id: bound.id, name: bound.name, provider: bound.provider, method: bound.method, baseUrl: bound.baseUrl };
   }
+  // A secret variable of the run that cannot be opened now would fail it at launch: refused here instead, naming it.
+  if (input.variables) return refuse(input.variables);
 
   if (environment.kind === 'sandboxed' && input.sandbox && !input.sandbox.available) {
     return refuse({

@@ -388,6 +388,7 @@ export class RunService {
     connection: ConnectionState | undefined = this.options.connections.state(agent.connectionId),
     disk?: DiskSpace,
     project?: Project,
+    variables?: OperatorErrorShape | null,
   ): AdmissionResult {
     // A deleted environment admits no new run; a run resumed from its saved admission needs only that.
     const environment = this.context.ledger.environments.get(saved?.environmentId ?? agent.environmentId);
@@ -406,6 +407,7 @@ export class RunService {
       prices: this.options.budgets?.priceTable(),
       disk,
       project,
+      variables,
       now: this.context.now(),
     });
   }
@@ -414,7 +416,8 @@ export class RunService {
   private admitToRun(agent: StoredAgent & { deleted: boolean }, taskId: string, saved?: Admission): AdmissionResult {
     const task = this.context.ledger.tasks.get(taskId);
     const project = task ? this.context.ledger.projects.get(task.projectId) : undefined;
-    return this.admit(agent, saved, undefined, this.diskFull.space(), project);
+    const variables = task ? this.context.options.projectSetup.unreadableVariable({ projectId: task.projectId, agentId: agent.id, taskId }) : null;
+    return this.admit(agent, saved, undefined, this.diskFull.space(), project, variables);
   }
 
   /** The budgets on the agent and on the connection it would be given (admission keeps those that hold the run). */

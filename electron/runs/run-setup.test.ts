@@ -238,24 +238,25 @@ describe('a project’s setup command', () => {
   });
 });
 
-describe('a secret variable the console cannot read now', () => {
-  it('fails the run before any attempt with one notice that says which variable and links to it; admitting the agent again leaves it open, a later run that reads its variables resolves it', async () => {
+describe('a secret variable the console cannot read', () => {
+  it('locked (sealed by the desktop app, not unlocked for this console): the run is refused before anything starts, with one notice that names the variable and links to it; admitting the agent again leaves it open, a later run that reads its variables resolves it', async () => {
     const { bed } = await openConsole();
     const agent = await bed.createAgent(['--print-env', 'DEPLOY_TOKEN', '--lines', '1']);
     await bed.call('setLayerVariables', { layer: 'agent', ownerId: agent.id, variables: [{ name: 'DEPLOY_TOKEN', secret: true, value: 'deploy-5f4e3d2c1b0a' }] });
     // Sealed by the desktop app with safeStorage before the service existed: locked until the app unlocks it.
     bed.core.ledger.db.prepare("UPDATE layer_variables SET sealed_value = 'electron-safe-storage:AAAA' WHERE name = 'DEPLOY_TOKEN'").run();
     const task = await bed.createTask('Deploy the preview');
-    const failedRun = await bed.waitForRun((await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
-    expect(failedRun.status).toBe('failed');
-    expect(failedRun.attempts).toEqual([]);
-    expect(failedRun.failure).toMatchObject({ code: 'configuration_incomplete', reason: 'variable_unreadable', actionUrl: `#/agents/${agent.id}` });
+    const refused = await bed.waitForRun((await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    expect(refused.status).toBe('refused');
+    expect(refused.attempts).toEqual([]);
+    expect(refused.failure).toMatchObject({ code: 'configuration_incomplete', reason: 'variable_unreadable', actionUrl: `#/agents/${agent.id}` });
+    expect(refused.failure?.message).toContain('The secret value of DEPLOY_TOKEN (an agent variable) cannot be read now. It was saved by the desktop app');
+    expect(existsSync(path.join(bed.dataDir, 'tasks', refused.id))).toBe(false);
     const notices = await bed.call('listNotices', { status: 'open' });
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ kind: 'variable_unreadable', title: 'Agent configuration incomplete', actionUrl: `#/agents/${agent.id}`, runIds: [failedRun.id] });
-    expect(notices[0]!.message).toContain('The secret value of DEPLOY_TOKEN (an agent variable) cannot be read now.');
+    expect(notices[0]).toMatchObject({ kind: 'variable_unreadable', title: 'Agent configuration incomplete', actionUrl: `#/agents/${agent.id}`, runIds: [refused.id] });
 
-    // Something else about the agent changes: admission has nothing against it, but the variable is still locked.
+    // Something else about the agent changes: admission is asked again for the notice, and the variable is still locked.
     await bed.call('updateAgent', { agentId: agent.id, name: 'Deployer' });
     expect(await bed.call('listNotices', { status: 'open' })).toHaveLength(1);
 
@@ -266,5 +267,21 @@ describe('a secret variable the console cannot read now', () => {
     expect(await bed.call('listNotices', { status: 'open' })).toEqual([]);
     const [resolved] = await bed.call('listNotices', { status: 'resolved' });
     expect(resolved).toMatchObject({ kind: 'variable_unreadable', resolution: 'A later run of Deployer was prepared: its variables could be read.' });
+  });
+
+  it('damaged (its vault known, its value not opening): found when the run is prepared, which fails before any attempt, with one notice all the same', async () => {
+    const { bed } = await openConsole();
+    const agent = await bed.createAgent(['--lines', '1']);
+    await bed.call('setLayerVariables', { layer: 'agent', ownerId: agent.id, variables: [{ name: 'DEPLOY_TOKEN', secret: true, value: 'deploy-5f4e3d2c1b0a' }] });
+    bed.core.ledger.db.prepare("UPDATE layer_variables SET sealed_value = 'aes-256-gcm-key-file:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' WHERE name = 'DEPLOY_TOKEN'").run();
+    const task = await bed.createTask('Deploy the preview');
+    const failed = await bed.waitForRun((await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id, ended);
+    expect(failed.status).toBe('failed');
+    expect(failed.attempts).toEqual([]);
+    expect(failed.failure).toMatchObject({ code: 'configuration_incomplete', reason: 'variable_unreadable', actionUrl: `#/agents/${agent.id}` });
+    expect(failed.failure?.message).toMatch(/^The secret value of DEPLOY_TOKEN \(an agent variable\) cannot be read: .+\. Enter it again\.$/);
+    const notices = await bed.call('listNotices', { status: 'open' });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ kind: 'variable_unreadable', actionUrl: `#/agents/${agent.id}`, runIds: [failed.id] });
   });
 });
