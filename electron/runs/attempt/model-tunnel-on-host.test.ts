@@ -411,4 +411,47 @@ describe('a run on an SSH host taken up again by a restarted console', () => {
       await elsewhere.close();
     }
   }, 240_000);
+
+  it('whose AI connection was deleted meanwhile goes on without its model, and its timeline and a notice say why and what to do', async () => {
+    const { bed, environment } = await consoleOnHost();
+    const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+    commitScript(
+      bed,
+      [
+        '#!/bin/sh',
+        'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+        'echo WAITING-FOR-RESTART',
+        'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
+        'echo "after: $(curl -s --max-time 20 -w \' http %{http_code}\' -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+        'echo SCRIPT-DONE',
+        '',
+      ].join('\n'),
+    );
+    const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
+    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+    expect(output()).toContain('before: {"data":[{"id":"model-through-the-tunnel"}]}');
+    const seenBefore = seen.length;
+
+    await bed.call('deleteConnection', { connectionId: connection.id });
+    await bed.restart();
+    const notReopened = async () => (await bed.call('listRunEvents', { runId })).events.find((event) => event.kind === 'host_tunnel_not_reopened');
+    await until('the console to say the run’s tunnel was not opened again', async () => (await notReopened()) !== undefined, 30_000).catch(() => undefined);
+    writeFileSync(path.join(remoteRunDir(runId), 'tmp', 'restarted'), '');
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    // The take-up went on: the run followed to its end, its model closed to it (nothing reached the model server).
+    expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    expect(output()).toContain('SCRIPT-DONE');
+    expect(output()).not.toContain('after: {"data"');
+    expect(seen.slice(seenBefore)).toEqual([]);
+    // Its timeline and one notice say what was not opened again, why, and what to do.
+    expect((await notReopened())?.data.message).toMatch(/without its model: the console could not open it again for the run\. Choose an AI connection for .* Let the run finish without it, or stop it and run the task again once that is fixed\./);
+    const notices = (await bed.call('listNotices', { runId })).filter((notice) => notice.kind === 'host_tunnel_not_reopened');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ status: 'open', code: 'configuration_incomplete', actionUrl: expect.stringContaining(agent.id) });
+  }, 240_000);
 });

@@ -269,7 +269,7 @@ function tunnelNotReopened(scope: AttemptScope, what: string, error: unknown): v
   if (known) context.log.warn('a run’s tunnel could not be opened again', { runId, code: error.code, reason: error.reason });
   else context.log.error('a run’s tunnel could not be opened again', { runId, error: describeError(error) });
   const why = known ? error.message : `Something went wrong in the console. ${detailsInLog(context.log)}`;
-  const message = `“${scope.task?.title ?? 'The task'}” goes on on ${hostName} after the console restarted, without ${what}: the console could not open it again for the run. ${why} Until the run ends, what the agent asks of it there fails (nothing goes through without the console). Fix that, then restart the console to open it again for the run, or stop the run and run the task again.`;
+  const message = `“${scope.task?.title ?? 'The task'}” goes on on ${hostName} after the console restarted, without ${what}: the console could not open it again for the run. ${why} Until the run ends, what the agent asks of it there fails (nothing goes through without the console). Let the run finish without it, or stop it and run the task again once that is fixed.`;
   context.note(runId, scope.attempt?.id ?? null, 'host_tunnel_not_reopened', { host: hostName, message });
   context.options.notices.raise({
     kind: 'host_tunnel_not_reopened',
