@@ -206,6 +206,19 @@ async function openTunnelOnHost(
  * Returns what closes it, when the attempt ends.
  */
 export async function reopenTunnelOnHost(scope: AttemptScope, sealedRunToken: string | null): Promise<() => Promise<void>> {
+  const close = await openAgain(scope, sealedRunToken);
+  const { context, active } = scope;
+  return async () => {
+    await close();
+    // The attempt ended here (not the console closing, whose next start tries again): its notice has nothing left to ask.
+    const open = context.closing ? undefined : context.options.notices.latestForKey(tunnelNoticeKey(active.runId));
+    if (open?.status === 'open') context.options.notices.resolve(open.id, 'The run ended.');
+  };
+}
+
+const tunnelNoticeKey = (runId: string) => `host-tunnel:${runId}`;
+
+async function openAgain(scope: AttemptScope, sealedRunToken: string | null): Promise<() => Promise<void>> {
   const { context, active } = scope;
   const { admission } = active;
   const attempt = need(scope.attempt, 'attempt');
@@ -283,6 +296,6 @@ function tunnelNotReopened(scope: AttemptScope, what: string, error: unknown): v
     runId,
     agentId: active.agentId,
     taskId: scope.task?.id ?? null,
-    dedupeKey: `host-tunnel:${runId}`,
+    dedupeKey: tunnelNoticeKey(runId),
   });
 }
