@@ -62,11 +62,19 @@ for socket in "$@"; do
   if [ -S "$socket" ] && [ ! -L "$socket" ]; then rm -f "$socket"; fi
 done
 `;
+/**
+ * Waits for the sockets, then holds the tunnel open. On a root account the run's sandbox is an
+ * unprivileged user's (sandbox-user.ts), who was handed the model socket's folder: a socket sshd binds
+ * there (as root, 0600) is given to the folder's owner, so one bound anew (the connection lost, a
+ * restarted console taking the run up again) is reachable in the sandbox as the first was. `-h`: a link
+ * the sandbox's user put in its place is changed itself, never what it points to.
+ */
 const tunnelScript = `set -u
 for socket in "$@"; do
   i=0
   while [ ! -S "$socket" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   [ -S "$socket" ] || { echo "operator-console-tunnel: the socket $socket did not appear" >&2; exit 3; }
+  if [ "$(id -u)" = 0 ]; then chown -h "$(stat -c %u:%g "$(dirname "$socket")")" "$socket" || exit 4; fi
 done
 trap 'rm -f "$@"' EXIT HUP TERM
 echo '${readyLine}'

@@ -162,9 +162,11 @@ async function openTunnelOnHost(
     onEgressDecision: ((decision: EgressDecisionNote) => void) | undefined;
     keepTryingFirst: boolean;
   },
-): Promise<RunModelTunnel> {
+): Promise<RunModelTunnel & { up(): boolean }> {
   const { context, active } = scope;
   const { connection, layout } = need(scope.host, 'host');
+  /** Told down (its first opening failed and is tried again, or it dropped since) and not up again. */
+  let down = false;
   const localRoot = need(scope.taskRoot, 'task root');
   const remote = remoteTunnelPaths(layout);
   const { onEgressDecision } = opening;
@@ -177,11 +179,15 @@ async function openTunnelOnHost(
       host: connection.name,
       model: opening.model ? { ...opening.model, consoleSocketFolder: await consoleSocketFolder(localRoot.root), remoteSocketFolder: remote.modelFolder } : null,
       egress: egress?.socketPath ? { localSocket: egress.socketPath, remoteSocket: remote.egressSocket } : null,
-      onTunnelChange: (up, detail) => context.note(active.runId, active.attemptId ?? null, up ? 'host_tunnel_up' : 'host_tunnel_down', { host: connection.name, detail }),
+      onTunnelChange: (up, detail) => {
+        down = !up;
+        context.note(active.runId, active.attemptId ?? null, up ? 'host_tunnel_up' : 'host_tunnel_down', { host: connection.name, detail });
+      },
       keepTryingFirst: opening.keepTryingFirst,
     });
     return {
       ...tunnel,
+      up: () => !down,
       close: async () => {
         await tunnel.close();
         await egress?.close();
@@ -243,9 +249,12 @@ async function openAgain(scope: AttemptScope, sealedRunToken: string | null): Pr
       onEgressDecision: egressDecisionRecorder(context, active, attempt),
       keepTryingFirst: true,
     });
+    const carried = [model ? 'its model' : null, egressOn ? 'its network' : null].filter(Boolean).join(' and ');
     context.note(active.runId, attempt.id, 'host_tunnel_reopened', {
       host: need(scope.host, 'host').connection.name,
-      message: `The console opened the run's tunnel again: ${[model ? 'its model' : null, egressOn ? 'its network' : null].filter(Boolean).join(' and ')} through ssh as before the restart.`,
+      message: tunnel.up()
+        ? `The console opened the run's tunnel again: ${carried} through ssh as before the restart.`
+        : `The console set the run's tunnel up again (${carried}), but the host does not answer yet: it is tried again until it does.`,
     });
     return () => tunnel.close();
   } catch (error) {
