@@ -412,6 +412,47 @@ describe('a run on an SSH host taken up again by a restarted console', () => {
     }
   }, 240_000);
 
+  it('whose host does not answer when the console starts again gets its model back once the host answers', async () => {
+    const { bed, environment } = await consoleOnHost();
+    const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+    commitScript(
+      bed,
+      [
+        '#!/bin/sh',
+        'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+        'echo WAITING-FOR-RESTART',
+        'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
+        'echo "after: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+        'echo SCRIPT-DONE',
+        '',
+      ].join('\n'),
+    );
+    const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
+    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+    const events = async () => (await bed.call('listRunEvents', { runId })).events;
+
+    await server.stopListening();
+    try {
+      await bed.restart();
+      // Taken up all the same: the tunnel's first try failed and says so; it is tried again.
+      await until('the run’s tunnel to be set up again', async () => (await events()).some((event) => event.kind === 'host_tunnel_reopened'), 60_000);
+      expect((await events()).find((event) => event.kind === 'host_tunnel_reopened')?.data.message).toContain('the host does not answer yet');
+      expect((await bed.call('getRun', { runId })).status).toBe('running');
+    } finally {
+      await server.startListening();
+    }
+    await until('the run’s tunnel to come up once the host answers', async () => (await events()).some((event) => event.kind === 'host_tunnel_up'), 60_000);
+    writeFileSync(path.join(remoteRunDir(runId), 'tmp', 'restarted'), '');
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    expect(output()).toContain('after: {"data":[{"id":"model-through-the-tunnel"}]}');
+  }, 240_000);
+
   it('whose AI connection was deleted meanwhile goes on without its model, and its timeline and a notice say why and what to do', async () => {
     const { bed, environment } = await consoleOnHost();
     const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
