@@ -303,6 +303,19 @@ export class ConnectionService {
   }
 
   /**
+   * A run's own secret (a host run's tunnel token), sealed with the vault that seals connection keys,
+   * for the ledger: a later console opens it again (`openRunSecret`); the ledger never holds it in clear.
+   */
+  sealRunSecret(plain: string): string {
+    return this.options.keeper.seal(plain);
+  }
+
+  /** A run's secret sealed by `sealRunSecret`; throws as a connection's key does when its vault cannot open it now. */
+  openRunSecret(sealed: string): string {
+    return this.options.keeper.open(sealed);
+  }
+
+  /**
    * Secrets of these connections can be opened now (the desktop app unlocked them, desktop-secrets.ts):
    * their agents are looked at again, so that a notice that said they were locked resolves.
    */

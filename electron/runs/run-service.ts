@@ -494,7 +494,7 @@ export class RunService {
       const admission = savedAdmission(row.admission_json);
       const last = context.ledger.runs.lastAttempt(row.id);
       const locator = context.ledger.runs.locators(row.id).find((each) => each.kind === 'process')?.data ?? {};
-      const { hostId, spoolOffset, remotePid, attempt } = locator;
+      const { hostId, spoolOffset, remotePid, attempt, sealedRunToken } = locator;
       const task = context.ledger.tasks.get(row.task_id);
       if (!admission?.host || last?.status !== 'running' || attempt !== last.number || !task) continue;
       if (hostId !== admission.host.id || typeof spoolOffset !== 'number' || typeof remotePid !== 'number') continue;
@@ -511,7 +511,7 @@ export class RunService {
       });
       active.attempt = record;
       context.log.info('run on its host taken up again', { runId: row.id, host: admission.host.name, spoolOffset });
-      void this.attempts.takeUpOnHost(active, { task, attempt: record, hostId, pid: remotePid, spoolOffset });
+      void this.attempts.takeUpOnHost(active, { task, attempt: record, hostId, pid: remotePid, spoolOffset, sealedRunToken: typeof sealedRunToken === 'string' ? sealedRunToken : null });
       taken.push(row.id);
     }
     return taken;

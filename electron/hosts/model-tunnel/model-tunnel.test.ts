@@ -202,6 +202,36 @@ describe('a kept model tunnel', () => {
     expect(await askThroughHost()).toBe('200');
     expect(seen.at(-1)).toEqual({ url: '/v1/models', authorization: `Bearer ${secret}` });
   }, 60_000);
+
+  it('for a run going on already (taken up again by a restarted console), is tried again while its host cannot be reached, and comes up once it answers', async () => {
+    const root = remoteTaskRoot();
+    const port = (provider.address() as AddressInfo).port;
+    const proxy = await startModelProxy({ upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, secret, runToken, socketPath: path.join(temp.path, `${randomBytes(4).toString('hex')}.sock`) });
+    cleanups.push(() => proxy.close());
+    const changes: Array<{ up: boolean; detail: string }> = [];
+    const remoteSocket = `${root}/model/model.sock`;
+    await server.stopListening();
+    try {
+      const tunnel = await keepModelTunnel(
+        { ssh, host: server.alias, sockets: [{ localSocket: proxy.socketPath, remoteSocket }] },
+        { onChange: (up, detail) => changes.push({ up, detail }), retryDelaysMs: [200], keepTryingFirst: true },
+      );
+      cleanups.push(() => tunnel.close());
+      // Not up, and said so (why, for the run's timeline); no socket on the host yet.
+      expect(changes[0]).toMatchObject({ up: false, detail: expect.stringContaining(server.alias) });
+      expect(existsSync(remoteSocket)).toBe(false);
+    } finally {
+      await server.startListening();
+    }
+    await waitFor(() => changes.some((change) => change.up), 30_000, 'the tunnel to come up once the host answers');
+    const { stdout } = await promisify(execFile)(
+      '/usr/sbin/runuser',
+      ['-u', remoteTestUser, '--', process.execPath, '-e', `require('http').request({ socketPath: '${remoteSocket}', path: '/v1/models', headers: { authorization: 'Bearer ${runToken}' } }, (r) => { process.stdout.write(String(r.statusCode)); process.exit(0); }).end()`],
+      { timeout: 20_000 },
+    );
+    expect(stdout).toBe('200');
+    expect(seen.at(-1)).toEqual({ url: '/v1/models', authorization: `Bearer ${secret}` });
+  }, 60_000);
 });
 
 describe('a run’s model tunnel', () => {

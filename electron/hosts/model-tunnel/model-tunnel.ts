@@ -62,11 +62,19 @@ for socket in "$@"; do
   if [ -S "$socket" ] && [ ! -L "$socket" ]; then rm -f "$socket"; fi
 done
 `;
+/**
+ * Waits for the sockets, then holds the tunnel open. On a root account the run's sandbox is an
+ * unprivileged user's (sandbox-user.ts), who was handed the model socket's folder: a socket sshd binds
+ * there (as root, 0600) is given to the folder's owner, so one bound anew (the connection lost, a
+ * restarted console taking the run up again) is reachable in the sandbox as the first was. `-h`: a link
+ * the sandbox's user put in its place is changed itself, never what it points to.
+ */
 const tunnelScript = `set -u
 for socket in "$@"; do
   i=0
   while [ ! -S "$socket" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   [ -S "$socket" ] || { echo "operator-console-tunnel: the socket $socket did not appear" >&2; exit 3; }
+  if [ "$(id -u)" = 0 ]; then chown -h "$(stat -c %u:%g "$(dirname "$socket")")" "$socket" || exit 4; fi
 done
 trap 'rm -f "$@"' EXIT HUP TERM
 echo '${readyLine}'
@@ -185,15 +193,24 @@ export interface KeptModelTunnel {
  * model and network traffic must too. When ssh ends without the console closing it, the tunnel is opened again,
  * after a short and then longer wait, until it is up or the run closes it; `onChange` hears each
  * change (for the run's timeline). The first opening is awaited and throws: a run does not start
- * without its model or its network.
+ * without its model or its network. But for a run that goes on already (`keepTryingFirst`: a
+ * restarted console took it up again, its host perhaps unreachable now), which the tunnel's absence
+ * does not stop: then a first failure is told and tried again as a dropped tunnel is.
  */
 export async function keepModelTunnel(
   input: ModelTunnelInput,
-  options: { onChange?: (up: boolean, detail: string) => void; retryDelaysMs?: readonly number[] } = {},
+  options: { onChange?: (up: boolean, detail: string) => void; retryDelaysMs?: readonly number[]; keepTryingFirst?: boolean } = {},
 ): Promise<KeptModelTunnel> {
   const delays = options.retryDelaysMs ?? [500, 1_000, 2_000, 5_000, 10_000, 30_000];
   let closed = false;
-  let current: ModelTunnel = await openModelTunnel(input);
+  let current: ModelTunnel | null = null;
+  let firstFailure: unknown = null;
+  try {
+    current = await openModelTunnel(input);
+  } catch (error) {
+    if (!options.keepTryingFirst) throw error;
+    firstFailure = error;
+  }
   /** Ends the wait before the next try at once (when the run closes the tunnel). */
   let wake: (() => void) | null = null;
   let reopening: Promise<void> = Promise.resolve();
@@ -232,14 +249,18 @@ export async function keepModelTunnel(
       await reopen(tries + 1);
     }
   };
-  watch(current);
+  if (current) watch(current);
+  else {
+    tell(false, firstFailure instanceof Error ? firstFailure.message : String(firstFailure));
+    reopening = reopen(0);
+  }
   return {
     remoteSockets: input.sockets.map((socket) => socket.remoteSocket),
     close: async () => {
       closed = true;
       wake?.();
       await reopening.catch(() => undefined);
-      await current.close();
+      await current?.close();
     },
   };
 }

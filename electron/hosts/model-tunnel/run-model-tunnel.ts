@@ -24,6 +24,8 @@ export interface RunModelTunnelInput extends SshHost {
     upstreamBaseUrl: string;
     /** The connection's key: it stays in this process. */
     secret: string;
+    /** The run's token, when a restarted console opens the tunnel of a run again (its agent holds it); else a new one. */
+    runToken?: string;
     /** A folder of the run's local task root for the proxy's socket (hidden from every sandbox with the data directory). */
     consoleSocketFolder: string;
     /** The folder in the run's remote task root where ssh binds the host's end (made beforehand, 0700). */
@@ -33,6 +35,11 @@ export interface RunModelTunnelInput extends SshHost {
   /** The run's egress proxy's socket here, and where ssh binds its end on the host (its folder made beforehand, 0700); null but in `provider-only`. */
   egress: TunnelSocket | null;
   onTunnelChange?: (up: boolean, detail: string) => void;
+  /**
+   * A run going on already (taken up again by a restarted console): a first opening that fails is
+   * told (`onTunnelChange`) and tried again as a dropped tunnel is, rather than thrown.
+   */
+  keepTryingFirst?: boolean;
 }
 
 export interface RunModelTunnel {
@@ -44,7 +51,7 @@ export interface RunModelTunnel {
 }
 
 export async function openRunModelTunnel(input: RunModelTunnelInput): Promise<RunModelTunnel> {
-  const runToken = input.model ? newModelTunnelToken() : null;
+  const runToken = input.model ? (input.model.runToken ?? newModelTunnelToken()) : null;
   const sockets: TunnelSocket[] = input.egress ? [input.egress] : [];
   let proxy: ModelProxy | null = null;
   let modelSocket: string | null = null;
@@ -61,7 +68,7 @@ export async function openRunModelTunnel(input: RunModelTunnelInput): Promise<Ru
   }
   let tunnel: KeptModelTunnel;
   try {
-    tunnel = await keepModelTunnel({ ssh: input.ssh, host: input.host, sockets }, input.onTunnelChange ? { onChange: input.onTunnelChange } : {});
+    tunnel = await keepModelTunnel({ ssh: input.ssh, host: input.host, sockets }, { ...(input.onTunnelChange ? { onChange: input.onTunnelChange } : {}), keepTryingFirst: input.keepTryingFirst ?? false });
   } catch (error) {
     await proxy?.close();
     throw error;

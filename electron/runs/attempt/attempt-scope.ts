@@ -69,6 +69,9 @@ export interface AttemptScope {
   credential?: Awaited<ReturnType<typeof credentialFor>>;
   // Set by confine.
   launch?: ConfinedLaunch;
+  // Set by confine-on-host (or, for a run taken up again, from its locator): the run's tunnel token
+  // sealed by the console's vault, kept in its locator for a restarted console; null without one.
+  sealedRunToken?: string | null;
   // Set by spawn-and-follow.
   agentFrom?: number;
   agentEnd?: ProcessEnd;

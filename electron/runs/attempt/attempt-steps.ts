@@ -21,6 +21,7 @@ import { confineOnHost } from './confine-on-host';
 import { prepareOnHost } from './prepare-on-host';
 import { projectSetupOnHost } from './project-setup-on-host';
 import { followOnHost, spawnAndFollowOnHost } from './spawn-and-follow-on-host';
+import { reopenTunnelOnHost } from './model-tunnel-on-host';
 import { remoteRunLayout } from '../../hosts/remote-run/remote-supervisor';
 import { bringWorkBack } from './bring-work-back';
 import { openTaskRoot } from '../../task-root/task-root';
@@ -45,6 +46,17 @@ const hostSteps: ReadonlyArray<AttemptStep> = [prepareTaskRoot, prepareOnHost, b
 
 export function attemptSteps(admission: { host?: { id: string } }): ReadonlyArray<AttemptStep> {
   return admission.host ? hostSteps : steps;
+}
+
+/** A run on an SSH host a closing console left running there, as its locator and its last attempt say. */
+export interface TakenUpOnHost {
+  task: Task;
+  attempt: RunAttempt;
+  hostId: string;
+  pid: number;
+  spoolOffset: number;
+  /** Its tunnel's token, sealed (null: its model was not in a tunnel). */
+  sealedRunToken: string | null;
 }
 
 export class AttemptPipeline {
@@ -72,9 +84,10 @@ export class AttemptPipeline {
 
   /**
    * A run on an SSH host that a closing console left running there (its locator holds how far its
-   * spool is in the ledger): followed again from that byte, then judged as any attempt. Never throws.
+   * spool is in the ledger): its tunnel opened again, followed again from that byte, then judged as
+   * any attempt. Never throws.
    */
-  takeUpOnHost(active: ActiveRun, taken: { task: Task; attempt: RunAttempt; hostId: string; pid: number; spoolOffset: number }): Promise<void> {
+  takeUpOnHost(active: ActiveRun, taken: TakenUpOnHost): Promise<void> {
     const done = this.takeUp(active, taken).catch((error: unknown) => {
       this.context.log.error('a run taken up again failed unexpectedly', { runId: active.runId, error: describeError(error) });
       if (this.context.active.get(active.runId) === active && !this.context.closing) {
@@ -85,7 +98,7 @@ export class AttemptPipeline {
     return done;
   }
 
-  private async takeUp(active: ActiveRun, taken: { task: Task; attempt: RunAttempt; hostId: string; pid: number; spoolOffset: number }): Promise<void> {
+  private async takeUp(active: ActiveRun, taken: TakenUpOnHost): Promise<void> {
     const { context, services } = this;
     const signal = active.stopping.signal;
     const scope: AttemptScope = {
@@ -101,15 +114,17 @@ export class AttemptPipeline {
       if (!services.hosts) throw new Error('This console was started without SSH hosts.');
       const connection = await abortable(services.hosts.connection(taken.hostId), signal);
       scope.host = { connection, layout: remoteRunLayout(connection, active.runId) };
+      const taskRoot = await openTaskRoot(context.options.dataDir, active.runId);
+      if (taskRoot) scope.taskRoot = taskRoot;
+      // Its model and network, through a tunnel that died with the console that opened it; closed with the attempt, as a launch's is.
+      scope.sealedRunToken = taken.sealedRunToken;
+      const closeTunnel = taskRoot ? await reopenTunnelOnHost(scope, taken.sealedRunToken) : () => Promise.resolve();
+      active.launch = { executable: active.provider.displayName, args: [], env: {}, sandbox: active.admission.environmentKind === 'sandboxed' ? 'bubblewrap' : 'none', cleanup: closeTunnel };
       await followOnHost(scope, signal, { pid: taken.pid, executable: active.provider.displayName, startOffset: taken.spoolOffset, takenUp: true });
       if (scope.runEnded) return;
       // Its work comes back as a run's that was not taken up does (bring-work-back.ts).
       scope.projectId = taken.task.projectId;
-      const taskRoot = await openTaskRoot(context.options.dataDir, active.runId);
-      if (taskRoot) {
-        scope.taskRoot = taskRoot;
-        await bringWorkBack(scope);
-      }
+      if (scope.taskRoot) await bringWorkBack(scope);
       await judge(scope);
     } catch (error) {
       await undoConfinement(active);

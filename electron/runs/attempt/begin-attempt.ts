@@ -2,6 +2,8 @@ import { homedir } from 'node:os';
 import { modelArgumentFor } from '../../providers/credential-delivery';
 import { newId } from '../../ledger/ids';
 import { buildWorkerPrompt } from '../worker-prompt';
+import type { EgressDecisionNote } from '../../sandbox/egress-proxy';
+import type { ActiveRun, RunContext } from '../run-context';
 import { RunAttempt } from './attempt-record';
 import { need, type AttemptScope } from './attempt-scope';
 
@@ -67,13 +69,20 @@ export function beginAttempt(scope: AttemptScope): Promise<void> {
     operatorHome: service.operatorHome ?? homedir(),
     dataDir: service.dataDir,
     sandbox: scope.sandbox ?? null,
-    // Each decision of the run's egress proxy is on its timeline (the Network panel), then told on
-    // the bus ("Network request blocked" is a subscriber: notices/network-notice-reactions.ts).
-    onEgressDecision: (decision) => {
-      context.note(active.runId, attemptId, 'egress', { ...decision });
-      context.lifecycle.emit('egressDecided', { ...attempt.parties, decision, environmentId: active.admission.environmentId });
-    },
+    onEgressDecision: egressDecisionRecorder(context, active, attempt),
     layerVariables: setup.env,
   };
   return Promise.resolve();
+}
+
+/**
+ * Each decision of the run's egress proxy is on the attempt's timeline (the Network panel), then told
+ * on the bus ("Network request blocked" is a subscriber: notices/network-notice-reactions.ts). The
+ * same for an attempt's first launch and for an attempt on a host a restarted console took up again.
+ */
+export function egressDecisionRecorder(context: RunContext, active: ActiveRun, attempt: RunAttempt): (decision: EgressDecisionNote) => void {
+  return (decision) => {
+    context.note(active.runId, attempt.id, 'egress', { ...decision });
+    context.lifecycle.emit('egressDecided', { ...attempt.parties, decision, environmentId: active.admission.environmentId });
+  };
 }

@@ -190,5 +190,6 @@ async function confineWith(scope: AttemptScope, tunnel: ModelTunnelOnHost | null
     await tunnel?.close();
   };
   scope.launch = { executable: argv[0]!, args: argv.slice(1), env, sandbox: admission.environmentKind === 'sandboxed' ? 'bubblewrap' : 'none', cleanup };
+  scope.sealedRunToken = tunnel?.sealedRunToken ?? null;
   active.launch = scope.launch;
 }

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pidsWithMarker, waitFor } from '../../sandbox/test-fixtures';
+import { until } from '../../testing/host-run-test-kit';
 import { openRunTestBed, type RunTestBed } from '../../testing/run-test-kit';
 import { remoteTestUser, startSshTestServer, type SshTestServer } from '../../testing/ssh-test-server';
 
@@ -336,4 +337,167 @@ describe('a provider-only run on an SSH host', () => {
     expect(output).toMatch(/file \$CODEX_HOME\/auth\.json: 0600/);
     expect(existsSync(path.join(remoteRunDir(runId), 'model'))).toBe(false);
   }, 150_000);
+});
+
+describe('a run on an SSH host taken up again by a restarted console', () => {
+  it('gets its tunnel back: its model answers before and after the restart with the key added here, its network is decided and recorded as before, and its token is sealed in the ledger', async () => {
+    const registry = await startRecorder('registry');
+    const elsewhere = await startRecorder('elsewhere');
+    try {
+      const { bed, environment } = await consoleOnHost({ networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`] });
+      const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+      const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+      commitScript(
+        bed,
+        [
+          '#!/bin/sh',
+          // The run's token (its key, as the agent holds it), for the test to look for in the ledger.
+          'printf %s "$OPENAI_API_KEY" > "$TMPDIR/run-token"',
+          'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+          'echo WAITING-FOR-RESTART',
+          // The test says when the console has restarted (a file in the run's tmp there).
+          'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
+          'echo "after: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+          `echo "allowed after: $(curl -s --noproxy '' --max-time 20 http://127.0.0.1:${registry.port}/after-restart)"`,
+          `echo "refused after: $(curl -s --noproxy '' -o /dev/null --max-time 20 -w '%{http_code}' http://127.0.0.1:${elsewhere.port}/after-restart)"`,
+          'echo SCRIPT-DONE',
+          '',
+        ].join('\n'),
+      );
+      const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
+      await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+      const task = await bed.createTask();
+      const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+      const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+      await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+      const seenBefore = seen.length;
+      const runToken = readFileSync(path.join(remoteRunDir(runId), 'tmp', 'run-token'), 'utf8');
+      expect(runToken).toMatch(/^operator-console-tunnel-[0-9a-f]{48}$/);
+
+      // Twice: the console that took the run up keeps its sealed token for the next one.
+      const reopened = async () => (await bed.call('listRunEvents', { runId })).events.filter((event) => event.kind === 'host_tunnel_reopened').length;
+      for (const restart of [1, 2]) {
+        await bed.restart();
+        // Once the restarted console took the run up again (it says so on the run's timeline), the agent goes on.
+        await until('the run’s tunnel to be opened again', async () => (await reopened()) === restart, 30_000).catch(() => undefined);
+      }
+      writeFileSync(path.join(remoteRunDir(runId), 'tmp', 'restarted'), '');
+      const run = await bed.waitForRun(runId, ended, 90_000);
+      expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+      expect(output()).toContain('SCRIPT-DONE');
+
+      // The model answered both times, through the tunnel, the key added on this machine each time.
+      expect(output()).toContain('before: {"data":[{"id":"model-through-the-tunnel"}]}');
+      expect(output()).toContain('after: {"data":[{"id":"model-through-the-tunnel"}]}');
+      expect(seen.slice(seenBefore)).toEqual([{ url: '/v1/models', authorization: `Bearer ${secret}` }]);
+      // After the restart, the allowed host was reached from this machine and the other refused with 403, both decisions on the run's timeline under its one attempt.
+      expect(output()).toContain('allowed after: registry has /after-restart');
+      expect(output()).toContain('refused after: 403');
+      expect(registry.paths).toEqual(['/after-restart']);
+      expect(elsewhere.paths).toEqual([]);
+      const { events } = await bed.call('listRunEvents', { runId });
+      expect(events.filter((event) => event.kind === 'egress').map((event) => ({ attempt: event.attempt, ...event.data }))).toEqual([
+        { attempt: 1, host: '127.0.0.1', port: registry.port, method: 'GET', allowed: true },
+        { attempt: 1, host: '127.0.0.1', port: elsewhere.port, method: 'GET', allowed: false },
+      ]);
+
+      // The key never reached the host; the token is in the ledger only sealed, never in clear (nor in the output).
+      expect(allFileText(remoteRunDir(runId))).not.toContain(secret);
+      expect(output()).not.toContain(runToken);
+      const ledgerFiles = [bed.core.ledger.file, `${bed.core.ledger.file}-wal`].filter((file) => existsSync(file));
+      for (const file of ledgerFiles) expect(readFileSync(file, 'latin1').includes(runToken), file).toBe(false);
+      expect(JSON.stringify(bed.core.ledger.runs.locators(runId))).toMatch(/"sealedRunToken":"[a-z0-9-]+:[A-Za-z0-9+/=]+"/);
+      // The tunnel opened again ended with the run.
+      await waitFor(() => pidsWithMarker(`${remoteRunDir(runId)}/model/model.sock:`).length === 0, 10_000, 'the run’s tunnel to end');
+    } finally {
+      await registry.close();
+      await elsewhere.close();
+    }
+  }, 240_000);
+
+  it('whose host does not answer when the console starts again gets its model back once the host answers', async () => {
+    const { bed, environment } = await consoleOnHost();
+    const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+    commitScript(
+      bed,
+      [
+        '#!/bin/sh',
+        'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+        'echo WAITING-FOR-RESTART',
+        'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
+        'echo "after: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+        'echo SCRIPT-DONE',
+        '',
+      ].join('\n'),
+    );
+    const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
+    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+    const events = async () => (await bed.call('listRunEvents', { runId })).events;
+
+    await server.stopListening();
+    try {
+      await bed.restart();
+      // Taken up all the same: the tunnel's first try failed and says so; it is tried again.
+      await until('the run’s tunnel to be set up again', async () => (await events()).some((event) => event.kind === 'host_tunnel_reopened'), 60_000);
+      expect((await events()).find((event) => event.kind === 'host_tunnel_reopened')?.data.message).toContain('the host does not answer yet');
+      expect((await bed.call('getRun', { runId })).status).toBe('running');
+    } finally {
+      await server.startListening();
+    }
+    await until('the run’s tunnel to come up once the host answers', async () => (await events()).some((event) => event.kind === 'host_tunnel_up'), 60_000);
+    writeFileSync(path.join(remoteRunDir(runId), 'tmp', 'restarted'), '');
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    expect(output()).toContain('after: {"data":[{"id":"model-through-the-tunnel"}]}');
+  }, 240_000);
+
+  it('whose AI connection was deleted meanwhile goes on without its model, and its timeline and a notice say why and what to do', async () => {
+    const { bed, environment } = await consoleOnHost();
+    const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+    commitScript(
+      bed,
+      [
+        '#!/bin/sh',
+        'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+        'echo WAITING-FOR-RESTART',
+        'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
+        'echo "after: $(curl -s --max-time 20 -w \' http %{http_code}\' -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+        'echo SCRIPT-DONE',
+        '',
+      ].join('\n'),
+    );
+    const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
+    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+    const task = await bed.createTask();
+    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+    await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+    expect(output()).toContain('before: {"data":[{"id":"model-through-the-tunnel"}]}');
+    const seenBefore = seen.length;
+
+    await bed.call('deleteConnection', { connectionId: connection.id });
+    await bed.restart();
+    const notReopened = async () => (await bed.call('listRunEvents', { runId })).events.find((event) => event.kind === 'host_tunnel_not_reopened');
+    await until('the console to say the run’s tunnel was not opened again', async () => (await notReopened()) !== undefined, 30_000).catch(() => undefined);
+    writeFileSync(path.join(remoteRunDir(runId), 'tmp', 'restarted'), '');
+    const run = await bed.waitForRun(runId, ended, 90_000);
+    // The take-up went on: the run followed to its end, its model closed to it (nothing reached the model server).
+    expect(run.status, `${output()} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    expect(output()).toContain('SCRIPT-DONE');
+    expect(output()).not.toContain('after: {"data"');
+    expect(seen.slice(seenBefore)).toEqual([]);
+    // Its timeline and one notice say what was not opened again, why, and what to do.
+    expect((await notReopened())?.data.message).toMatch(/without its model: the console could not open it again for the run\. Choose an AI connection for .* Let the run finish without it, or stop it and run the task again once that is fixed\./);
+    const notices = (await bed.call('listNotices', { runId })).filter((notice) => notice.kind === 'host_tunnel_not_reopened');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ code: 'configuration_incomplete', actionUrl: expect.stringContaining(agent.id) });
+    // Once the run ended, the notice has nothing left to ask: it is resolved (the timeline keeps why).
+    expect(notices[0]).toMatchObject({ status: 'resolved' });
+  }, 240_000);
 });

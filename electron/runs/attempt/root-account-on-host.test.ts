@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -106,4 +106,32 @@ describe('a run on a host reached as root', () => {
     expect(text).toContain('model-through-the-tunnel');
     expect(text).not.toContain(secret);
   }, 180_000);
+
+  it('taken up again by a restarted console, gives the unprivileged user the model tunnel opened again', async () => {
+    const c = await consoleOnHost(server, beds, { alias: server.rootAlias });
+    const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    const gateway = await c.bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+    const ask = 'curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models"';
+    const script = [
+      `echo "before: $(${ask})"`,
+      'echo WAITING-FOR-RESTART',
+      'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
+      `echo "after: $(${ask})"`,
+      'echo "agent-uid=$(id -u)"',
+    ].join('; ');
+    const agent = await c.bed.createAgent(['--shell', script], { environmentId: c.environment.id, homeMode: 'isolated' });
+    await c.bed.call('setAgentConnection', { agentId: agent.id, connectionId: gateway.id });
+    const runId = await c.run(agent.id);
+    await until('the agent to ask its model before the restart', () => c.output(runId).toString('utf8').includes('WAITING-FOR-RESTART'), 90_000);
+    await c.bed.restart();
+    const reopened = async () => (await c.bed.call('listRunEvents', { runId })).events.some((event) => event.kind === 'host_tunnel_reopened');
+    await until('the run’s tunnel to be opened again', reopened, 30_000);
+    writeFileSync(path.join(remoteRunDir(runId, 'root'), 'tmp', 'restarted'), '');
+    const run = await waitForEnd(c.bed, runId, 90_000);
+    const text = c.output(runId).toString('utf8');
+    expect(run.status, `${text} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+    expect(text).toContain('agent-uid=65534');
+    expect(text).toContain('before: {"data":[{"id":"model-through-the-tunnel"}]}');
+    expect(text).toContain('after: {"data":[{"id":"model-through-the-tunnel"}]}');
+  }, 240_000);
 });

@@ -60,7 +60,13 @@ export async function followOnHost(
     leaveRunning: () => stopReason(active) === 'shutdown',
   });
   const owner = { context, active, attemptId: attempt.id, signal };
-  const locator: HostProcessLocator = { hostId: connection.hostId, attemptDir: layout.attemptDir(attempt.id), remotePid: agent.pid, attempt: active.attemptNumber };
+  const locator: HostProcessLocator = {
+    hostId: connection.hostId,
+    attemptDir: layout.attemptDir(attempt.id),
+    remotePid: agent.pid,
+    attempt: active.attemptNumber,
+    ...(scope.sealedRunToken ? { sealedRunToken: scope.sealedRunToken } : {}),
+  };
   const launch = active.launch ?? { executable: agent.executable, args: [], env: {}, sandbox: 'bubblewrap' as const, cleanup: () => Promise.resolve() };
   let agentProcess;
   try {
@@ -79,13 +85,18 @@ export async function followOnHost(
   if (session.left) context.saveLocator(active.runId, 'process', { ...locator, spoolOffset: session.offset });
 }
 
-/** Where a run's agent on a host is: its host, its attempt's folder there, and (once a closing console left it) how far its spool is in the ledger. */
+/**
+ * Where a run's agent on a host is: its host, its attempt's folder there, (once a closing console left
+ * it) how far its spool is in the ledger, and its tunnel's token sealed by the console's vault (the
+ * agent holds it as its key), with which a restarted console opens the run's tunnel again.
+ */
 export type HostProcessLocator = {
   hostId: string;
   attemptDir: string;
   remotePid: number;
   attempt: number;
   spoolOffset?: number;
+  sealedRunToken?: string;
 };
 
 /** The run ended here without the host's word: its notice says so, and what makes sure nothing is left there. */
