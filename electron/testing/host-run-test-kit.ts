@@ -81,13 +81,13 @@ export function hostRunBeds(user = remoteTestUser) {
 }
 
 /** A console whose operator has the test server's ssh config and agent, with the host (`alias`) tested, and a sandboxed environment on it. */
-export async function consoleOnHost(server: SshTestServer, beds: RunTestBed[], options: { networkMode?: 'none' | 'open'; alias?: string } = {}) {
+export async function consoleOnHost(server: SshTestServer, beds: RunTestBed[], options: { networkMode?: 'none' | 'open' | 'provider-only'; allowedHosts?: string[]; alias?: string } = {}) {
   const bed = await openRunTestBed({ operatorEnv: { ...process.env, OPERATOR_CONSOLE_SSH_CONFIG: server.configFile, ...server.env } });
   beds.push(bed);
   const host = await bed.call('addHost', { name: options.alias ?? server.alias });
   const test = await bed.call('testHost', { hostId: host.id });
   expect(test.outcome).toBe('ready');
-  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: options.networkMode ?? 'none', hostId: host.id });
+  const environment = await bed.call('createEnvironment', { name: 'On the test box', kind: 'sandboxed', networkMode: options.networkMode ?? 'none', ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), hostId: host.id });
   const connection = await bed.call('createConnection', { name: 'Managed', provider: 'openai', method: 'api_key', secret: 'sk-remote-test-KEY-0123456789abcdef', ownership: 'shared', agentScope: 'all' });
   const agent = async (args: string[], extra: Record<string, unknown> = {}) => {
     const created = await bed.createAgent(args, { environmentId: environment.id, homeMode: 'isolated', ...extra });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { OperatorError } from '../../../shared/errors';
 import { actionRoute } from '../../../shared/routes';
 import { deliverFilesOnHost, removeFilesOnHost } from '../../hosts/host-credential-files';
@@ -105,7 +106,14 @@ export async function confinedCommandOnHost(
     path: env.PATH ?? connection.report.path,
     interpreters: ['node'],
     // On a root account (the host decides), the sandbox runs as the sandbox's user, as it does when the console here runs as root.
-    ...(sandboxed ? { sandboxUser: nobody, handOver: [...writableRoots, ...tunnelBinds.filter(ofTheRun)], shareForReading: [...storeObjects, ...tunnelBinds.filter((bound) => !ofTheRun(bound))] } : {}),
+    // The egress proxy's socket folder (provider-only) is the run's too: that user connects to it.
+    ...(sandboxed
+      ? {
+          sandboxUser: nobody,
+          handOver: [...writableRoots, ...tunnelBinds.filter(ofTheRun), ...(tunnel?.proxySocket ? [path.posix.dirname(tunnel.proxySocket)] : [])],
+          shareForReading: [...storeObjects, ...tunnelBinds.filter((bound) => !ofTheRun(bound))],
+        }
+      : {}),
   });
   if (!facts.executable) {
     throw new OperatorError({

@@ -107,6 +107,26 @@ describe('a run on a host reached as root', () => {
     expect(text).not.toContain(secret);
   }, 180_000);
 
+  it('in the provider-only mode, gives the unprivileged user the egress proxy’s socket: the allowed host is reached, another refused', async () => {
+    const allowed = http.createServer((request, response) => response.end(`allowed has ${request.url ?? ''}`));
+    await new Promise<void>((resolve) => allowed.listen(0, '127.0.0.1', resolve));
+    const allowedPort = (allowed.address() as AddressInfo).port;
+    const modelPort = (model.address() as AddressInfo).port;
+    try {
+      const c = await consoleOnHost(server, beds, { alias: server.rootAlias, networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${allowedPort}`] });
+      const agent = await c.agent(['--print-env', 'HTTPS_PROXY', '--http-get', `http://127.0.0.1:${allowedPort}/package`, '--http-get', `http://127.0.0.1:${modelPort}/not-allowed`]);
+      const runId = await c.run(agent.id);
+      const run = await waitForEnd(c.bed, runId, 90_000);
+      const text = c.output(runId).toString('utf8');
+      expect(run.status, `${text} ${JSON.stringify(run.failure)}`).toBe('succeeded');
+      expect(text).toContain(`http-get http://127.0.0.1:${allowedPort}/package: 200 allowed has /package`);
+      expect(text).toContain(`http-get http://127.0.0.1:${modelPort}/not-allowed: 403`);
+    } finally {
+      allowed.closeAllConnections();
+      await new Promise<void>((resolve) => allowed.close(() => resolve()));
+    }
+  }, 120_000);
+
   it('taken up again by a restarted console, gives the unprivileged user the model tunnel opened again', async () => {
     const c = await consoleOnHost(server, beds, { alias: server.rootAlias });
     const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
