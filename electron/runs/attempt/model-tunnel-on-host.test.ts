@@ -82,6 +82,36 @@ async function consoleOnHost(network: { networkMode: 'none' | 'provider-only'; a
   return { bed, environment };
 }
 
+/**
+ * A run through the model tunnel whose agent asks its model, waits for the test to drop
+ * `$TMPDIR/restarted` in its task root on the host (the console restarted meanwhile), then asks again
+ * with `afterCurlOptions`; returned once it has asked the first time.
+ */
+async function runAskingItsModelAcrossARestart(afterCurlOptions: string) {
+  const { bed, environment } = await consoleOnHost();
+  const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+  const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
+  commitScript(
+    bed,
+    [
+      '#!/bin/sh',
+      'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+      'echo WAITING-FOR-RESTART',
+      'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
+      `echo "after: $(curl -s --max-time 20 ${afterCurlOptions} "$OPENAI_BASE_URL/models")"`,
+      'echo SCRIPT-DONE',
+      '',
+    ].join('\n'),
+  );
+  const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
+  await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
+  const task = await bed.createTask();
+  const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
+  const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
+  await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+  return { bed, connection, agent, runId, output };
+}
+
 describe('a Codex-like agent on an SSH host', () => {
   it('gets its login file in its home there for the attempt, removed when the attempt ends', async () => {
     const { bed, environment } = await consoleOnHost();
@@ -416,27 +446,7 @@ describe('a run on an SSH host taken up again by a restarted console', () => {
   }, 240_000);
 
   it('whose host does not answer when the console starts again gets its model back once the host answers', async () => {
-    const { bed, environment } = await consoleOnHost();
-    const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
-    const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
-    commitScript(
-      bed,
-      [
-        '#!/bin/sh',
-        'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
-        'echo WAITING-FOR-RESTART',
-        'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
-        'echo "after: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
-        'echo SCRIPT-DONE',
-        '',
-      ].join('\n'),
-    );
-    const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
-    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    const task = await bed.createTask();
-    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
-    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
-    await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+    const { bed, runId, output } = await runAskingItsModelAcrossARestart('-H "Authorization: Bearer $OPENAI_API_KEY"');
     const events = async () => (await bed.call('listRunEvents', { runId })).events;
 
     await server.stopListening();
@@ -457,27 +467,7 @@ describe('a run on an SSH host taken up again by a restarted console', () => {
   }, 240_000);
 
   it('whose AI connection was deleted meanwhile goes on without its model, and its timeline and a notice say why and what to do', async () => {
-    const { bed, environment } = await consoleOnHost();
-    const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
-    const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
-    commitScript(
-      bed,
-      [
-        '#!/bin/sh',
-        'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
-        'echo WAITING-FOR-RESTART',
-        'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
-        'echo "after: $(curl -s --max-time 20 -w \' http %{http_code}\' -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
-        'echo SCRIPT-DONE',
-        '',
-      ].join('\n'),
-    );
-    const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
-    await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-    const task = await bed.createTask();
-    const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
-    const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
-    await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+    const { bed, connection, agent, runId, output } = await runAskingItsModelAcrossARestart(`-w ' http %{http_code}' -H "Authorization: Bearer $OPENAI_API_KEY"`);
     expect(output()).toContain('before: {"data":[{"id":"model-through-the-tunnel"}]}');
     const seenBefore = seen.length;
 
