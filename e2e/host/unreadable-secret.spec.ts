@@ -9,10 +9,10 @@ import { addFixtureAgent, addProject, addTask, makeRepository, runTask } from '.
 /**
  * A project's secret variable the console can no longer read: its data directory came back with
  * another key file (restored from a backup without its key, say). The next run fails before its agent
- * starts, and the failure's link opens the project's variables with the secret's value focused, to
+ * starts, with a notice whose link opens the project's variables with the secret's value focused, to
  * be entered again. The console is started twice on the same data directory, so this is a host spec.
  */
-test('a secret the console cannot read any more: the run’s link lands on its value, to enter again', async ({ browser }) => {
+test('a secret the console cannot read any more: the run’s notice links to its value, to enter again', async ({ browser }) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'oc-e2e-secret-'));
   const scratch = mkdtempSync(path.join(tmpdir(), 'oc-e2e-secret-project-'));
   const context = await browser.newContext();
@@ -41,9 +41,12 @@ test('a secret the console cannot read any more: the run’s link lands on its v
       await page.goto(second.url);
       await runTask(page, 'Check the storefront', 'Fixture');
       await expect(page.getByText('variable_unreadable', { exact: true })).toBeVisible({ timeout: 30_000 });
-      await expect(page.getByText(/The secret value of PAYMENTS_TOKEN \(.*\) cannot be read/)).toBeVisible();
+      // The run's notice says so (one, in Notices too) and carries the fix.
+      const notice = page.getByRole('article', { name: 'Agent configuration incomplete' });
+      await expect(notice).toContainText(/The secret value of PAYMENTS_TOKEN \(.*\) cannot be read/);
+      await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Notices 1 open notice/ })).toBeVisible();
 
-      await page.getByRole('link', { name: 'Open the setting that fixes this' }).click();
+      await notice.getByRole('link', { name: 'Fix it' }).click();
       await expect(page).toHaveURL(/#\/settings\/projects\/prj_[^/?]+\?field=variables$/);
       const value = page.getByLabel('Value of variable 1');
       await expect(value).toBeFocused();
