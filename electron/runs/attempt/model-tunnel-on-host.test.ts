@@ -85,20 +85,23 @@ async function consoleOnHost(network: { networkMode: 'none' | 'provider-only'; a
 /**
  * A run through the model tunnel whose agent asks its model, waits for the test to drop
  * `$TMPDIR/restarted` in its task root on the host (the console restarted meanwhile), then asks again
- * with `afterCurlOptions`; returned once it has asked the first time.
+ * with `afterCurlOptions` and runs `afterLines`; returned once it has asked the first time. The agent
+ * also leaves its key (the run's token) in `$TMPDIR/run-token`, for the test to look for elsewhere.
  */
-async function runAskingItsModelAcrossARestart(afterCurlOptions: string) {
-  const { bed, environment } = await consoleOnHost();
+async function runAskingItsModelAcrossARestart(afterCurlOptions: string, options: { network?: Parameters<typeof consoleOnHost>[0]; afterLines?: string[] } = {}) {
+  const { bed, environment } = await consoleOnHost(options.network);
   const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
   const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
   commitScript(
     bed,
     [
       '#!/bin/sh',
+      'printf %s "$OPENAI_API_KEY" > "$TMPDIR/run-token"',
       'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
       'echo WAITING-FOR-RESTART',
       'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
       `echo "after: $(curl -s --max-time 20 ${afterCurlOptions} "$OPENAI_BASE_URL/models")"`,
+      ...(options.afterLines ?? []),
       'echo SCRIPT-DONE',
       '',
     ].join('\n'),
@@ -374,32 +377,13 @@ describe('a run on an SSH host taken up again by a restarted console', () => {
     const registry = await startRecorder('registry');
     const elsewhere = await startRecorder('elsewhere');
     try {
-      const { bed, environment } = await consoleOnHost({ networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`] });
-      const baseUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
-      const connection = await bed.call('createConnection', { name: 'Gateway', provider: 'openai', method: 'api_key', secret, baseUrl, ownership: 'shared', agentScope: 'all' });
-      commitScript(
-        bed,
-        [
-          '#!/bin/sh',
-          // The run's token (its key, as the agent holds it), for the test to look for in the ledger.
-          'printf %s "$OPENAI_API_KEY" > "$TMPDIR/run-token"',
-          'echo "before: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
-          'echo WAITING-FOR-RESTART',
-          // The test says when the console has restarted (a file in the run's tmp there).
-          'i=0; while [ ! -e "$TMPDIR/restarted" ] && [ "$i" -lt 900 ]; do sleep 0.1; i=$((i + 1)); done',
-          'echo "after: $(curl -s --max-time 20 -H "Authorization: Bearer $OPENAI_API_KEY" "$OPENAI_BASE_URL/models")"',
+      const { bed, runId, output } = await runAskingItsModelAcrossARestart('-H "Authorization: Bearer $OPENAI_API_KEY"', {
+        network: { networkMode: 'provider-only', allowedHosts: [`127.0.0.1:${registry.port}`] },
+        afterLines: [
           `echo "allowed after: $(curl -s --noproxy '' --max-time 20 http://127.0.0.1:${registry.port}/after-restart)"`,
           `echo "refused after: $(curl -s --noproxy '' -o /dev/null --max-time 20 -w '%{http_code}' http://127.0.0.1:${elsewhere.port}/after-restart)"`,
-          'echo SCRIPT-DONE',
-          '',
-        ].join('\n'),
-      );
-      const agent = await bed.createAgent(['--shell-file', '.agent/attack.sh'], { environmentId: environment.id, homeMode: 'isolated' });
-      await bed.call('setAgentConnection', { agentId: agent.id, connectionId: connection.id });
-      const task = await bed.createTask();
-      const runId = (await bed.call('startRun', { taskId: task.id, agentId: agent.id })).id;
-      const output = () => Buffer.from(bed.core.ledger.output.read(runId, 0, bed.core.ledger.output.totalBytes(runId)).bytes).toString('utf8');
-      await waitFor(() => output().includes('WAITING-FOR-RESTART'), 90_000, 'the agent to ask its model before the restart');
+        ],
+      });
       const seenBefore = seen.length;
       const runToken = readFileSync(path.join(remoteRunDir(runId), 'tmp', 'run-token'), 'utf8');
       expect(runToken).toMatch(/^operator-console-tunnel-[0-9a-f]{48}$/);
